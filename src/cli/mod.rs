@@ -1,0 +1,55 @@
+//! Argument parsing, dispatch, output format and exit codes shared by every command.
+//!
+//! Exit codes: 0 success, 1 a check rejected or a goal is unproved, 2 bad input.
+//! Diagnostics go to stderr, as text or (with `--format json`) as
+//! `{"error": {"code", "message", "file", "line", "col"}}`.
+
+mod answer;
+mod common;
+mod prove;
+mod run;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// prooflog: a Datalog reasoning engine that explains itself.
+#[derive(Parser)]
+#[command(name = "prooflog", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Evaluate a program and print its output relations as JSON.
+    Run(run::RunArgs),
+    /// Prove a goal and print its proof DAG.
+    Prove(prove::ProveArgs),
+    /// Check an answer's citations against allowed tags (the hallucination firewall).
+    Check(answer::CheckArgs),
+    /// Check that an answer's claims follow from passages (the faithfulness gate).
+    Gate(answer::GateArgs),
+    /// Grade how well cited facts ground a claim.
+    Ground(answer::GroundArgs),
+}
+
+/// Parse arguments, run the command, map its outcome to an exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match cli.command {
+        Command::Run(args) => run::execute(args),
+        Command::Prove(args) => prove::execute(args),
+        Command::Check(args) => answer::check(args),
+        Command::Gate(args) => answer::gate(args),
+        Command::Ground(args) => answer::ground(args),
+    }
+}

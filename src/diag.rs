@@ -1,0 +1,403 @@
+//! Source positions and user-facing errors.
+//!
+//! Every error a user can cause (a bad program, a bad input file, a bad query) is a
+//! [`Diagnostic`]: a stable machine-readable [`ErrorCode`], a message saying what went
+//! wrong, where (file, line, column, with a caret snippet of the source line), and how
+//! to fix it. The command line prints diagnostics as text or as
+//! `{"error": {"code", "message", "file", "line", "col"}}`.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+/// Index of a source file in a [`SourceMap`].
+pub type FileId = u32;
+
+/// A byte range in one source file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    /// The file the range is in.
+    pub file: FileId,
+    /// First byte.
+    pub start: u32,
+    /// One past the last byte.
+    pub end: u32,
+}
+
+impl Span {
+    /// A span covering `start..end` of `file`.
+    pub fn new(file: FileId, start: usize, end: usize) -> Span {
+        Span {
+            file,
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    /// The smallest span covering both (same file assumed).
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+/// One loaded source text.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// The name shown in diagnostics (usually the path as given).
+    pub name: String,
+    /// The full text.
+    pub text: Arc<str>,
+    line_starts: Vec<u32>,
+}
+
+impl SourceFile {
+    /// Index a source text for line/column lookups.
+    pub fn new(name: impl Into<String>, text: impl Into<Arc<str>>) -> SourceFile {
+        let text: Arc<str> = text.into();
+        let mut line_starts = vec![0u32];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(i as u32 + 1);
+            }
+        }
+        SourceFile {
+            name: name.into(),
+            text,
+            line_starts,
+        }
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    pub fn line_col(&self, offset: u32) -> (usize, usize) {
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.line_starts[line] as usize;
+        let end = (offset as usize).min(self.text.len());
+        let col = self
+            .text
+            .get(start..end)
+            .map_or(end - start, |s| s.chars().count());
+        (line + 1, col + 1)
+    }
+
+    /// The text of a 1-based line, without its line break.
+    pub fn line_text(&self, line: usize) -> &str {
+        let start = self.line_starts[line - 1] as usize;
+        let end = self
+            .line_starts
+            .get(line)
+            .map_or(self.text.len(), |&e| e as usize);
+        self.text[start..end].trim_end_matches(['\n', '\r'])
+    }
+}
+
+/// All source files of a program, so that any later stage can point into them.
+#[derive(Debug, Clone, Default)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    /// An empty map.
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+
+    /// Add a file and return its id.
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<Arc<str>>) -> FileId {
+        self.files.push(SourceFile::new(name, text));
+        (self.files.len() - 1) as FileId
+    }
+
+    /// The file with this id.
+    pub fn file(&self, id: FileId) -> &SourceFile {
+        &self.files[id as usize]
+    }
+
+    /// All files in the order they were added.
+    pub fn files(&self) -> &[SourceFile] {
+        &self.files
+    }
+
+    /// Resolve a span to a location with a caret snippet.
+    pub fn locate(&self, span: Span) -> Location {
+        let file = self.file(span.file);
+        let (line, col) = file.line_col(span.start);
+        let text = file.line_text(line);
+        let (end_line, end_col) = file.line_col(span.end.max(span.start));
+        let width = if end_line == line && end_col > col {
+            end_col - col
+        } else {
+            1
+        };
+        let gutter = line.to_string().len();
+        let prefix: String = text
+            .chars()
+            .take(col - 1)
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect();
+        let snippet = format!(
+            "{:gutter$} |\n{line} | {text}\n{:gutter$} | {prefix}{}",
+            "",
+            "",
+            "^".repeat(width)
+        );
+        Location {
+            file: file.name.clone(),
+            line,
+            col,
+            snippet: Some(snippet),
+        }
+    }
+}
+
+/// Where a diagnostic points.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Location {
+    /// File name as given by the user.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column (characters).
+    pub col: usize,
+    /// The source line with a caret under the offending text, when there is source.
+    #[serde(skip)]
+    pub snippet: Option<String>,
+}
+
+impl Location {
+    /// A location with no source snippet (e.g. a line of a data file).
+    pub fn at(file: impl Into<String>, line: usize, col: usize) -> Location {
+        Location {
+            file: file.into(),
+            line,
+            col,
+            snippet: None,
+        }
+    }
+}
+
+/// Stable machine-readable error codes. The string form (`as_str`) never changes once
+/// released; scripts match on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// Malformed program text.
+    Parse,
+    /// A relation used with two different arities.
+    ArityMismatch,
+    /// A head variable not bound by a positive body atom.
+    RangeRestriction,
+    /// A variable occurring only in negated atoms or comparisons.
+    UnsafeVariable,
+    /// `_` in a rule head.
+    WildcardInHead,
+    /// Negation or aggregation through recursion.
+    NotStratifiable,
+    /// A value or variable used at two column types.
+    TypeMismatch,
+    /// A query or input names a relation the program does not have.
+    UnknownRelation,
+    /// A malformed annotation or directive (`@confidence(2.0)`, bad `.input` option).
+    BadDirective,
+    /// Malformed input data (facts, evidence, answers).
+    BadInput,
+    /// A file could not be read or written.
+    Io,
+    /// Evaluation stopped by a budget (facts, rounds, deadline).
+    BudgetExceeded,
+    /// A command-line usage error.
+    Usage,
+}
+
+impl ErrorCode {
+    /// The stable string form, e.g. `"arity_mismatch"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::Parse => "parse_error",
+            ErrorCode::ArityMismatch => "arity_mismatch",
+            ErrorCode::RangeRestriction => "range_restriction",
+            ErrorCode::UnsafeVariable => "unsafe_variable",
+            ErrorCode::WildcardInHead => "wildcard_in_head",
+            ErrorCode::NotStratifiable => "not_stratifiable",
+            ErrorCode::TypeMismatch => "type_mismatch",
+            ErrorCode::UnknownRelation => "unknown_relation",
+            ErrorCode::BadDirective => "bad_directive",
+            ErrorCode::BadInput => "bad_input",
+            ErrorCode::Io => "io_error",
+            ErrorCode::BudgetExceeded => "budget_exceeded",
+            ErrorCode::Usage => "usage",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A user-facing error: what, where, and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Stable code.
+    pub code: ErrorCode,
+    /// One-line description of what is wrong.
+    pub message: String,
+    /// Where, when known.
+    pub location: Option<Location>,
+    /// How to fix it, when there is something useful to say.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic with no location.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            message: message.into(),
+            location: None,
+            help: None,
+        }
+    }
+
+    /// Attach a location.
+    pub fn at(mut self, location: Location) -> Diagnostic {
+        self.location = Some(location);
+        self
+    }
+
+    /// Attach a location resolved from a span.
+    pub fn at_span(self, sources: &SourceMap, span: Span) -> Diagnostic {
+        let loc = sources.locate(span);
+        self.at(loc)
+    }
+
+    /// Attach a hint.
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// The JSON form printed by `--format json`:
+    /// `{"error": {"code", "message", "file", "line", "col"}}` (location fields null
+    /// when unknown; `help` included when present).
+    pub fn to_json(&self) -> serde_json::Value {
+        let loc = self.location.as_ref();
+        let mut obj = serde_json::json!({
+            "code": self.code.as_str(),
+            "message": self.message,
+            "file": loc.map(|l| l.file.clone()),
+            "line": loc.map(|l| l.line),
+            "col": loc.map(|l| l.col),
+        });
+        if let Some(h) = &self.help {
+            obj["help"] = serde_json::Value::String(h.clone());
+        }
+        serde_json::json!({ "error": obj })
+    }
+}
+
+/// Text form for a terminal:
+///
+/// ```text
+/// error[arity_mismatch]: relation `edge` used with 3 arguments, declared with 2
+///  --> prog.dl:4:10
+///   |
+/// 4 | path(x, y) :- edge(x, y, z).
+///   |               ^^^^^^^^^^^^^
+///   = help: ...
+/// ```
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error[{}]: {}", self.code.as_str(), self.message)?;
+        if let Some(loc) = &self.location {
+            write!(f, "\n --> {}:{}:{}", loc.file, loc.line, loc.col)?;
+            if let Some(s) = &loc.snippet {
+                write!(f, "\n{s}")?;
+            }
+        }
+        if let Some(h) = &self.help {
+            write!(f, "\n  = help: {h}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+/// The library's error type: one or more diagnostics (checks report every problem
+/// they find, not just the first).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct Error {
+    /// At least one diagnostic; the first is the primary one.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Error {
+    /// The primary diagnostic.
+    pub fn primary(&self) -> &Diagnostic {
+        &self.diagnostics[0]
+    }
+
+    /// The primary diagnostic's code.
+    pub fn code(&self) -> ErrorCode {
+        self.primary().code
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.diagnostics.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n\n")?;
+            }
+            write!(f, "{d}")?;
+        }
+        Ok(())
+    }
+}
+
+impl From<Diagnostic> for Error {
+    fn from(d: Diagnostic) -> Error {
+        Error {
+            diagnostics: vec![d],
+        }
+    }
+}
+
+/// Shorthand for results carrying [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locate_points_at_column_with_caret() {
+        let mut sm = SourceMap::new();
+        let id = sm.add("p.dl", "edge(1,2).\npath(x, y) :- edge(x, y, z).\n");
+        let start = "edge(1,2).\npath(x, y) :- ".len();
+        let loc = sm.locate(Span::new(id, start, start + 13));
+        assert_eq!((loc.line, loc.col), (2, 15));
+        let snippet = loc.snippet.unwrap();
+        assert!(snippet.ends_with(&format!("{}{}", " ".repeat(14), "^".repeat(13))));
+        assert!(snippet.contains("2 | path(x, y) :- edge(x, y, z)."));
+    }
+
+    #[test]
+    fn json_error_shape() {
+        let d = Diagnostic::new(ErrorCode::BadInput, "bad line").at(Location::at("e.jsonl", 3, 1));
+        let j = d.to_json();
+        assert_eq!(j["error"]["code"], "bad_input");
+        assert_eq!(j["error"]["line"], 3);
+        assert_eq!(j["error"]["file"], "e.jsonl");
+    }
+}

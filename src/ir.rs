@@ -1,0 +1,284 @@
+//! The checked, stratified program as plain data.
+//!
+//! This is the contract between the front end (`syntax` + `check`, which build it and
+//! guarantee its invariants) and every back end (`eval` today; a differential-dataflow
+//! lowering later). It holds no evaluation state and no interned ids, so it is cheap to
+//! share (`Send + Sync`) and easy to inspect.
+//!
+//! Architecture invariant: a `Program` that exists has passed every check. Back ends
+//! may rely on: arities match, every variable is bound before it is read (in the body
+//! order given), column types are consistent, and `strata` is a valid stratification
+//! in dependency order.
+
+use std::collections::BTreeMap;
+
+use crate::diag::{SourceMap, Span};
+use crate::value::{ColumnType, Value};
+
+/// Index of a relation in [`Program::relations`].
+pub type RelId = u32;
+/// Index of a rule in [`Program::rules`]; also the `n` of its `RULE-n` citation tag.
+pub type RuleId = u32;
+/// Index of a variable in [`Rule::vars`].
+pub type VarId = u32;
+
+/// A checked program.
+#[derive(Debug, Clone)]
+pub struct Program {
+    /// Every relation, declared or inferred, in first-appearance order.
+    pub relations: Vec<Relation>,
+    /// Every rule, in source order (files in the order given). `rules[i].id == i`.
+    pub rules: Vec<Rule>,
+    /// Strata in evaluation order: every relation a stratum reads is computed by an
+    /// earlier stratum or by this one (positively, when recursive).
+    pub strata: Vec<Stratum>,
+    /// Facts written in the program text, in source order.
+    pub facts: Vec<SourceFact>,
+    /// The program's source files, for diagnostics that point into them.
+    pub sources: SourceMap,
+}
+
+impl Program {
+    /// Find a relation by name.
+    pub fn relation_id(&self, name: &str) -> Option<RelId> {
+        self.relations
+            .iter()
+            .position(|r| r.name == name)
+            .map(|i| i as RelId)
+    }
+
+    /// The relation with this id.
+    pub fn relation(&self, id: RelId) -> &Relation {
+        &self.relations[id as usize]
+    }
+
+    /// The rule with this id.
+    pub fn rule(&self, id: RuleId) -> &Rule {
+        &self.rules[id as usize]
+    }
+}
+
+/// One relation (predicate).
+#[derive(Debug, Clone)]
+pub struct Relation {
+    /// Its name.
+    pub name: String,
+    /// Column names (from the `.decl`, else `"_0"`, `"_1"`, …) and types.
+    pub columns: Vec<Column>,
+    /// `.input` options, when the relation is loaded from a file.
+    pub input: Option<IoOptions>,
+    /// Marked `.output`.
+    pub output: bool,
+    /// `.functional rel(k, …)`: the key columns that determine the others.
+    pub functional: Option<Vec<usize>>,
+    /// `.text rel "…{0}…{1}…"`: how to say a fact of this relation in words.
+    pub text: Option<String>,
+    /// Where it was declared (or first used when undeclared).
+    pub span: Span,
+}
+
+impl Relation {
+    /// Number of columns.
+    pub fn arity(&self) -> usize {
+        self.columns.len()
+    }
+}
+
+/// One column of a relation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    /// Attribute name.
+    pub name: String,
+    /// Its type.
+    pub ty: ColumnType,
+}
+
+/// Soufflé IO options of a `.input` directive, e.g. `IO=file, filename="edge.csv",
+/// delimiter="\t"`. Keys are kept as written (lower-cased); the loader interprets them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IoOptions {
+    /// Option name → value.
+    pub options: BTreeMap<String, String>,
+    /// Where the directive is, for errors about it.
+    pub span: Span,
+}
+
+/// A fact written in program text, e.g. `edge(1, 2).`
+#[derive(Debug, Clone)]
+pub struct SourceFact {
+    /// Its relation.
+    pub rel: RelId,
+    /// Its values (already checked against the column types).
+    pub args: Vec<Value>,
+    /// Where it is written.
+    pub span: Span,
+}
+
+/// A rule `head :- body.` with its annotations.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// Its index in [`Program::rules`].
+    pub id: RuleId,
+    /// `@name("…")`, else `rule:<head>` (with `#k` when several rules share a head).
+    pub name: String,
+    /// `@confidence(c)`, else 1.0. Always in (0, 1].
+    pub confidence: f64,
+    /// The conclusion.
+    pub head: Head,
+    /// Premises in source order.
+    pub body: Vec<Literal>,
+    /// Every variable of the rule (aggregate-local ones included), indexed by `VarId`.
+    pub vars: Vec<Variable>,
+    /// Index in [`Program::strata`] of the stratum that evaluates this rule.
+    pub stratum: usize,
+    /// The whole rule in the source.
+    pub span: Span,
+}
+
+/// A rule variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variable {
+    /// As written (`x`); generated names for wildcards start with `_`.
+    pub name: String,
+    /// Inferred type.
+    pub ty: ColumnType,
+}
+
+/// A rule head: a relation and one expression per column.
+#[derive(Debug, Clone)]
+pub struct Head {
+    /// The relation concluded.
+    pub rel: RelId,
+    /// One expression per column; every variable in them is bound by the body.
+    pub args: Vec<Expr>,
+}
+
+/// A body atom `rel(t1, …, tn)`.
+#[derive(Debug, Clone)]
+pub struct Atom {
+    /// The relation.
+    pub rel: RelId,
+    /// One term per column.
+    pub args: Vec<Term>,
+    /// Where it is written.
+    pub span: Span,
+}
+
+/// An argument of a body atom.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Term {
+    /// A variable: binds it if unbound, else must equal it.
+    Var(VarId),
+    /// A constant the column must equal.
+    Const(Value),
+    /// `_`: matches anything, binds nothing.
+    Wildcard,
+}
+
+/// An arithmetic expression over bound variables and constants.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    /// A variable.
+    Var(VarId),
+    /// A constant.
+    Const(Value),
+    /// `l op r`.
+    Binary(ArithOp, Box<Expr>, Box<Expr>),
+    /// `-e`.
+    Neg(Box<Expr>),
+}
+
+/// Arithmetic operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArithOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/` (a division by zero makes the rule produce nothing for that binding)
+    Div,
+    /// `%` (likewise)
+    Rem,
+}
+
+/// Comparison operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    /// `=`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+/// Aggregate functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AggFunc {
+    /// `count : { … }`
+    Count,
+    /// `sum e : { … }`
+    Sum,
+    /// `min e : { … }`
+    Min,
+    /// `max e : { … }`
+    Max,
+}
+
+/// One body literal.
+#[derive(Debug, Clone)]
+pub enum Literal {
+    /// A positive atom: a premise.
+    Atom(Atom),
+    /// `!atom` / `not atom`: all its variables are bound earlier (or are wildcards).
+    Negated(Atom),
+    /// `left op right`. With `op == Eq` and `left` an unbound variable (after the
+    /// literals before it), this *assigns* `right` to it (Soufflé's `w = z + 1`);
+    /// `assigns` says which.
+    Compare {
+        /// The operator.
+        op: CmpOp,
+        /// Left side.
+        left: Expr,
+        /// Right side.
+        right: Expr,
+        /// `Some(v)` when this literal binds `v` (`v = expr`).
+        assigns: Option<VarId>,
+        /// Where it is written.
+        span: Span,
+    },
+    /// `result = func target : { body }`. Variables of `body` that also occur outside
+    /// the aggregate (and are bound before it) group it; the rest are local. The
+    /// aggregate binds `result` (or, if `result` is already bound, filters on it).
+    Aggregate {
+        /// The variable receiving the aggregate value.
+        result: VarId,
+        /// The function.
+        func: AggFunc,
+        /// The aggregated expression (`None` for `count`).
+        target: Option<Expr>,
+        /// Positive atoms, negated atoms and comparisons (no nested aggregates).
+        body: Vec<Literal>,
+        /// Where it is written.
+        span: Span,
+    },
+}
+
+/// One stratum: relations computed together and the rules that compute them.
+#[derive(Debug, Clone, Default)]
+pub struct Stratum {
+    /// Relations whose facts this stratum derives.
+    pub relations: Vec<RelId>,
+    /// Rules with heads in `relations`, ascending by id.
+    pub rules: Vec<RuleId>,
+    /// Whether some rule reads a relation of this same stratum (needs a fixpoint).
+    pub recursive: bool,
+}

@@ -1,0 +1,1 @@
+//! Proof DAGs: why a derived fact holds, down to stored evidence, with citation tags.

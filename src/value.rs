@@ -1,0 +1,237 @@
+//! Ground values: the constants of the rule language and the cells of every fact.
+//!
+//! `Value` is the public, owned form used at the library's edges (loading facts,
+//! queries, proofs, JSON). The evaluator keeps its own compact encoding internally and
+//! converts at the boundary; nothing outside `eval` depends on that encoding.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+use serde::{Deserialize, Serialize};
+
+/// The type of one relation column (Soufflé's primitive types).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColumnType {
+    /// Signed 64-bit integer (`number`).
+    Number,
+    /// Unsigned 64-bit integer (`unsigned`).
+    Unsigned,
+    /// 64-bit IEEE float (`float`).
+    Float,
+    /// Interned string (`symbol`).
+    Symbol,
+}
+
+impl ColumnType {
+    /// The type's name as written in a `.decl`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ColumnType::Number => "number",
+            ColumnType::Unsigned => "unsigned",
+            ColumnType::Float => "float",
+            ColumnType::Symbol => "symbol",
+        }
+    }
+}
+
+impl fmt::Display for ColumnType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One ground value. Serializes as a JSON number (numbers, floats) or string (symbols).
+///
+/// Equality, hashing and ordering are total: floats compare by `f64::total_cmp`, so a
+/// `Value` can key a map and rows sort deterministically. Across types the order is
+/// Number < Unsigned < Float < Symbol (columns are single-typed, so this only matters
+/// for heterogeneous debugging output).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Value {
+    /// A `number`.
+    Number(i64),
+    /// An `unsigned`.
+    Unsigned(u64),
+    /// A `float`.
+    Float(f64),
+    /// A `symbol`.
+    Symbol(String),
+}
+
+impl Value {
+    /// The column type this value belongs to.
+    pub fn column_type(&self) -> ColumnType {
+        match self {
+            Value::Number(_) => ColumnType::Number,
+            Value::Unsigned(_) => ColumnType::Unsigned,
+            Value::Float(_) => ColumnType::Float,
+            Value::Symbol(_) => ColumnType::Symbol,
+        }
+    }
+
+    /// Convert a JSON scalar into a value: integers become `Number` (or `Unsigned` when
+    /// above `i64::MAX`), other numbers `Float`, strings `Symbol`. Anything else is `None`.
+    pub fn from_json(v: &serde_json::Value) -> Option<Value> {
+        match v {
+            serde_json::Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Some(Value::Number(i))
+                } else if let Some(u) = n.as_u64() {
+                    Some(Value::Unsigned(u))
+                } else {
+                    n.as_f64().map(Value::Float)
+                }
+            }
+            serde_json::Value::String(s) => Some(Value::Symbol(s.clone())),
+            _ => None,
+        }
+    }
+
+    /// The JSON form: numbers as JSON numbers, symbols as strings. Non-finite floats,
+    /// which JSON cannot carry, become `null`.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Value::Number(i) => serde_json::Value::from(*i),
+            Value::Unsigned(u) => serde_json::Value::from(*u),
+            Value::Float(x) => serde_json::Number::from_f64(*x)
+                .map(serde_json::Value::Number)
+                .unwrap_or(serde_json::Value::Null),
+            Value::Symbol(s) => serde_json::Value::String(s.clone()),
+        }
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            Value::Number(_) => 0,
+            Value::Unsigned(_) => 1,
+            Value::Float(_) => 2,
+            Value::Symbol(_) => 3,
+        }
+    }
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Value {}
+
+impl PartialOrd for Value {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Value {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self, other) {
+            (Value::Number(a), Value::Number(b)) => a.cmp(b),
+            (Value::Unsigned(a), Value::Unsigned(b)) => a.cmp(b),
+            (Value::Float(a), Value::Float(b)) => a.total_cmp(b),
+            (Value::Symbol(a), Value::Symbol(b)) => a.cmp(b),
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+}
+
+impl Hash for Value {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.rank().hash(state);
+        match self {
+            Value::Number(i) => i.hash(state),
+            Value::Unsigned(u) => u.hash(state),
+            Value::Float(x) => x.to_bits().hash(state),
+            Value::Symbol(s) => s.hash(state),
+        }
+    }
+}
+
+/// Displays the value as it is written in the rule language: numbers bare, symbols
+/// double-quoted with `"` and `\` escaped. This is the form used in a fact's text
+/// (`member(42, "alpha")`).
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Number(i) => write!(f, "{i}"),
+            Value::Unsigned(u) => write!(f, "{u}"),
+            Value::Float(x) => {
+                if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e15 {
+                    write!(f, "{x:.1}")
+                } else {
+                    write!(f, "{x}")
+                }
+            }
+            Value::Symbol(s) => {
+                f.write_str("\"")?;
+                for c in s.chars() {
+                    match c {
+                        '"' => f.write_str("\\\"")?,
+                        '\\' => f.write_str("\\\\")?,
+                        '\n' => f.write_str("\\n")?,
+                        '\t' => f.write_str("\\t")?,
+                        c => write!(f, "{c}")?,
+                    }
+                }
+                f.write_str("\"")
+            }
+        }
+    }
+}
+
+/// Render a fact the way the rule language writes it: `pred(a, b)`.
+pub fn fact_text(predicate: &str, args: &[Value]) -> String {
+    let mut s = String::with_capacity(predicate.len() + 2 + args.len() * 4);
+    s.push_str(predicate);
+    s.push('(');
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(&a.to_string());
+    }
+    s.push(')');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_round_trip_keeps_types() {
+        let v: Vec<Value> = serde_json::from_str(r#"[42, -1, 1.5, "x"]"#).unwrap();
+        assert_eq!(
+            v,
+            vec![
+                Value::Number(42),
+                Value::Number(-1),
+                Value::Float(1.5),
+                Value::Symbol("x".into())
+            ]
+        );
+        assert_eq!(serde_json::to_string(&v).unwrap(), r#"[42,-1,1.5,"x"]"#);
+    }
+
+    #[test]
+    fn fact_text_quotes_symbols() {
+        let args = [Value::Number(42), Value::Symbol("a\"b".into())];
+        assert_eq!(fact_text("member", &args), r#"member(42, "a\"b")"#);
+    }
+
+    #[test]
+    fn floats_order_totally() {
+        let mut v = [
+            Value::Float(2.0),
+            Value::Float(f64::NAN),
+            Value::Float(-1.0),
+        ];
+        v.sort();
+        assert_eq!(v[0], Value::Float(-1.0));
+        assert_eq!(v[1], Value::Float(2.0));
+    }
+}
