@@ -7,6 +7,8 @@
 //! Architecture invariant: this layer reads facts only through [`TagResolver`] and
 //! plain tag sets; it knows nothing of evaluation or proof internals.
 
+pub mod segment;
+
 use crate::value::Value;
 
 /// A fact that a citation tag names, as the answer checkers see it.
