@@ -18,6 +18,6 @@ pub mod syntax;
 pub mod value;
 
 pub use diag::{Diagnostic, Error, ErrorCode, Result};
-pub use eval::{Derivation, EvalOptions, FactBase, FactId};
+pub use eval::{Derivation, EvalOptions, FactBase, FactId, Match};
 pub use ir::Program;
 pub use value::Value;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use crate::diag::Result;
 use crate::ir::{Program, RelId, RuleId};
 use crate::store::InputFact;
+use crate::syntax::Goal;
 use crate::value::Value;
 
 /// Identifies one fact in a [`FactBase`]: its relation and its row in that relation.
@@ -34,6 +35,19 @@ pub struct Derivation {
     pub height: u32,
 }
 
+/// One answer to a [`FactBase::query`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Match {
+    /// The matching fact.
+    pub fact: FactId,
+    /// Its values.
+    pub args: Vec<Value>,
+    /// Each named variable of the pattern and its value, in first-occurrence order.
+    pub bindings: Vec<(String, Value)>,
+    /// The fact's confidence.
+    pub confidence: f64,
+}
+
 /// Evaluation settings.
 #[derive(Clone, Default)]
 pub struct EvalOptions {
@@ -51,6 +65,41 @@ impl FactBase {
     /// The program this fact base was computed from.
     pub fn program(&self) -> &Program {
         &self.program
+    }
+
+    /// Find a relation by name.
+    pub fn relation_id(&self, name: &str) -> Option<RelId> {
+        self.program.relation_id(name)
+    }
+
+    /// Whether derivations were recorded.
+    pub fn provenance_enabled(&self) -> bool {
+        todo!()
+    }
+
+    /// Every fact of a relation, in row order.
+    pub fn facts(&self, rel: RelId) -> impl Iterator<Item = FactId> + '_ {
+        (0..self.len(rel) as u32).map(move |row| FactId { rel, row })
+    }
+
+    /// Every row of a relation, sorted (the order `prooflog run` prints).
+    pub fn rows(&self, rel: RelId) -> Vec<Vec<Value>> {
+        let mut rows: Vec<Vec<Value>> = self.facts(rel).map(|f| self.args(f)).collect();
+        rows.sort();
+        rows
+    }
+
+    /// A fact as the rule language writes it: `pred(a, b)`.
+    pub fn fact_text(&self, fact: FactId) -> String {
+        crate::value::fact_text(&self.program.relation(fact.rel).name, &self.args(fact))
+    }
+
+    /// Every fact matching a pattern such as `path(1, x)`, sorted by values, with the
+    /// variables' bindings and the fact's confidence. An unknown relation or a wrong
+    /// arity is an `unknown_relation` / `arity_mismatch` error.
+    pub fn query(&self, goal: &Goal) -> Result<Vec<Match>> {
+        let _ = goal;
+        todo!()
     }
 
     /// Number of facts in a relation.
