@@ -16,7 +16,7 @@ use lasso::Rodeo;
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::exec::{self, Ctx, Frame};
 use crate::eval::plan::{Plan, Planner, Premise, Step, Version};
-use crate::eval::relation::{AGG_MARK, DerivRec, NO_EVIDENCE, Relation};
+use crate::eval::relation::{AGG_MARK, DerivRec, INPUT_RULE, NO_EVIDENCE, Relation};
 use crate::eval::{EvalOptions, FactId, Progress, Stats, StratumStats};
 use crate::ir::{Literal, Program};
 
@@ -122,58 +122,77 @@ impl<'a> Engine<'a> {
         for &r in &stratum.relations {
             in_stratum[r as usize] = true;
         }
-        let mut base = Vec::new();
+        let reads_stratum = |rule: &crate::ir::Rule| {
+            rule.body
+                .iter()
+                .any(|l| matches!(l, Literal::Atom(a) if in_stratum[a.rel as usize]))
+        };
+        // Rules that read no relation of their own stratum run once, in round 0; the
+        // others run as semi-naive variants from round 1 on, where the first delta is
+        // every fact of the stratum's relations. Their base plans only serve to replay
+        // derivations.
+        let mut once = Vec::new();
         let mut variants = Vec::new();
-        {
+        let mut replay = Vec::new();
+        for &rid in &stratum.rules {
+            let rule = program.rule(rid);
+            let recursive = stratum.recursive && reads_stratum(rule);
             let mut planner = Planner {
                 program,
                 interner: &mut self.interner,
                 rels: &mut self.rels,
+                replay_only: recursive,
             };
-            for &rid in &stratum.rules {
-                let rule = program.rule(rid);
-                base.push(planner.plan(rule, None, &in_stratum)?);
-                if stratum.recursive {
-                    for (i, lit) in rule.body.iter().enumerate() {
-                        if let Literal::Atom(a) = lit
-                            && in_stratum[a.rel as usize]
-                        {
-                            variants.push(planner.plan(rule, Some(i), &in_stratum)?);
-                        }
+            let base = planner.plan(rule, None, &in_stratum)?;
+            if recursive {
+                planner.replay_only = false;
+                for (i, lit) in rule.body.iter().enumerate() {
+                    if let Literal::Atom(a) = lit
+                        && in_stratum[a.rel as usize]
+                    {
+                        variants.push(planner.plan(rule, Some(i), &in_stratum)?);
                     }
                 }
+            } else {
+                once.push(base.clone());
             }
+            replay.push((rid, base));
         }
         let mut st = StratumStats::default();
         self.check_deadline()?;
-        // Round 0: every rule over the full relations.
+        // Round 0: the rules that need no fixpoint, over the full relations.
         let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
         let before = self.derived_total;
-        for plan in &base {
+        for plan in &once {
             self.run_plan(plan, &lens, &lens, &[], &mut st)?;
         }
         st.rounds = 1;
         self.report(si, 0, self.derived_total - before);
-        let mut round_start = lens;
-        let mut recursive = stratum.recursive;
-        while recursive {
+        let mut first = true;
+        let mut round_start = vec![0; self.rels.len()];
+        while stratum.recursive && !variants.is_empty() {
             let deltas: Vec<Vec<u32>> = self
                 .next_delta
                 .iter_mut()
-                .map(|d| {
+                .enumerate()
+                .map(|(rel, d)| {
                     let mut d = std::mem::take(d);
-                    d.sort_unstable();
+                    if first && in_stratum[rel] {
+                        d = (0..self.rels[rel].len()).collect();
+                    } else {
+                        d.sort_unstable();
+                    }
                     d
                 })
                 .collect();
-            for (rel, d) in deltas.iter().enumerate() {
-                for &row in d {
-                    self.queued[rel][row as usize] = false;
+            first = false;
+            for (rel, q) in self.queued.iter_mut().enumerate() {
+                for &row in &deltas[rel] {
+                    q[row as usize] = false;
                 }
             }
             if deltas.iter().all(|d| d.is_empty()) {
-                recursive = false;
-                continue;
+                break;
             }
             if let Some(max) = self.options.budget.max_rounds
                 && st.rounds >= max
@@ -204,18 +223,85 @@ impl<'a> Engine<'a> {
             st.rounds += 1;
             round_start = full;
         }
-        // A non-recursive stratum's changes feed no rule of its own.
+        // Changes of a finished stratum feed no rule of its own.
         for (rel, d) in self.next_delta.iter_mut().enumerate() {
             for &row in d.iter() {
                 self.queued[rel][row as usize] = false;
             }
             d.clear();
         }
-        for (plan, &rid) in base.into_iter().zip(&stratum.rules) {
+        for (rid, plan) in replay {
             self.base_plans[rid as usize] = Some(plan);
+        }
+        if self.provenance() {
+            self.settle_heights(&stratum.relations, &in_stratum);
         }
         self.stats.strata.push(st);
         Ok(())
+    }
+
+    /// Make every recorded height of the stratum's facts exactly 1 + the highest
+    /// height of its recorded premises. A premise whose confidence rose through a
+    /// taller derivation after a consumer was recorded leaves that consumer's height
+    /// stale; the recorded derivations form a DAG (each premise has at least the
+    /// consumer's confidence, and at equal confidence a lower height), so one
+    /// depth-first pass settles them.
+    fn settle_heights(&mut self, rels: &[u32], in_stratum: &[bool]) {
+        const TODO: u8 = 0;
+        const OPEN: u8 = 1;
+        const DONE: u8 = 2;
+        let mut state: Vec<Vec<u8>> = self
+            .rels
+            .iter()
+            .enumerate()
+            .map(|(r, rel)| {
+                if in_stratum[r] {
+                    vec![TODO; rel.len() as usize]
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let mut stack: Vec<FactId> = Vec::new();
+        for &rel in rels {
+            for row in 0..self.rels[rel as usize].len() {
+                stack.push(FactId { rel, row });
+                while let Some(f) = stack.pop() {
+                    let (r, i) = (f.rel as usize, f.row as usize);
+                    if state[r][i] == DONE {
+                        continue;
+                    }
+                    let d = self.rels[r].deriv[i];
+                    if d.rule == INPUT_RULE {
+                        state[r][i] = DONE;
+                        continue;
+                    }
+                    let premises =
+                        &self.rels[r].premises[d.start as usize..(d.start + d.len) as usize];
+                    if state[r][i] == TODO {
+                        state[r][i] = OPEN;
+                        stack.push(f);
+                        for p in premises {
+                            if p.rel != AGG_MARK
+                                && in_stratum[p.rel as usize]
+                                && state[p.rel as usize][p.row as usize] == TODO
+                            {
+                                stack.push(*p);
+                            }
+                        }
+                        continue;
+                    }
+                    let h = premises
+                        .iter()
+                        .filter(|p| p.rel != AGG_MARK)
+                        .map(|p| self.rels[p.rel as usize].deriv[p.row as usize].height)
+                        .max()
+                        .unwrap_or(0);
+                    self.rels[r].deriv[i].height = h.saturating_add(1);
+                    state[r][i] = DONE;
+                }
+            }
+        }
     }
 
     fn report(&self, stratum: usize, round: u32, new_facts: usize) {
@@ -326,9 +412,7 @@ impl<'a> Engine<'a> {
                 let prem =
                     &pending.premises[pending.starts[k] as usize..pending.starts[k + 1] as usize];
                 let d = rel.deriv[r];
-                let start = if prem.len() <= d.len as usize
-                    && d.rule != crate::eval::relation::INPUT_RULE
-                {
+                let start = if prem.len() <= d.len as usize && d.rule != INPUT_RULE {
                     rel.premises[d.start as usize..d.start as usize + prem.len()]
                         .copy_from_slice(prem);
                     d.start

@@ -5,9 +5,8 @@
 //! index bucket lists its rows in ascending order; readers that must see only an older
 //! version of the relation stop at the first row past their limit.
 
-use std::hash::{BuildHasher, Hasher};
+use std::hash::Hasher;
 
-use foldhash::fast::FixedState;
 use hashbrown::HashTable;
 
 use crate::eval::FactId;
@@ -20,10 +19,10 @@ pub(crate) const AGG_MARK: u32 = u32::MAX;
 /// `Relation::evidence` entry of a row that has no input record.
 pub(crate) const NO_EVIDENCE: u32 = u32::MAX;
 
-/// Hash a sequence of cells with a fixed seed (output never depends on a random seed).
+/// Hash a sequence of cells (unseeded, so output never depends on a random seed).
 #[inline]
 pub(crate) fn hash_cells(cells: impl Iterator<Item = u64>) -> u64 {
-    let mut h = FixedState::default().build_hasher();
+    let mut h = rustc_hash::FxHasher::default();
     for c in cells {
         h.write_u64(c);
     }
@@ -43,12 +42,38 @@ pub(crate) struct DerivRec {
     pub len: u32,
 }
 
-/// A hash index on a set of columns: key → rows (ascending).
+/// Cell-wise equality (short rows: cheaper than a `memcmp` call).
+#[inline]
+fn same(a: &[u64], b: &[u64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// Cells kept inline in a dedup entry.
+const INLINE: usize = 2;
+
+/// A dedup table entry: a row and its first [`INLINE`] cells (zero-padded).
+#[derive(Clone, Copy)]
+struct DedupEntry {
+    head: [u64; INLINE],
+    row: u32,
+}
+
+#[inline]
+fn head_of(cells: &[u64]) -> [u64; INLINE] {
+    let mut head = [0; INLINE];
+    for (h, c) in head.iter_mut().zip(cells) {
+        *h = *c;
+    }
+    head
+}
+
+/// A hash index on a set of columns: key → rows (ascending). Each bucket keeps its
+/// key's hash so that growing the table never re-reads rows.
 #[derive(Clone)]
 pub(crate) struct Index {
     /// The key columns, in key order.
     pub cols: Vec<usize>,
-    table: HashTable<Vec<u32>>,
+    table: HashTable<(u64, Vec<u32>)>,
 }
 
 /// One relation's facts.
@@ -57,7 +82,9 @@ pub(crate) struct Relation {
     arity: usize,
     len: u32,
     data: Vec<u64>,
-    dedup: HashTable<u32>,
+    /// Every row, with its first cells inline so that probing a narrow relation never
+    /// reads its rows.
+    dedup: HashTable<DedupEntry>,
     /// Confidence per row.
     pub conf: Vec<f64>,
     /// Indexes, each on a distinct column set.
@@ -104,7 +131,13 @@ impl Relation {
     #[inline]
     pub fn find(&self, cells: &[u64]) -> Option<u32> {
         let h = hash_cells(cells.iter().copied());
-        self.dedup.find(h, |&r| self.row(r) == cells).copied()
+        let head = head_of(cells);
+        let wide = self.arity > INLINE;
+        self.dedup
+            .find(h, |e| {
+                e.head == head && (!wide || same(self.row(e.row), cells))
+            })
+            .map(|e| e.row)
     }
 
     /// Find the row with these cells or append it; `(row, true)` when appended. New
@@ -112,22 +145,26 @@ impl Relation {
     /// `deriv` and `evidence` for them.
     pub fn insert(&mut self, cells: &[u64], conf: f64) -> (u32, bool) {
         let h = hash_cells(cells.iter().copied());
+        let head = head_of(cells);
         let (data, arity) = (&self.data, self.arity);
+        let wide = arity > INLINE;
         let row_of = |r: u32| &data[r as usize * arity..r as usize * arity + arity];
-        if let Some(&r) = self.dedup.find(h, |&r| row_of(r) == cells) {
-            return (r, false);
+        if let Some(e) = self.dedup.find(h, |e| {
+            e.head == head && (!wide || same(row_of(e.row), cells))
+        }) {
+            return (e.row, false);
         }
         let row = self.len;
         self.data.extend_from_slice(cells);
         self.len += 1;
         self.conf.push(conf);
         let (data, arity) = (&self.data, self.arity);
-        self.dedup.insert_unique(h, row, |&r| {
-            hash_cells(
-                data[r as usize * arity..r as usize * arity + arity]
-                    .iter()
-                    .copied(),
-            )
+        self.dedup.insert_unique(h, DedupEntry { head, row }, |e| {
+            if arity > INLINE {
+                hash_cells(data[e.row as usize * arity..][..arity].iter().copied())
+            } else {
+                hash_cells(e.head[..arity].iter().copied())
+            }
         });
         for index in &mut self.indexes {
             index_add(index, data, arity, row);
@@ -156,11 +193,13 @@ impl Relation {
     pub fn lookup(&self, index: usize, key: &[u64]) -> &[u32] {
         let ix = &self.indexes[index];
         let h = hash_cells(key.iter().copied());
-        match ix.table.find(h, |rows| {
-            let r = self.row(rows[0]);
-            ix.cols.iter().zip(key).all(|(&c, &k)| r[c] == k)
+        match ix.table.find(h, |(bh, rows)| {
+            *bh == h && {
+                let r = self.row(rows[0]);
+                ix.cols.iter().zip(key).all(|(&c, &k)| r[c] == k)
+            }
         }) {
-            Some(rows) => rows,
+            Some((_, rows)) => rows,
             None => &[],
         }
     }
@@ -170,17 +209,16 @@ fn index_add(index: &mut Index, data: &[u64], arity: usize, row: u32) {
     let cells = &data[row as usize * arity..row as usize * arity + arity];
     let cols = &index.cols;
     let h = hash_cells(cols.iter().map(|&c| cells[c]));
-    let same_key = |rows: &Vec<u32>| {
-        let r = &data[rows[0] as usize * arity..rows[0] as usize * arity + arity];
-        cols.iter().all(|&c| r[c] == cells[c])
+    let same_key = |(bh, rows): &(u64, Vec<u32>)| {
+        *bh == h && {
+            let r = &data[rows[0] as usize * arity..rows[0] as usize * arity + arity];
+            cols.iter().all(|&c| r[c] == cells[c])
+        }
     };
-    if let Some(rows) = index.table.find_mut(h, same_key) {
+    if let Some((_, rows)) = index.table.find_mut(h, same_key) {
         rows.push(row);
     } else {
-        index.table.insert_unique(h, vec![row], |rows| {
-            let r = &data[rows[0] as usize * arity..rows[0] as usize * arity + arity];
-            hash_cells(cols.iter().map(|&c| r[c]))
-        });
+        index.table.insert_unique(h, (h, vec![row]), |(bh, _)| *bh);
     }
 }
 
