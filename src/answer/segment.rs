@@ -312,10 +312,12 @@ fn ends_sentence(
     {
         return false;
     }
-    if is_initial_or_acronym(prev) {
-        if next.is_initial {
-            return false;
-        }
+    if next.is_initial && is_initial_or_acronym(prev) {
+        return false;
+    }
+    // A lone lowercase letter (`x is y.`) is a word, not an initial.
+    if is_initial_or_acronym(prev) && (prev.contains('.') || !prev.starts_with(char::is_lowercase))
+    {
         return is_starter(&next);
     }
     true
@@ -371,7 +373,7 @@ fn prev_word<'a>(
     }
 }
 
-/// `J`, `U.S`, `J.R.R`, `z.B`, `А`: letters of one character separated by dots.
+/// `J`, `U.S`, `J.R.R`, `z.B`, `А`, `z`: letters of one character separated by dots.
 fn is_initial_or_acronym(word: &str) -> bool {
     word.split('.').all(|part| {
         let mut cs = part.chars();
