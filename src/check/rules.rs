@@ -94,6 +94,8 @@ pub(crate) struct Lowerer<'c> {
     ids: HashMap<String, VarId>,
     deps: Vec<Dep>,
     in_head: bool,
+    /// Variables not to report as unbound (their error was reported another way).
+    excused: Vec<VarId>,
 }
 
 fn expr_vars(e: &LExpr, out: &mut Vec<VarId>) {
@@ -153,6 +155,7 @@ impl<'c> Lowerer<'c> {
             ids: HashMap::new(),
             deps: Vec::new(),
             in_head: false,
+            excused: Vec::new(),
         }
     }
 
@@ -278,6 +281,11 @@ impl<'c> Lowerer<'c> {
                     LTerm::Const(l.clone(), s, *span)
                 }
                 other => {
+                    // Its variables are not reported again as unbound.
+                    let (lowered, _) = self.expr(other);
+                    let mut vs = Vec::new();
+                    expr_vars(&lowered, &mut vs);
+                    self.excused.extend(vs);
                     self.ctx.error(
                         ErrorCode::Parse,
                         other.span(),
@@ -309,6 +317,9 @@ impl<'c> Lowerer<'c> {
             ast::Literal::Atom(a) => LLit::Atom(self.atom(a, atom_kind(true))),
             ast::Literal::Negated(a, _) => {
                 let mut atom = self.atom(a, atom_kind(false));
+                if let Some(d) = self.deps.last_mut() {
+                    d.span = l.span();
+                }
                 if in_aggregate.is_some() {
                     // Negated inside an aggregate: still a negated read for safety.
                     for t in &atom.args {
@@ -516,6 +527,16 @@ impl<'c> Lowerer<'c> {
         }
         let mut bound = vec![false; n];
         let (mut placed, rest) = order(lits, &grouping, &mut bound);
+        // An aggregate that cannot run would still bind its result: report only the
+        // grouping variables that block it.
+        for l in &rest {
+            if let LLit::Aggregate { result, .. } = l {
+                self.excused.push(*result);
+            }
+        }
+        for &v in &self.excused {
+            bound[v as usize] = true;
+        }
         placed.extend(rest);
         let mut in_head = vec![false; n];
         for e in head {

@@ -438,7 +438,13 @@ impl fmt::Display for Literal {
             Literal::Aggregate(a) => {
                 write!(f, "{} = {}", a.result, agg_keyword(a.func))?;
                 if let Some(t) = &a.target {
-                    write!(f, " {t}")?;
+                    // `sum -x` would read as `sum - x`: parenthesise a leading minus.
+                    let t = t.to_string();
+                    if t.starts_with('-') {
+                        write!(f, " ({t})")?;
+                    } else {
+                        write!(f, " {t}")?;
+                    }
                 }
                 f.write_str(" : { ")?;
                 write_list(f, &a.body, ", ")?;

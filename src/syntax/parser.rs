@@ -262,7 +262,7 @@ impl Parser {
         let name = self.ident("an annotation name such as `name` or `confidence`")?;
         self.expect(Tok::LParen, "`(` after the annotation name")?;
         let start = self.span();
-        let value = match self.primary()? {
+        let value = match self.unary()? {
             Expr::Lit(l, _) => l,
             other => {
                 return Err(SyntaxError::new(
@@ -580,6 +580,21 @@ impl Parser {
             Tok::Gt => CmpOp::Gt,
             Tok::Ge => CmpOp::Ge,
             _ => {
+                if let Expr::Var(v) = &left {
+                    return Err(SyntaxError::new(
+                        self.span(),
+                        format!(
+                            "expected `(` or a comparison after `{}`, found {}",
+                            v.name,
+                            self.peek().describe()
+                        ),
+                        format!(
+                            "a relation takes its arguments in parentheses (a nullary one is \
+                             written `{}()`); a comparison needs one of = != < <= > >=",
+                            v.name
+                        ),
+                    ));
+                }
                 return Err(self.unexpected("a comparison operator (= != < <= > >=)"));
             }
         };
@@ -635,6 +650,7 @@ impl Parser {
                         | Tok::Int(_)
                         | Tok::Unsigned(_)
                         | Tok::Float(_)
+                        | Tok::Str(_)
                         | Tok::LParen
                         | Tok::Underscore
                 ) =>
