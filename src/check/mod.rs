@@ -200,17 +200,27 @@ impl Ctx {
         }
     }
 
+    fn describe_side(&self, side: &types::Side) -> String {
+        let mut s = format!("{} is {}", self.describe(&side.origin), side.kind);
+        if let Some(b) = &side.because {
+            s.push_str(&format!(" (from {})", self.describe(b)));
+        }
+        s
+    }
+
     pub(crate) fn type_conflict(&mut self, c: Conflict, subject: &str, span: Span) {
-        let (lo, lk) = (&c.left.0, c.left.1);
-        let (ro, rk) = (&c.right.0, c.right.1);
         let message = format!(
-            "type mismatch for {subject}: {} is {lk}, but {} is {rk}",
-            self.describe(lo),
-            self.describe(ro)
+            "type mismatch for {subject}: {}, but {}",
+            self.describe_side(&c.left),
+            self.describe_side(&c.right)
         );
-        let arith = matches!(lo, Origin::Arith | Origin::Aggregate(ir::AggFunc::Sum))
-            || matches!(ro, Origin::Arith);
-        let help = if arith {
+        let is_arith = |s: &types::Side| {
+            matches!(
+                s.origin,
+                Origin::Arith | Origin::Aggregate(ir::AggFunc::Sum)
+            )
+        };
+        let help = if is_arith(&c.left) || is_arith(&c.right) {
             "arithmetic and `sum` need numeric values (number, unsigned or float); symbols \
              can only be compared"
                 .to_string()

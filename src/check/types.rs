@@ -83,13 +83,25 @@ pub(crate) enum Origin {
     Aggregate(AggFunc),
 }
 
+/// One side of a [`Conflict`].
+#[derive(Debug, Clone)]
+pub(crate) struct Side {
+    /// The slot that was being unified.
+    pub origin: Origin,
+    /// The member of its class whose constraint fixed the class's kind, when that is
+    /// another slot.
+    pub because: Option<Origin>,
+    /// The class's kind, in words ("a number").
+    pub kind: &'static str,
+}
+
 /// Two classes that cannot be united: what each is and why.
 #[derive(Debug, Clone)]
 pub(crate) struct Conflict {
-    /// The first side's most specific member and its kind.
-    pub left: (Origin, &'static str),
-    /// The second side's.
-    pub right: (Origin, &'static str),
+    /// The first slot's side.
+    pub left: Side,
+    /// The second slot's side.
+    pub right: Side,
 }
 
 /// The union-find of type slots.
@@ -143,14 +155,8 @@ impl Types {
         let (ka, kb) = (self.kind[ra as usize], self.kind[rb as usize]);
         let Some(k) = ka.meet(kb) else {
             return Err(Conflict {
-                left: (
-                    self.origin[self.why[ra as usize] as usize].clone(),
-                    ka.describe(),
-                ),
-                right: (
-                    self.origin[self.why[rb as usize] as usize].clone(),
-                    kb.describe(),
-                ),
+                left: self.side(a, ra),
+                right: self.side(b, rb),
             });
         };
         let why = if ka.rank() >= kb.rank() {
@@ -168,6 +174,15 @@ impl Types {
         self.kind[big as usize] = k;
         self.why[big as usize] = why;
         Ok(())
+    }
+
+    fn side(&self, slot: Slot, root: Slot) -> Side {
+        let why = self.why[root as usize];
+        Side {
+            origin: self.origin[slot as usize].clone(),
+            because: (why != slot).then(|| self.origin[why as usize].clone()),
+            kind: self.kind[root as usize].describe(),
+        }
     }
 
     /// Give a class nothing determines a type from input data (ignored when the
@@ -214,8 +229,10 @@ mod tests {
             Origin::Const(Lit::Str("q".into())),
         );
         let err = t.unify(s, a).unwrap_err();
-        assert_eq!(err.left.1, "a symbol");
-        assert!(matches!(err.right.0, Origin::Column(0, 0)));
+        assert_eq!(err.left.kind, "a symbol");
+        assert!(err.left.because.is_none());
+        assert!(matches!(err.right.origin, Origin::Arith));
+        assert!(matches!(err.right.because, Some(Origin::Column(0, 0))));
     }
 
     #[test]
