@@ -1,10 +1,26 @@
 //! What engine commands share: output format, program and input loading, error output.
-#![allow(dead_code)] // filled in as the commands land
+#![allow(dead_code)] // shared by commands that land separately
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::ValueEnum;
-use prooflog::Error;
+use prooflog::store::{InputFact, Loader};
+use prooflog::{Error, Program, Result};
+
+/// The default rule pack's program, compiled into the binary so that engine commands
+/// work with no arguments from any directory.
+pub const DEFAULT_PROGRAM: (&str, &str) = (
+    "rules/drones/drones.dl",
+    include_str!("../../rules/drones/drones.dl"),
+);
+
+/// The default rule pack's evidence.
+pub const DEFAULT_EVIDENCE: (&str, &str) = (
+    "rules/drones/evidence.jsonl",
+    include_str!("../../rules/drones/evidence.jsonl"),
+);
 
 /// Output format for people (`text`) or programs (`json`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -16,15 +32,156 @@ pub enum Format {
     Text,
 }
 
+/// The inputs every engine command takes: program files, fact files, evidence.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EngineInputs {
+    /// Program files (.dl), compiled in the order given. Without any, the embedded
+    /// default rule pack is used: rules/drones/drones.dl with its evidence
+    /// rules/drones/evidence.jsonl (built into the binary, so this works from any
+    /// directory); --facts and --evidence then add to that evidence.
+    #[arg(value_name = "PROGRAM")]
+    pub programs: Vec<PathBuf>,
+
+    /// A fact file or a directory of them (every *.json, *.csv, *.tsv, *.facts in it,
+    /// by name). JSON: {"rel": [[v, …], …]}; CSV/TSV/.facts: rows of the relation the
+    /// file is named after (<rel>.csv). Repeatable.
+    #[arg(long = "facts", value_name = "FILE|DIR")]
+    pub facts: Vec<PathBuf>,
+
+    /// An evidence file: one {"predicate", "args", "confidence"?, "provenance"?} JSON
+    /// object per line. Repeatable.
+    #[arg(long = "evidence", value_name = "FILE.jsonl")]
+    pub evidence: Vec<PathBuf>,
+
+    /// Where `.input` relations' files are looked up (default: the directory of the
+    /// program file that declares them).
+    #[arg(long = "fact-dir", value_name = "DIR")]
+    pub fact_dir: Option<PathBuf>,
+}
+
+impl EngineInputs {
+    /// Compile the programs (or the default pack) and load every input, all or
+    /// nothing.
+    pub fn load(&self) -> Result<(Arc<Program>, Vec<InputFact>)> {
+        let mut loader = Loader::new();
+        if self.programs.is_empty() {
+            loader.program_text(DEFAULT_PROGRAM.0, DEFAULT_PROGRAM.1);
+            loader.evidence_jsonl(DEFAULT_EVIDENCE.0, DEFAULT_EVIDENCE.1)?;
+        }
+        for p in &self.programs {
+            loader.program_file(p)?;
+        }
+        if let Some(dir) = &self.fact_dir {
+            loader.fact_dir(dir);
+        }
+        for f in &self.facts {
+            loader.facts(f)?;
+        }
+        for e in &self.evidence {
+            loader.evidence(e)?;
+        }
+        let loaded = loader.load()?;
+        Ok((loaded.program, loaded.facts))
+    }
+}
+
 /// Print an error on stderr in the requested format and return exit code 2.
+///
+/// JSON: one document `{"error": {"code", "message", "file", "line", "col", "help"?}}`;
+/// when there are several diagnostics, the others follow in `"more": [{…}, …]`.
 pub fn fail(err: &Error, format: Format) -> ExitCode {
     match format {
-        Format::Json => {
-            for d in &err.diagnostics {
-                eprintln!("{}", d.to_json());
-            }
-        }
+        Format::Json => eprintln!("{}", error_json(err)),
         Format::Text => eprintln!("{err}"),
     }
     ExitCode::from(2)
+}
+
+/// The JSON form of an error (see [`fail`]).
+pub fn error_json(err: &Error) -> serde_json::Value {
+    let mut doc = err.primary().to_json();
+    if err.diagnostics.len() > 1 {
+        let more: Vec<serde_json::Value> = err.diagnostics[1..]
+            .iter()
+            .map(|d| d.to_json()["error"].take())
+            .collect();
+        doc["more"] = serde_json::Value::Array(more);
+    }
+    doc
+}
+
+/// Write `text` to stdout. A closed pipe (`prooflog run | head`) is not an error.
+pub fn print(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+/// Live progress of a long evaluation on stderr, for a person watching a terminal.
+///
+/// Only created when stderr is a terminal (never in pipes, files or tests), redrawn
+/// at most every [`ProgressLine::INTERVAL`], and erased by [`finish`](Self::finish)
+/// so that it leaves nothing behind.
+pub struct ProgressLine {
+    state: std::sync::Mutex<ProgressState>,
+}
+
+struct ProgressState {
+    started: std::time::Instant,
+    last_drawn: Option<std::time::Instant>,
+    drawn: bool,
+}
+
+impl ProgressLine {
+    /// The least time between two redraws.
+    pub const INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+
+    /// A progress line when stderr is a terminal, else `None`.
+    pub fn for_stderr() -> Option<Arc<ProgressLine>> {
+        use std::io::IsTerminal;
+        std::io::stderr().is_terminal().then(|| {
+            Arc::new(ProgressLine {
+                state: std::sync::Mutex::new(ProgressState {
+                    started: std::time::Instant::now(),
+                    last_drawn: None,
+                    drawn: false,
+                }),
+            })
+        })
+    }
+
+    /// Show `message` unless the line was redrawn less than an interval ago. Nothing
+    /// is shown during the first interval, so quick runs print nothing.
+    pub fn update(&self, message: impl FnOnce() -> String) {
+        use std::io::Write;
+        let Ok(mut st) = self.state.lock() else {
+            return;
+        };
+        let now = std::time::Instant::now();
+        let due = match st.last_drawn {
+            Some(t) => now.duration_since(t) >= Self::INTERVAL,
+            None => now.duration_since(st.started) >= Self::INTERVAL,
+        };
+        if !due {
+            return;
+        }
+        st.last_drawn = Some(now);
+        st.drawn = true;
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K{}", message());
+        let _ = err.flush();
+    }
+
+    /// Erase the line, if anything was shown.
+    pub fn finish(&self) {
+        use std::io::Write;
+        if let Ok(mut st) = self.state.lock()
+            && st.drawn
+        {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K");
+            let _ = err.flush();
+            st.drawn = false;
+        }
+    }
 }
