@@ -105,14 +105,12 @@ fn rows_json(base: &FactBase, rels: &BTreeMap<String, RelId>, confidence: bool) 
             rows_with_confidence(base, rel)
                 .into_iter()
                 .map(|(args, c)| {
-                    serde_json::json!({ "args": row_json(&args), "confidence": c }).to_string()
+                    let c = serde_json::Value::from(c);
+                    format!("{{\"args\": {}, \"confidence\": {c}}}", row_json(&args))
                 })
                 .collect()
         } else {
-            base.rows(rel)
-                .iter()
-                .map(|r| row_json(r).to_string())
-                .collect()
+            base.rows(rel).iter().map(|r| row_json(r)).collect()
         };
         for (j, row) in rows.iter().enumerate() {
             out.push_str(if j == 0 { "\n    " } else { ",\n    " });
@@ -130,8 +128,10 @@ fn rows_json(base: &FactBase, rels: &BTreeMap<String, RelId>, confidence: bool) 
     out
 }
 
-fn row_json(args: &[Value]) -> serde_json::Value {
-    serde_json::Value::Array(args.iter().map(Value::to_json).collect())
+/// A row as a JSON array, `[1, "a"]`.
+fn row_json(args: &[Value]) -> String {
+    let cells: Vec<String> = args.iter().map(|v| v.to_json().to_string()).collect();
+    format!("[{}]", cells.join(", "))
 }
 
 /// `{"rel": n, …}`.
