@@ -185,3 +185,38 @@ impl ProgressLine {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prooflog::diag::{Diagnostic, ErrorCode, Location};
+
+    #[test]
+    fn one_json_document_carries_every_diagnostic() {
+        let err = Error {
+            diagnostics: vec![
+                Diagnostic::new(ErrorCode::BadInput, "first").at(Location::at("e.jsonl", 2, 5)),
+                Diagnostic::new(ErrorCode::BadInput, "second").with_help("fix it"),
+            ],
+        };
+        let j = error_json(&err);
+        assert_eq!(j["error"]["message"], "first");
+        assert_eq!(j["error"]["line"], 2);
+        assert_eq!(j["more"][0]["message"], "second");
+        assert_eq!(j["more"][0]["help"], "fix it");
+        assert!(j["more"][0]["file"].is_null());
+        let single = error_json(&Error {
+            diagnostics: vec![Diagnostic::new(ErrorCode::Io, "x")],
+        });
+        assert!(single.get("more").is_none());
+    }
+
+    #[test]
+    fn the_embedded_pack_is_the_repository_pack() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        for (name, text) in [DEFAULT_PROGRAM, DEFAULT_EVIDENCE] {
+            let on_disk = std::fs::read_to_string(format!("{root}/{name}")).unwrap();
+            assert_eq!(text, on_disk, "{name}");
+        }
+    }
+}

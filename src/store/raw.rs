@@ -321,9 +321,14 @@ fn parse_fact_file(name: &str, path: &Path, text: &str) -> Result<Vec<RawFact>> 
     delimited::parse_untyped(name, stem, text, dialect)
 }
 
-/// Read a whole file as UTF-8.
+/// Read a whole file as UTF-8 (without a leading byte-order mark, which some
+/// spreadsheet exports write).
 pub(crate) fn read_text(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| io_error(path, &e))
+    let text = std::fs::read_to_string(path).map_err(|e| io_error(path, &e))?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    })
 }
 
 /// An `io_error` naming the path.
