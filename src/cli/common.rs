@@ -120,13 +120,15 @@ pub fn print(text: &str) {
 /// Live progress of a long evaluation on stderr, for a person watching a terminal.
 ///
 /// Only created when stderr is a terminal (never in pipes, files or tests), redrawn
-/// at most every [`ProgressLine::INTERVAL`], and erased by [`finish`](Self::finish)
-/// so that it leaves nothing behind.
+/// at most every [`ProgressLine::INTERVAL`] (nothing at all during the first one, so
+/// quick runs show nothing), and erased by [`finish`](Self::finish) so that it leaves
+/// nothing behind.
 pub struct ProgressLine {
     state: std::sync::Mutex<ProgressState>,
 }
 
 struct ProgressState {
+    sink: Box<dyn std::io::Write + Send>,
     started: std::time::Instant,
     last_drawn: Option<std::time::Instant>,
     drawn: bool,
@@ -139,48 +141,50 @@ impl ProgressLine {
     /// A progress line when stderr is a terminal, else `None`.
     pub fn for_stderr() -> Option<Arc<ProgressLine>> {
         use std::io::IsTerminal;
-        std::io::stderr().is_terminal().then(|| {
-            Arc::new(ProgressLine {
-                state: std::sync::Mutex::new(ProgressState {
-                    started: std::time::Instant::now(),
-                    last_drawn: None,
-                    drawn: false,
-                }),
-            })
-        })
+        std::io::stderr()
+            .is_terminal()
+            .then(|| Arc::new(ProgressLine::new(Box::new(std::io::stderr()))))
     }
 
-    /// Show `message` unless the line was redrawn less than an interval ago. Nothing
-    /// is shown during the first interval, so quick runs print nothing.
+    /// A progress line drawn on `sink`, starting now.
+    fn new(sink: Box<dyn std::io::Write + Send>) -> ProgressLine {
+        ProgressLine {
+            state: std::sync::Mutex::new(ProgressState {
+                sink,
+                started: std::time::Instant::now(),
+                last_drawn: None,
+                drawn: false,
+            }),
+        }
+    }
+
+    /// Show `message` unless the line was drawn less than an interval ago.
     pub fn update(&self, message: impl FnOnce() -> String) {
-        use std::io::Write;
+        self.update_at(std::time::Instant::now(), message);
+    }
+
+    fn update_at(&self, now: std::time::Instant, message: impl FnOnce() -> String) {
         let Ok(mut st) = self.state.lock() else {
             return;
         };
-        let now = std::time::Instant::now();
-        let due = match st.last_drawn {
-            Some(t) => now.duration_since(t) >= Self::INTERVAL,
-            None => now.duration_since(st.started) >= Self::INTERVAL,
-        };
-        if !due {
+        let since = st.last_drawn.unwrap_or(st.started);
+        if now.saturating_duration_since(since) < Self::INTERVAL {
             return;
         }
         st.last_drawn = Some(now);
         st.drawn = true;
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[2K{}", message());
-        let _ = err.flush();
+        let line = format!("\r\x1b[2K{}", message());
+        let _ = st.sink.write_all(line.as_bytes());
+        let _ = st.sink.flush();
     }
 
     /// Erase the line, if anything was shown.
     pub fn finish(&self) {
-        use std::io::Write;
         if let Ok(mut st) = self.state.lock()
             && st.drawn
         {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[2K");
-            let _ = err.flush();
+            let _ = st.sink.write_all(b"\r\x1b[2K");
+            let _ = st.sink.flush();
             st.drawn = false;
         }
     }
@@ -209,6 +213,51 @@ mod tests {
             diagnostics: vec![Diagnostic::new(ErrorCode::Io, "x")],
         });
         assert!(single.get("more").is_none());
+    }
+
+    /// A sink the test can read back.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn progress_is_throttled_and_erased() {
+        let sink = Shared::default();
+        let line = ProgressLine::new(Box::new(sink.clone()));
+        let t0 = line.state.lock().unwrap().started;
+        let ms = |n| t0 + std::time::Duration::from_millis(n);
+        let text = || String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
+        line.update_at(ms(50), || "early".into());
+        assert_eq!(text(), "", "nothing during the first interval");
+        line.update_at(ms(120), || "round 1".into());
+        line.update_at(ms(180), || "round 2".into());
+        assert_eq!(
+            text(),
+            "\r\x1b[2Kround 1",
+            "at most one redraw per interval"
+        );
+        line.update_at(ms(230), || "round 3".into());
+        line.finish();
+        assert_eq!(text(), "\r\x1b[2Kround 1\r\x1b[2Kround 3\r\x1b[2K");
+        line.finish();
+        assert!(text().ends_with("round 3\r\x1b[2K"), "erased once");
+    }
+
+    #[test]
+    fn a_quick_run_leaves_no_trace() {
+        let sink = Shared::default();
+        let line = ProgressLine::new(Box::new(sink.clone()));
+        line.finish();
+        assert!(sink.0.lock().unwrap().is_empty());
     }
 
     #[test]
