@@ -52,7 +52,7 @@ fn main() -> prooflog::Result<()> {
     // 3. Every row of a relation, sorted.
     let path = facts.relation_id("path").expect("the program defines path");
     for row in facts.rows(path) {
-        println!("path{row:?}");
+        println!("{}", prooflog::value::fact_text("path", &row));
     }
 
     // 4. A pattern query: where can we get from 1?

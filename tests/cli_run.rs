@@ -235,12 +235,12 @@ fn extra_evidence_adds_to_the_embedded_pack() {
         "tests/fixtures/inputs/extra/sightings.jsonl",
     ]);
     let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
-    // Drone 4 joins group 17, which becomes coordinated and, through drone 4's
-    // uncleared sighting, threatens the harbor.
+    // Drone 4 joins group 17, which becomes coordinated and so threatens the harbor
+    // (drone 4's uncleared sighting) and the airport (drone 3's).
     assert_eq!(v["coordinated_threat"], serde_json::json!([[17], [42]]));
     assert_eq!(
         v["threatens"],
-        serde_json::json!([[17, "harbor"], [42, "airport"]])
+        serde_json::json!([[17, "airport"], [17, "harbor"], [42, "airport"]])
     );
     assert_eq!(v["group_size"], serde_json::json!([[17, 2], [42, 2]]));
 }
@@ -262,7 +262,7 @@ fn parse_error_points_at_file_line_and_column() {
     let text = fails_text(&[&args[..], &["--format", "text"]].concat());
     assert!(text.starts_with("error[parse_error]"), "{text}");
     assert!(
-        text.contains(" --> tests/fixtures/inputs/bad/parse.dl:2:"),
+        text.contains(" --> tests/fixtures/inputs/bad/parse.dl:2:26"),
         "{text}"
     );
     assert!(text.contains('^'), "caret snippet: {text}");
@@ -301,6 +301,15 @@ fn bad_evidence_line_names_file_and_line() {
         text.contains("tests/fixtures/inputs/bad/evidence_line.jsonl:3:50"),
         "{text}"
     );
+    // The offending line is shown with a caret under column 50.
+    let caret = format!("  | {}^", " ".repeat(49));
+    assert!(text.contains(&caret), "{text}");
+    assert!(
+        text.contains(
+            "3 | {\"predicate\": \"sighting\", \"args\": [7, \"airport\"] \"confidence\""
+        ),
+        "{text}"
+    );
 }
 
 #[test]
@@ -316,7 +325,10 @@ fn unknown_relation_in_facts_is_rejected_with_a_suggestion() {
         err["error"]["file"],
         "tests/fixtures/inputs/bad/unknown_rel.json"
     );
-    assert_eq!(err["error"]["line"], 3);
+    assert_eq!(
+        (err["error"]["line"].clone(), err["error"]["col"].clone()),
+        (3.into(), 12.into())
+    );
     assert!(
         err["error"]["message"]
             .as_str()

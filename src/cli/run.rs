@@ -167,9 +167,14 @@ fn rows_text(base: &FactBase, rels: &BTreeMap<String, RelId>) -> String {
 /// `rel  n` per relation, aligned.
 fn counts_text(base: &FactBase, rels: &BTreeMap<String, RelId>) -> String {
     let width = rels.keys().map(|n| n.chars().count()).max().unwrap_or(0);
+    let counts: Vec<String> = rels
+        .values()
+        .map(|&rel| base.len(rel).to_string())
+        .collect();
+    let digits = counts.iter().map(String::len).max().unwrap_or(0);
     let mut out = String::new();
-    for (name, &rel) in rels {
-        let _ = writeln!(out, "{name:<width$}  {}", base.len(rel));
+    for (name, n) in rels.keys().zip(&counts) {
+        let _ = writeln!(out, "{name:<width$}  {n:>digits$}");
     }
     out
 }

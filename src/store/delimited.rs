@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use crate::diag::{Location, Result, SourceFile};
-use crate::store::raw::{Origin, Problems, RawFact, RawValue, bad_input, file_provenance};
+use crate::diag::{Result, SourceFile};
+use crate::store::raw::{Origin, Problems, RawFact, RawValue, bad_input, file_provenance, located};
 
 /// How a delimited file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,7 @@ pub(crate) fn parse_untyped(
     dialect: Dialect,
 ) -> Result<Vec<RawFact>> {
     let file: Arc<str> = name.into();
-    let lines = SourceFile::new(name, text);
+    let lines = Arc::new(SourceFile::new(name, text));
     // The reader reports where it started reading a record, which may be on a
     // blank line it then skipped.
     let line_of = |byte: u64| {
@@ -75,7 +75,7 @@ pub(crate) fn parse_untyped(
                     _ => e.to_string(),
                 };
                 problems.push(bad_input(
-                    Location::at(name, line, 1),
+                    located(name, Some(&lines), line, 1),
                     format!("unreadable record: {what}"),
                 ));
                 continue;
@@ -90,6 +90,7 @@ pub(crate) fn parse_untyped(
         }
         let origin = Origin {
             file: file.clone(),
+            source: Some(lines.clone()),
             line,
             col: 1,
             arg_cols,

@@ -10,13 +10,13 @@ use serde_json::Value as Json;
 use crate::diag::{Location, Result, SourceFile};
 use crate::store::Provenance;
 use crate::store::jsonpos;
-use crate::store::raw::{Origin, Problems, RawFact, RawValue, bad_input, file_provenance};
+use crate::store::raw::{Origin, Problems, RawFact, RawValue, bad_input, file_provenance, located};
 
 /// Positions in one document.
 struct Doc<'a> {
     name: Arc<str>,
     text: &'a str,
-    src: SourceFile,
+    src: Arc<SourceFile>,
 }
 
 impl<'a> Doc<'a> {
@@ -24,7 +24,7 @@ impl<'a> Doc<'a> {
         Doc {
             name: name.into(),
             text,
-            src: SourceFile::new(name, text),
+            src: Arc::new(SourceFile::new(name, text)),
         }
     }
 
@@ -34,13 +34,14 @@ impl<'a> Doc<'a> {
 
     fn at(&self, offset: usize) -> Location {
         let (line, col) = self.line_col(offset);
-        Location::at(self.name.to_string(), line, col)
+        located(&self.name, Some(&self.src), line, col)
     }
 
     fn origin(&self, offset: usize, arg_offsets: &[usize]) -> Origin {
         let (line, col) = self.line_col(offset);
         Origin {
             file: self.name.clone(),
+            source: Some(self.src.clone()),
             line,
             col,
             arg_cols: arg_offsets.iter().map(|&o| self.line_col(o).1).collect(),
@@ -59,7 +60,7 @@ impl<'a> Doc<'a> {
         let msg = e.to_string();
         let what = msg.rfind(" at line ").map_or(msg.as_str(), |i| &msg[..i]);
         bad_input(
-            Location::at(self.name.to_string(), line, col.max(1)),
+            located(&self.name, Some(&self.src), line, col.max(1)),
             format!("malformed JSON: {what}"),
         )
     }

@@ -9,17 +9,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::check::TypeHints;
-use crate::diag::{Diagnostic, Error, ErrorCode, Location, Result};
+use crate::diag::{Diagnostic, Error, ErrorCode, Location, Result, SourceFile};
 use crate::store::Provenance;
 use crate::store::delimited::{self, Dialect};
 use crate::store::json;
 use crate::value::ColumnType;
 
 /// Where a record came from: file, line, and the column of each of its parts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(crate) struct Origin {
     /// The file name as given.
     pub file: Arc<str>,
+    /// The file's text, shared by its records, for caret snippets in diagnostics.
+    pub source: Option<Arc<SourceFile>>,
     /// 1-based line of the record.
     pub line: usize,
     /// 1-based column of the record (its predicate, or its row).
@@ -32,13 +34,13 @@ pub(crate) struct Origin {
 impl Origin {
     /// The location of the record.
     pub fn location(&self) -> Location {
-        Location::at(self.file.to_string(), self.line, self.col)
+        located(&self.file, self.source.as_deref(), self.line, self.col)
     }
 
     /// The location of argument `i` (the record's when unknown).
     pub fn arg_location(&self, i: usize) -> Location {
         let col = self.arg_cols.get(i).copied().unwrap_or(self.col);
-        Location::at(self.file.to_string(), self.line, col)
+        located(&self.file, self.source.as_deref(), self.line, col)
     }
 }
 
@@ -82,7 +84,7 @@ impl RawValue {
 }
 
 /// One input record before typing.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) struct RawFact {
     /// The relation's name.
     pub predicate: String,
@@ -396,6 +398,53 @@ pub(crate) fn file_provenance(source: &str, origin: &Origin) -> Provenance {
     }
 }
 
+/// A location in a data file, with a caret snippet of its line when the text is at
+/// hand (long lines are cut to a window around the column).
+pub(crate) fn located(
+    file: &str,
+    source: Option<&SourceFile>,
+    line: usize,
+    col: usize,
+) -> Location {
+    let mut loc = Location::at(file, line, col);
+    let Some(src) = source else {
+        return loc;
+    };
+    let lines = src.text.bytes().filter(|&b| b == b'\n').count() + 1;
+    if line == 0 || line > lines || col == 0 {
+        return loc;
+    }
+    const WINDOW: usize = 100;
+    let text = src.line_text(line);
+    let chars: Vec<char> = text.chars().collect();
+    let start = if chars.len() > WINDOW && col > WINDOW / 2 {
+        (col - WINDOW / 2).min(chars.len().saturating_sub(WINDOW))
+    } else {
+        0
+    };
+    let end = (start + WINDOW).min(chars.len());
+    let mut shown: String = chars[start..end].iter().collect();
+    let mut caret_at = col - 1 - start.min(col - 1);
+    if start > 0 {
+        shown.insert(0, '…');
+        caret_at += 1;
+    }
+    if end < chars.len() {
+        shown.push('…');
+    }
+    let prefix: String = shown
+        .chars()
+        .take(caret_at)
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    let gutter = line.to_string().len();
+    loc.snippet = Some(format!(
+        "{:gutter$} |\n{line} | {shown}\n{:gutter$} | {prefix}^",
+        "", ""
+    ));
+    loc
+}
+
 /// A `bad_input` diagnostic at a location.
 pub(crate) fn bad_input(at: Location, message: impl Into<String>) -> Diagnostic {
     Diagnostic::new(ErrorCode::BadInput, message).at(at)
@@ -456,5 +505,36 @@ mod tests {
         let err = p.finish(()).unwrap_err();
         assert_eq!(err.diagnostics.len(), Problems::LIMIT + 1);
         assert!(err.diagnostics[Problems::LIMIT].message.contains("3 more"));
+    }
+}
+
+#[cfg(test)]
+mod snippet_tests {
+    use super::*;
+
+    #[test]
+    fn data_errors_show_the_line_with_a_caret() {
+        let src = SourceFile::new("e.jsonl", "{\"a\": 1}\n{\"b\":\t2}\n");
+        let loc = located("e.jsonl", Some(&src), 2, 7);
+        assert_eq!(
+            loc.snippet.as_deref(),
+            Some("  |\n2 | {\"b\":\t2}\n  |      \t^")
+        );
+        assert_eq!(located("e.jsonl", Some(&src), 9, 1).snippet, None);
+        assert_eq!(located("e.jsonl", None, 1, 1).snippet, None);
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_column() {
+        let line = format!("{}X{}", "a".repeat(300), "b".repeat(300));
+        let src = SourceFile::new("f", line.as_str());
+        let snippet = located("f", Some(&src), 1, 301).snippet.unwrap();
+        let lines: Vec<&str> = snippet.lines().collect();
+        assert!(
+            lines[1].starts_with("1 | …a") && lines[1].ends_with("b…"),
+            "{snippet}"
+        );
+        let caret = lines[2].chars().count() - 1;
+        assert_eq!(lines[1].chars().nth(caret), Some('X'), "{snippet}");
     }
 }

@@ -35,6 +35,7 @@ impl RawInputs {
             let loc = locate(program, sf.span);
             let origin = Origin {
                 file: loc.as_ref().map_or("", |l| l.file.as_str()).into(),
+                source: None,
                 line: loc.as_ref().map_or(0, |l| l.line),
                 col: loc.as_ref().map_or(0, |l| l.col),
                 arg_cols: Vec::new(),
