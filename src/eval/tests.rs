@@ -1077,3 +1077,147 @@ proptest::proptest! {
         }
     }
 }
+
+/// Compile program text with the real front end and evaluate it over its own facts.
+fn run_source(text: &str, provenance: bool) -> FactBase {
+    let program = Arc::new(Program::from_source("test.dl", text).unwrap());
+    let options = EvalOptions {
+        provenance,
+        ..EvalOptions::default()
+    };
+    evaluate(program, &[], &options).unwrap()
+}
+
+fn rows_of(fb: &FactBase, rel: &str) -> Vec<Vec<Value>> {
+    fb.rows(fb.relation_id(rel).unwrap())
+}
+
+#[test]
+fn source_program_closure_negation_and_arithmetic() {
+    let fb = run_source(
+        r#"
+        .decl edge(a: number, b: number)
+        .decl path(a: number, b: number)
+        .decl far(a: number, b: number, d: number)
+        .decl unreachable(a: number, b: number)
+        .decl node(a: number)
+        edge(1, 2). edge(2, 3). edge(3, 1). edge(4, 4).
+        node(x) :- edge(x, _).
+        node(y) :- edge(_, y).
+        path(x, y) :- edge(x, y).
+        path(x, z) :- path(x, y), edge(y, z).
+        far(x, y, d) :- path(x, y), d = x * 10 + y, x != y.
+        unreachable(x, y) :- node(x), node(y), !path(x, y).
+        "#,
+        true,
+    );
+    assert_eq!(rows_of(&fb, "path").len(), 10);
+    let n = Value::Number;
+    assert_eq!(
+        rows_of(&fb, "unreachable"),
+        vec![
+            vec![n(1), n(4)],
+            vec![n(2), n(4)],
+            vec![n(3), n(4)],
+            vec![n(4), n(1)],
+            vec![n(4), n(2)],
+            vec![n(4), n(3)],
+        ]
+    );
+    assert!(rows_of(&fb, "far").contains(&vec![n(3), n(2), n(32)]));
+    assert_eq!(rows_of(&fb, "far").len(), 6);
+    let u = fb.relation_id("unreachable").unwrap();
+    let f = fb.lookup(u, &[n(4), n(1)]).unwrap();
+    let d = fb.derivation(f).unwrap();
+    assert_eq!(
+        d.absent,
+        vec![(fb.relation_id("path").unwrap(), vec![n(4), n(1)])]
+    );
+    assert_eq!(d.premises.len(), 2);
+}
+
+#[test]
+fn source_program_aggregates() {
+    let fb = run_source(
+        r#"
+        .decl member(g: number, d: number)
+        .decl size(g: number, n: number)
+        .decl biggest(n: number)
+        .decl total(s: number)
+        member(1, 10). member(1, 11). member(2, 20).
+        size(g, n) :- member(g, _), n = count : { member(g, _) }.
+        biggest(m) :- m = max n : { size(_, n) }.
+        total(s) :- s = sum d : { member(_, d) }.
+        "#,
+        true,
+    );
+    let n = Value::Number;
+    assert_eq!(
+        rows_of(&fb, "size"),
+        vec![vec![n(1), n(2)], vec![n(2), n(1)]]
+    );
+    assert_eq!(rows_of(&fb, "biggest"), vec![vec![n(2)]]);
+    assert_eq!(rows_of(&fb, "total"), vec![vec![n(41)]]);
+    let b = fb.relation_id("biggest").unwrap();
+    let d = fb.derivation(fb.lookup(b, &[n(2)]).unwrap()).unwrap();
+    // Every aggregated size fact is a premise.
+    assert_eq!(d.premises.len(), 2);
+    assert_eq!(d.height, 2);
+}
+
+#[test]
+fn drone_pack_confidences() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/rules/drones/drones.dl"
+    ))
+    .unwrap();
+    let program = Arc::new(Program::from_source("drones.dl", &text).unwrap());
+    let rel = |name: &str| program.relation_id(name).unwrap();
+    let member = |g: i64, d: i64, c: f64| InputFact {
+        rel: rel("member"),
+        args: vec![Value::Number(g), Value::Number(d)],
+        confidence: c,
+        provenance: Provenance::default(),
+    };
+    let sighting = |d: i64, z: &str, c: f64| InputFact {
+        rel: rel("sighting"),
+        args: vec![Value::Number(d), Value::Symbol(z.into())],
+        confidence: c,
+        provenance: Provenance::default(),
+    };
+    let inputs = vec![
+        member(42, 7, 1.0),
+        member(42, 9, 0.95),
+        member(17, 3, 1.0),
+        sighting(7, "airport", 0.9),
+        sighting(3, "harbor", 1.0),
+    ];
+    let fb = evaluate(program.clone(), &inputs, &prov()).unwrap();
+    let n = Value::Number;
+    let s = |z: &str| Value::Symbol(z.into());
+    // coordinated_threat(42): 0.9 × min(1.0, 0.95); group 17 has one drone.
+    let ct = fb.lookup(rel("coordinated_threat"), &[n(42)]).unwrap();
+    assert!((fb.confidence(ct) - 0.9 * 0.95).abs() < 1e-12);
+    assert!(fb.lookup(rel("coordinated_threat"), &[n(17)]).is_none());
+    // threatens(42, airport): 0.8 × min(0.855, 1.0, 0.95 × 0.9).
+    let th = fb.lookup(rel("threatens"), &[n(42), s("airport")]).unwrap();
+    assert!((fb.confidence(th) - 0.8 * 0.855).abs() < 1e-12);
+    let d = fb.derivation(th).unwrap();
+    assert_eq!(d.height, 2);
+    assert_eq!(d.premises.len(), 3);
+    let intr = fb.lookup(rel("intrusion"), &[n(7), s("airport")]).unwrap();
+    let di = fb.derivation(intr).unwrap();
+    assert_eq!(di.absent, vec![(rel("cleared"), vec![n(7)])]);
+    assert_eq!(
+        rows_of(&fb, "group_size"),
+        vec![vec![n(17), n(1)], vec![n(42), n(2)]]
+    );
+    assert_eq!(
+        fb.evidence(fb.lookup(rel("restricted"), &[s("harbor")]).unwrap())
+            .unwrap()
+            .provenance
+            .source,
+        "program"
+    );
+}
