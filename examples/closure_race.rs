@@ -153,5 +153,6 @@ fn main() {
             fb.len(1),
             t.as_secs_f64() / ascent_time.as_secs_f64()
         );
+        println!("  {:?}", fb.stats());
     }
 }

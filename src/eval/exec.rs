@@ -145,9 +145,10 @@ impl Run<'_, '_> {
                         frame.slots[s] = cells[c];
                     }
                     frame.facts[*fact] = FactId { rel: *rel, row };
-                    let c = conf.min(r.conf[row as usize]);
+                    let m = &r.meta[row as usize];
+                    let c = conf.min(m.conf);
                     let h = if ctx.provenance {
-                        height.max(r.deriv[row as usize].height)
+                        height.max(m.height)
                     } else {
                         0
                     };

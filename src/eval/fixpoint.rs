@@ -16,7 +16,7 @@ use lasso::Rodeo;
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::exec::{self, Ctx, Frame};
 use crate::eval::plan::{Plan, Planner, Premise, Step, Version};
-use crate::eval::relation::{AGG_MARK, DerivRec, INPUT_RULE, NO_EVIDENCE, Relation};
+use crate::eval::relation::{AGG_MARK, DerivRec, INPUT_RULE, Meta, NO_EVIDENCE, Relation};
 use crate::eval::{EvalOptions, FactId, Progress, Stats, StratumStats};
 use crate::ir::{Literal, Program};
 
@@ -272,7 +272,7 @@ impl<'a> Engine<'a> {
                         continue;
                     }
                     let d = self.rels[r].deriv[i];
-                    if d.rule == INPUT_RULE {
+                    if self.rels[r].meta[i].rule == INPUT_RULE {
                         state[r][i] = DONE;
                         continue;
                     }
@@ -294,10 +294,10 @@ impl<'a> Engine<'a> {
                     let h = premises
                         .iter()
                         .filter(|p| p.rel != AGG_MARK)
-                        .map(|p| self.rels[p.rel as usize].deriv[p.row as usize].height)
+                        .map(|p| self.rels[p.rel as usize].meta[p.row as usize].height)
                         .max()
                         .unwrap_or(0);
-                    self.rels[r].deriv[i].height = h.saturating_add(1);
+                    self.rels[r].meta[i].height = h.saturating_add(1);
                     state[r][i] = DONE;
                 }
             }
@@ -370,8 +370,12 @@ impl<'a> Engine<'a> {
         let next = &mut self.next_delta[head];
         for k in 0..pending.len() {
             let cells = &pending.cells[k * arity..k * arity + arity];
-            let conf = pending.conf[k];
-            let (row, new) = rel.insert(cells, conf);
+            let meta = Meta {
+                conf: pending.conf[k],
+                height: if provenance { pending.height[k] } else { 0 },
+                rule: plan.rule,
+            };
+            let (row, new) = rel.insert(cells, meta);
             let r = row as usize;
             if new {
                 self.derived_total += 1;
@@ -382,8 +386,6 @@ impl<'a> Engine<'a> {
                         [pending.starts[k] as usize..pending.starts[k + 1] as usize];
                     let start = arena_push(&mut rel.premises, prem)?;
                     rel.deriv.push(DerivRec {
-                        rule: plan.rule,
-                        height: pending.height[k],
                         start,
                         len: prem.len() as u32,
                     });
@@ -392,27 +394,23 @@ impl<'a> Engine<'a> {
                 next.push(row);
                 continue;
             }
-            let old_conf = rel.conf[r];
+            let old = rel.meta[r];
             let (better, improved) = if provenance {
-                let d = rel.deriv[r];
-                let h = pending.height[k];
-                let improved = conf > old_conf || (conf == old_conf && h < d.height);
-                (
-                    improved || (conf == old_conf && h == d.height && plan.rule < d.rule),
-                    improved,
-                )
+                let improved =
+                    meta.conf > old.conf || (meta.conf == old.conf && meta.height < old.height);
+                let tie = meta.conf == old.conf && meta.height == old.height;
+                (improved || (tie && meta.rule < old.rule), improved)
             } else {
-                (conf > old_conf, conf > old_conf)
+                (meta.conf > old.conf, meta.conf > old.conf)
             };
             if !better {
                 continue;
             }
-            rel.conf[r] = conf;
             if provenance {
                 let prem =
                     &pending.premises[pending.starts[k] as usize..pending.starts[k + 1] as usize];
                 let d = rel.deriv[r];
-                let start = if prem.len() <= d.len as usize && d.rule != INPUT_RULE {
+                let start = if prem.len() <= d.len as usize {
                     rel.premises[d.start as usize..d.start as usize + prem.len()]
                         .copy_from_slice(prem);
                     d.start
@@ -420,11 +418,12 @@ impl<'a> Engine<'a> {
                     arena_push(&mut rel.premises, prem)?
                 };
                 rel.deriv[r] = DerivRec {
-                    rule: plan.rule,
-                    height: pending.height[k],
                     start,
                     len: prem.len() as u32,
                 };
+                rel.meta[r] = meta;
+            } else {
+                rel.meta[r].conf = meta.conf;
             }
             if improved {
                 st.improved += 1;

@@ -29,7 +29,7 @@ mod tests;
 
 use exec::{Ctx, Frame};
 use plan::{Access, Cell, Plan, Premise, Step, decode, encode, encode_lookup};
-use relation::{AGG_MARK, DerivRec, INPUT_RULE, NO_EVIDENCE, Relation};
+use relation::{AGG_MARK, DerivRec, INPUT_RULE, Meta, NO_EVIDENCE, Relation};
 
 /// Identifies one fact in a [`FactBase`]: its relation and its row in that relation.
 /// Stable for the life of the fact base.
@@ -256,7 +256,7 @@ impl FactBase {
                 fact,
                 args,
                 bindings,
-                confidence: r.conf[row as usize],
+                confidence: r.meta[row as usize].conf,
             });
         }
         out.sort_by(|a, b| a.args.cmp(&b.args));
@@ -296,7 +296,7 @@ impl FactBase {
 
     /// A fact's confidence in [0, 1].
     pub fn confidence(&self, fact: FactId) -> f64 {
-        self.rels[fact.rel as usize].conf[fact.row as usize]
+        self.rels[fact.rel as usize].meta[fact.row as usize].conf
     }
 
     /// The best derivation of a derived fact; `None` for input facts and when
@@ -306,20 +306,21 @@ impl FactBase {
             return None;
         }
         let r = &self.rels[fact.rel as usize];
-        let rec = *r.deriv.get(fact.row as usize)?;
-        if rec.rule == INPUT_RULE {
+        let meta = *r.meta.get(fact.row as usize)?;
+        if meta.rule == INPUT_RULE {
             return None;
         }
+        let rec = *r.deriv.get(fact.row as usize)?;
         let premises = &r.premises[rec.start as usize..(rec.start + rec.len) as usize];
         Some(Derivation {
-            rule: rec.rule,
+            rule: meta.rule,
             premises: premises
                 .iter()
                 .copied()
                 .filter(|p| p.rel != AGG_MARK)
                 .collect(),
-            absent: self.absent(rec, premises),
-            height: rec.height,
+            absent: self.absent(meta.rule, premises),
+            height: meta.height,
         })
     }
 
@@ -335,8 +336,8 @@ impl FactBase {
 
     /// The ground negated atoms a derivation checked absent: replay the rule's base
     /// plan with the recorded premises to recover the variables' values.
-    fn absent(&self, rec: DerivRec, premises: &[FactId]) -> Vec<(RelId, Vec<Value>)> {
-        let Some(Some(plan)) = self.plans.get(rec.rule as usize) else {
+    fn absent(&self, rule: RuleId, premises: &[FactId]) -> Vec<(RelId, Vec<Value>)> {
+        let Some(Some(plan)) = self.plans.get(rule as usize) else {
             return Vec::new();
         };
         let mut frame = Frame::new(plan);
@@ -499,20 +500,15 @@ pub fn evaluate(
             }
         }
         let r = &mut rels[fact.rel as usize];
-        let (row, new) = r.insert(&cells, fact.confidence);
+        let (row, new) = r.insert(&cells, Meta::input(fact.confidence));
         if new {
             input_facts += 1;
             r.evidence.push(evidence.len() as u32);
             if options.provenance {
-                r.deriv.push(DerivRec {
-                    rule: INPUT_RULE,
-                    height: 0,
-                    start: 0,
-                    len: 0,
-                });
+                r.deriv.push(DerivRec::default());
             }
-        } else if fact.confidence > r.conf[row as usize] {
-            r.conf[row as usize] = fact.confidence;
+        } else if fact.confidence > r.meta[row as usize].conf {
+            r.meta[row as usize].conf = fact.confidence;
             r.evidence[row as usize] = evidence.len() as u32;
         }
         evidence.push(fact);

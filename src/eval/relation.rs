@@ -11,7 +11,7 @@ use hashbrown::HashTable;
 
 use crate::eval::FactId;
 
-/// `DerivRec::rule` of an input fact (height 0, no premises).
+/// `Meta::rule` of an input fact (height 0, no premises).
 pub(crate) const INPUT_RULE: u32 = u32::MAX;
 /// `FactId::rel` of a marker in a premise list: the next `row` premises are the facts
 /// one aggregate aggregated.
@@ -29,13 +29,33 @@ pub(crate) fn hash_cells(cells: impl Iterator<Item = u64>) -> u64 {
     h.finish()
 }
 
-/// The recorded best derivation of a row, compactly.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct DerivRec {
-    /// Rule id, or [`INPUT_RULE`].
-    pub rule: u32,
-    /// Height: 0 for input facts, else 1 + the highest premise height.
+/// What the evaluator reads and compares per row, kept together so that one
+/// cache line serves both joins and merges.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Meta {
+    /// Confidence.
+    pub conf: f64,
+    /// Height of the best derivation: 0 for input facts, else 1 + the highest premise
+    /// height (maintained only with provenance).
     pub height: u32,
+    /// Rule of the best derivation, or [`INPUT_RULE`].
+    pub rule: u32,
+}
+
+impl Meta {
+    /// The record of an input fact.
+    pub fn input(conf: f64) -> Meta {
+        Meta {
+            conf,
+            height: 0,
+            rule: INPUT_RULE,
+        }
+    }
+}
+
+/// Where a row's best derivation's premises are, compactly.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct DerivRec {
     /// Start of the premise list in [`Relation::premises`].
     pub start: u32,
     /// Length of the premise list (aggregate markers included).
@@ -85,11 +105,11 @@ pub(crate) struct Relation {
     /// Every row, with its first cells inline so that probing a narrow relation never
     /// reads its rows.
     dedup: HashTable<DedupEntry>,
-    /// Confidence per row.
-    pub conf: Vec<f64>,
+    /// Confidence, height and rule per row.
+    pub meta: Vec<Meta>,
     /// Indexes, each on a distinct column set.
     pub indexes: Vec<Index>,
-    /// Best derivation per row (empty when provenance is off).
+    /// Premises of the best derivation per row (empty when provenance is off).
     pub deriv: Vec<DerivRec>,
     /// Premise arena of `deriv`.
     pub premises: Vec<FactId>,
@@ -106,7 +126,7 @@ impl Relation {
             len: 0,
             data: Vec::new(),
             dedup: HashTable::new(),
-            conf: Vec::new(),
+            meta: Vec::new(),
             indexes: Vec::new(),
             deriv: Vec::new(),
             premises: Vec::new(),
@@ -141,9 +161,9 @@ impl Relation {
     }
 
     /// Find the row with these cells or append it; `(row, true)` when appended. New
-    /// rows get confidence `conf` and are added to every index; the caller fills in
-    /// `deriv` and `evidence` for them.
-    pub fn insert(&mut self, cells: &[u64], conf: f64) -> (u32, bool) {
+    /// rows get `meta` and are added to every index; the caller fills in `deriv` and
+    /// `evidence` for them.
+    pub fn insert(&mut self, cells: &[u64], meta: Meta) -> (u32, bool) {
         let h = hash_cells(cells.iter().copied());
         let head = head_of(cells);
         let (data, arity) = (&self.data, self.arity);
@@ -157,7 +177,7 @@ impl Relation {
         let row = self.len;
         self.data.extend_from_slice(cells);
         self.len += 1;
-        self.conf.push(conf);
+        self.meta.push(meta);
         let (data, arity) = (&self.data, self.arity);
         self.dedup.insert_unique(h, DedupEntry { head, row }, |e| {
             if arity > INLINE {
@@ -230,9 +250,9 @@ mod tests {
     fn insert_dedups_and_indexes_grow() {
         let mut r = Relation::new(2);
         let ix = r.ensure_index(&[1]);
-        assert_eq!(r.insert(&[1, 2], 1.0), (0, true));
-        assert_eq!(r.insert(&[3, 2], 1.0), (1, true));
-        assert_eq!(r.insert(&[1, 2], 0.5), (0, false));
+        assert_eq!(r.insert(&[1, 2], Meta::input(1.0)), (0, true));
+        assert_eq!(r.insert(&[3, 2], Meta::input(1.0)), (1, true));
+        assert_eq!(r.insert(&[1, 2], Meta::input(0.5)), (0, false));
         assert_eq!(r.lookup(ix, &[2]), &[0, 1]);
         assert!(r.lookup(ix, &[1]).is_empty());
         let ix0 = r.ensure_index(&[0]);
@@ -245,8 +265,8 @@ mod tests {
     #[test]
     fn nullary_relation_holds_one_row() {
         let mut r = Relation::new(0);
-        assert_eq!(r.insert(&[], 1.0), (0, true));
-        assert_eq!(r.insert(&[], 1.0), (0, false));
+        assert_eq!(r.insert(&[], Meta::input(1.0)), (0, true));
+        assert_eq!(r.insert(&[], Meta::input(1.0)), (0, false));
         assert_eq!(r.len(), 1);
         assert_eq!(r.find(&[]), Some(0));
     }
