@@ -68,23 +68,17 @@ fn same(a: &[u64], b: &[u64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
-/// Cells kept inline in a dedup entry.
-const INLINE: usize = 2;
-
-/// A dedup table entry: a row and its first [`INLINE`] cells (zero-padded).
+/// A dedup table entry: a row and the high half of its hash, which rejects almost
+/// every non-matching entry without reading the row.
 #[derive(Clone, Copy)]
 struct DedupEntry {
-    head: [u64; INLINE],
     row: u32,
+    tag: u32,
 }
 
 #[inline]
-fn head_of(cells: &[u64]) -> [u64; INLINE] {
-    let mut head = [0; INLINE];
-    for (h, c) in head.iter_mut().zip(cells) {
-        *h = *c;
-    }
-    head
+fn tag_of(h: u64) -> u32 {
+    (h >> 32) as u32
 }
 
 /// A hash index on a set of columns: key → rows (ascending). Each bucket keeps its
@@ -151,12 +145,9 @@ impl Relation {
     #[inline]
     pub fn find(&self, cells: &[u64]) -> Option<u32> {
         let h = hash_cells(cells.iter().copied());
-        let head = head_of(cells);
-        let wide = self.arity > INLINE;
+        let tag = tag_of(h);
         self.dedup
-            .find(h, |e| {
-                e.head == head && (!wide || same(self.row(e.row), cells))
-            })
+            .find(h, |e| e.tag == tag && same(self.row(e.row), cells))
             .map(|e| e.row)
     }
 
@@ -165,13 +156,13 @@ impl Relation {
     /// `evidence` for them.
     pub fn insert(&mut self, cells: &[u64], meta: Meta) -> (u32, bool) {
         let h = hash_cells(cells.iter().copied());
-        let head = head_of(cells);
+        let tag = tag_of(h);
         let (data, arity) = (&self.data, self.arity);
-        let wide = arity > INLINE;
         let row_of = |r: u32| &data[r as usize * arity..r as usize * arity + arity];
-        if let Some(e) = self.dedup.find(h, |e| {
-            e.head == head && (!wide || same(row_of(e.row), cells))
-        }) {
+        if let Some(e) = self
+            .dedup
+            .find(h, |e| e.tag == tag && same(row_of(e.row), cells))
+        {
             return (e.row, false);
         }
         let row = self.len;
@@ -179,12 +170,8 @@ impl Relation {
         self.len += 1;
         self.meta.push(meta);
         let (data, arity) = (&self.data, self.arity);
-        self.dedup.insert_unique(h, DedupEntry { head, row }, |e| {
-            if arity > INLINE {
-                hash_cells(data[e.row as usize * arity..][..arity].iter().copied())
-            } else {
-                hash_cells(e.head[..arity].iter().copied())
-            }
+        self.dedup.insert_unique(h, DedupEntry { row, tag }, |e| {
+            hash_cells(data[e.row as usize * arity..][..arity].iter().copied())
         });
         for index in &mut self.indexes {
             index_add(index, data, arity, row);
