@@ -64,6 +64,15 @@ pub(crate) struct Engine<'a> {
     /// Per relation: the next delta.
     next_delta: Vec<Vec<u32>>,
     derived_total: usize,
+    /// With a seed: every row of the stratum's relations that entered a delta.
+    pub touched: Vec<Vec<u32>>,
+}
+
+/// Where an incremental stratum evaluation starts: the rows each relation had before
+/// the new facts, and the rows that appeared or improved since.
+pub(crate) struct Seed {
+    pub base_len: Vec<u32>,
+    pub changed: Vec<Vec<u32>>,
 }
 
 fn budget_error(what: String) -> crate::diag::Error {
@@ -91,6 +100,7 @@ impl<'a> Engine<'a> {
             queued,
             next_delta: vec![Vec::new(); n],
             derived_total: 0,
+            touched: vec![Vec::new(); n],
         }
     }
 
@@ -101,7 +111,7 @@ impl<'a> Engine<'a> {
     /// Evaluate every stratum in order.
     pub fn run(&mut self) -> Result<()> {
         for si in 0..self.program.strata.len() {
-            self.stratum(si)?;
+            self.stratum(si, None)?;
         }
         Ok(())
     }
@@ -115,7 +125,10 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
-    fn stratum(&mut self, si: usize) -> Result<()> {
+    /// Evaluate stratum `si`. With a seed, evaluate only the consequences of the
+    /// seed's changed rows (every rule runs as semi-naive variants whose delta atoms
+    /// read relations that changed), assuming the rest was evaluated before.
+    pub fn stratum(&mut self, si: usize, seed: Option<&Seed>) -> Result<()> {
         let program = self.program;
         let stratum = &program.strata[si];
         let mut in_stratum = vec![false; program.relations.len()];
@@ -134,8 +147,32 @@ impl<'a> Engine<'a> {
         let mut once = Vec::new();
         let mut variants = Vec::new();
         let mut replay = Vec::new();
+        // Relations whose delta a variant may read (and whose old version is
+        // distinct from the full one).
+        let deltable: Vec<bool> = match seed {
+            None => in_stratum.clone(),
+            Some(s) => (0..in_stratum.len())
+                .map(|r| in_stratum[r] || !s.changed[r].is_empty())
+                .collect(),
+        };
         for &rid in &stratum.rules {
             let rule = program.rule(rid);
+            if seed.is_some() {
+                let mut planner = Planner {
+                    program,
+                    interner: &mut self.interner,
+                    rels: &mut self.rels,
+                    replay_only: false,
+                };
+                for (i, lit) in rule.body.iter().enumerate() {
+                    if let Literal::Atom(a) = lit
+                        && deltable[a.rel as usize]
+                    {
+                        variants.push(planner.plan(rule, Some(i), &deltable)?);
+                    }
+                }
+                continue;
+            }
             let recursive = stratum.recursive && reads_stratum(rule);
             let mut planner = Planner {
                 program,
@@ -169,23 +206,37 @@ impl<'a> Engine<'a> {
         st.rounds = 1;
         self.report(si, 0, self.derived_total - before);
         let mut first = true;
-        let mut round_start = vec![0; self.rels.len()];
-        while stratum.recursive && !variants.is_empty() {
+        let mut round_start = match seed {
+            None => vec![0; self.rels.len()],
+            Some(s) => s.base_len.clone(),
+        };
+        while (stratum.recursive || seed.is_some()) && !variants.is_empty() {
             let deltas: Vec<Vec<u32>> = self
                 .next_delta
                 .iter_mut()
                 .enumerate()
                 .map(|(rel, d)| {
                     let mut d = std::mem::take(d);
-                    if first && in_stratum[rel] {
-                        d = (0..self.rels[rel].len()).collect();
-                    } else {
-                        d.sort_unstable();
+                    match seed {
+                        Some(s) if first => {
+                            d = s.changed[rel].clone();
+                            d.sort_unstable();
+                            d.dedup();
+                        }
+                        None if first && in_stratum[rel] => {
+                            d = (0..self.rels[rel].len()).collect();
+                        }
+                        _ => d.sort_unstable(),
                     }
                     d
                 })
                 .collect();
             first = false;
+            if seed.is_some() {
+                for &rel in &stratum.relations {
+                    self.touched[rel as usize].extend_from_slice(&deltas[rel as usize]);
+                }
+            }
             for (rel, q) in self.queued.iter_mut().enumerate() {
                 for &row in &deltas[rel] {
                     q[row as usize] = false;
@@ -223,6 +274,13 @@ impl<'a> Engine<'a> {
             st.rounds += 1;
             round_start = full;
         }
+        if seed.is_some() {
+            // Rows changed in the last round that no rule reads are changes too.
+            for &rel in &stratum.relations {
+                let d = &self.next_delta[rel as usize];
+                self.touched[rel as usize].extend_from_slice(d);
+            }
+        }
         // Changes of a finished stratum feed no rule of its own.
         for (rel, d) in self.next_delta.iter_mut().enumerate() {
             for &row in d.iter() {
@@ -238,6 +296,30 @@ impl<'a> Engine<'a> {
         }
         self.stats.strata.push(st);
         Ok(())
+    }
+
+    /// Empty a relation down to its input facts (at their input confidence), for
+    /// re-evaluating its stratum from scratch.
+    pub fn reset_to_inputs(&mut self, rel: usize, evidence: &[crate::store::InputFact]) {
+        let old = &self.rels[rel];
+        let mut fresh = Relation::new(self.program.relations[rel].arity());
+        for row in 0..old.len() {
+            let k = old.evidence[row as usize];
+            if k == NO_EVIDENCE {
+                continue;
+            }
+            let conf = evidence.get(k as usize).map_or(1.0, |e| e.confidence);
+            let (_, new) = fresh.insert(old.row(row), Meta::input(conf));
+            if new {
+                fresh.evidence.push(k);
+                if self.provenance() {
+                    fresh.deriv.push(DerivRec::default());
+                }
+            }
+        }
+        self.queued[rel] = vec![false; fresh.len() as usize];
+        self.next_delta[rel].clear();
+        self.rels[rel] = fresh;
     }
 
     /// Make every recorded height of the stratum's facts exactly 1 + the highest
