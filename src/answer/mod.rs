@@ -7,6 +7,8 @@
 //! Architecture invariant: this layer reads facts only through [`TagResolver`] and
 //! plain tag sets; it knows nothing of evaluation or proof internals.
 
+pub mod firewall;
+pub mod grounding;
 pub mod segment;
 
 use crate::value::Value;
