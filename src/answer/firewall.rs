@@ -34,8 +34,9 @@
 //! The sanitized answer is the kept sentences in their original order. Two sentences
 //! that were adjacent in the original are joined by the whitespace that separated
 //! them; where stripped sentences were removed in between, the gap collapses to a
-//! paragraph break (`\n\n`) if it held a blank line, a line break if it held one, else
-//! a single space (or nothing, for scripts written without spaces).
+//! paragraph break (`\n\n`) if a blank line separated any two of the sentences in
+//! between, else a line break if a line break did, else a single space (or nothing,
+//! for scripts written without spaces).
 
 use std::collections::{BTreeSet, HashSet};
 use std::fmt;
@@ -565,13 +566,18 @@ fn join_kept(text: &str, sentences: &[SentenceVerdict]) -> String {
             continue;
         }
         if let Some(p) = prev_kept {
-            let gap = text.get(sentences[p].end..s.start).unwrap_or(" ");
+            let gap = |a: usize, b: usize| {
+                text.get(sentences[a].end..sentences[b].start)
+                    .unwrap_or(" ")
+            };
             if p + 1 == i {
-                out.extend(gap.chars().filter(|c| c.is_whitespace()));
+                out.extend(gap(p, i).chars().filter(|c| c.is_whitespace()));
             } else {
-                let breaks = gap.matches('\n').count();
-                out.push_str(match breaks {
-                    0 if gap.chars().any(char::is_whitespace) => " ",
+                // The widest break between any two of the sentences in between.
+                let breaks = (p..i).map(|k| gap(k, k + 1).matches('\n').count()).max();
+                let spaced = (p..i).any(|k| gap(k, k + 1).chars().any(char::is_whitespace));
+                out.push_str(match breaks.unwrap_or(0) {
+                    0 if spaced => " ",
                     0 => "",
                     1 => "\n",
                     _ => "\n\n",
