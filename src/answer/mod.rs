@@ -8,6 +8,7 @@
 //! plain tag sets; it knows nothing of evaluation or proof internals.
 
 pub mod firewall;
+pub mod gate;
 pub mod grounding;
 pub mod segment;
 
