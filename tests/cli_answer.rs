@@ -386,3 +386,118 @@ fn ground_thresholds_and_bad_input() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(stderr_json(&out)["error"]["code"], "bad_input");
 }
+
+#[test]
+fn check_verify_content_strips_what_the_facts_do_not_say() {
+    let dir = scratch("check_verify_content");
+    let proof = write(&dir, "proof.json", PROOF);
+    let answer = write(
+        &dir,
+        "answer.txt",
+        "Drone 42 is a coordinated threat [STEP-1]. \
+         Drone 42 is a member of group 9 [HEDGE-42]. \
+         Drone 42 is not a member of group 7 [HEDGE-42]. \
+         Coordinated threats follow from membership [RULE-0].",
+    );
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &proof,
+        "--verify-content",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let j = stdout_json(&out);
+    assert_eq!(j["supported_count"], 1);
+    assert_eq!(j["stripped_count"], 3);
+    golden("check_verify_content", &j);
+    // The same answer on tags alone passes every sentence.
+    let out = run(&["check", "--answer", &answer, "--proof", &proof]);
+    assert_eq!(out.status.code(), Some(0));
+    // Content verification needs facts, so it needs a proof.
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--allowed",
+        "STEP-1",
+        "--verify-content",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+const LEASE: &str =
+    "The tenant shall not sublet the premises without the landlord's written consent.";
+const RENT: &str = "Rent of 500.00 is due on the first day of each month.";
+
+#[test]
+fn gate_drops_unsupported_claims() {
+    let dir = scratch("gate_dropped");
+    let p1 = write(&dir, "lease.txt", LEASE);
+    let p2 = write(&dir, "rent.txt", RENT);
+    let answer = write(
+        &dir,
+        "answer.txt",
+        "The tenant shall not sublet the premises. The tenant shall sublet the premises. \
+         Rent of 500.00 is due on the first day.",
+    );
+    let out = run(&[
+        "gate",
+        "--answer",
+        &answer,
+        "--passage",
+        &p1,
+        "--passage",
+        &p2,
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let j = stdout_json(&out);
+    assert_eq!(j["refused"], false);
+    assert_eq!(j["unsupported_claims_removed"], 1);
+    assert_eq!(j["claims"][2]["passage"], 1);
+    golden("gate_dropped", &j);
+}
+
+#[test]
+fn gate_refuses_when_nothing_survives() {
+    let dir = scratch("gate_refused");
+    let p1 = write(&dir, "lease.txt", LEASE);
+    let answer = write(
+        &dir,
+        "answer.txt",
+        "The landlord shall not sublet the tenant. Rent of 900.00 is due.",
+    );
+    let out = run(&["gate", "--answer", &answer, "--passage", &p1]);
+    assert_eq!(out.status.code(), Some(1));
+    let j = stdout_json(&out);
+    assert_eq!(j["refused"], true);
+    golden("gate_refused", &j);
+
+    let out = run(&["gate", "--answer", &answer]);
+    assert_eq!(out.status.code(), Some(2));
+    let missing = dir.join("missing.txt");
+    let out = run(&[
+        "gate",
+        "--answer",
+        &answer,
+        "--passage",
+        &missing.to_string_lossy(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr_json(&out)["error"]["code"], "io_error");
+}
+
+#[test]
+fn gate_all_verified_from_stdin() {
+    let dir = scratch("gate_verified");
+    let p1 = write(&dir, "lease.txt", LEASE);
+    let out = run_stdin(
+        &["gate", "--answer", "-", "--passage", &p1],
+        "The tenant shall not sublet the premises without consent.",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let j = stdout_json(&out);
+    assert_eq!(j["all_claims_verified"], true);
+    golden("gate_verified", &j);
+}

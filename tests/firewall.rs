@@ -315,7 +315,7 @@ fn content_verification_strips_a_sentence_its_facts_do_not_say() {
     );
     assert!(matches!(
         &r.sentences[1].reason,
-        Some(StripReason::NotEntailed { facts }) if facts == &["drone 42 is a member of group 7"]
+        Some(StripReason::NotEntailed { facts, .. }) if facts == &["drone 42 is a member of group 7"]
     ));
 }
 
@@ -453,5 +453,31 @@ proptest! {
             Outcome::Stripped => prop_assert!(!r.stripped.is_empty() && !r.supported.is_empty()),
             Outcome::Abstained => prop_assert!(factual > 0 && r.supported.is_empty()),
         }
+    }
+}
+
+#[test]
+fn gate_verification_rejects_negation_and_inversion() {
+    let resolver = facts();
+    let fw = HallucinationFirewall::new().with_gate_verification(&resolver);
+    let allowed = tags(&SEED_ALLOWED);
+    let r = fw.check(
+        "Drone 42 is a member of group 7 [HEDGE-42]. \
+         Drone 42 is not a member of group 7 [HEDGE-42]. \
+         Group 7 is a member of drone 42 [HEDGE-42].",
+        &allowed,
+        true,
+        false,
+    );
+    assert_eq!(
+        r.supported,
+        vec!["Drone 42 is a member of group 7 [HEDGE-42]."]
+    );
+    assert_eq!(r.stripped.len(), 2);
+    for s in &r.sentences[1..] {
+        assert!(
+            matches!(s.reason, Some(StripReason::NotEntailed { .. })),
+            "{s:?}"
+        );
     }
 }

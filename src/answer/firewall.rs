@@ -14,22 +14,23 @@
 //! 3. **Factual.** Every other sentence is factual. It is kept, and counted as
 //!    supported, only if it cites at least one tag and *every* tag it cites is in the
 //!    allowed set; otherwise it is stripped. Tags are `HEDGE-N`, `RULE-N`, `STEP-N` and
-//!    `PATTERN-N` inside square brackets; one bracket may hold several, separated by any
-//!    character other than letters, digits and `-` (`[HEDGE-1, STEP-2]`), and brackets may follow each
-//!    other (`[HEDGE-1][STEP-2]`). Tag kinds are matched case-insensitively and numbers
-//!    by value, so `[hedge-042]` cites `HEDGE-42`; a tag-shaped word outside brackets is
-//!    not a citation.
+//!    `PATTERN-N` inside square brackets; one bracket may hold several, separated by
+//!    any character other than letters, digits and `-` (`[HEDGE-1, STEP-2]`), and
+//!    brackets may follow each other (`[HEDGE-1][STEP-2]`). Tag kinds are matched
+//!    case-insensitively and numbers by value, so `[hedge-042]` cites `HEDGE-42`; a
+//!    tag-shaped word outside brackets is not a citation.
 //!
 //! A sentence made only of brackets (`Drone 7 is hostile. [HEDGE-3]`) belongs to the
-//! sentence before it: the segmenter ends a sentence at its full stop, but the
-//! citation after the stop is that sentence's citation.
+//! sentence before it on the same line: where the segmenter ends a sentence at its full
+//! stop, the citation after the stop is still that sentence's citation.
 //!
-//! With content verification on ([`HallucinationFirewall::with_content_verification`]),
-//! a cited sentence must also follow, by a [`ClaimSupport`] predicate (the faithfulness
-//! gate), from the verbalisation of at least one fact its tags name, or from all of
-//! them read together. Tags are removed from the sentence before it is checked. A
-//! sentence whose tags name no fact (only `RULE` tags, say) has nothing to be verified
-//! against and fails.
+//! With content verification on ([`HallucinationFirewall::with_gate_verification`], or
+//! [`HallucinationFirewall::with_content_verification`] for another predicate), a cited
+//! sentence must also follow, by the faithfulness gate ([`GateSupport`]), from the
+//! verbalisation of at least one fact its tags name, or from all of them read together
+//! (joined by ". ", so one sentence may combine two cited facts). Tags are removed from
+//! the sentence before it is checked. A sentence whose tags name no fact (only `RULE`
+//! tags, say) has nothing to be verified against and fails.
 //!
 //! The sanitized answer is the kept sentences in their original order. Two sentences
 //! that were adjacent in the original are joined by the whitespace that separated
@@ -43,6 +44,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use super::gate::{Verdict, is_supported_v2};
 use super::segment::{Segment, segment};
 use super::{CitedFact, TagResolver};
 
@@ -93,16 +95,36 @@ impl TagSet for [String] {
     }
 }
 
-/// Does a claim follow from a passage? The faithfulness gate implements this; the
-/// firewall only asks the question, so it works with any predicate of that shape.
+/// Does a claim follow from a passage? The faithfulness gate ([`GateSupport`]) is the
+/// predicate the firewall is meant to use; any predicate of this shape will do (a
+/// stricter one, or a stub in tests).
 pub trait ClaimSupport {
-    /// Whether `claim` is supported by `passage`.
-    fn supports(&self, claim: &str, passage: &str) -> bool;
+    /// `Ok(())` when `claim` is supported by `passage`, else why not.
+    fn supports(&self, claim: &str, passage: &str) -> Result<(), String>;
 }
 
+/// A plain yes/no predicate; a "no" carries a generic reason.
 impl<F: Fn(&str, &str) -> bool> ClaimSupport for F {
-    fn supports(&self, claim: &str, passage: &str) -> bool {
-        self(claim, passage)
+    fn supports(&self, claim: &str, passage: &str) -> Result<(), String> {
+        if self(claim, passage) {
+            Ok(())
+        } else {
+            Err("not supported by the passage".to_string())
+        }
+    }
+}
+
+/// The faithfulness gate's predicate ([`is_supported_v2`]: ordered, gap-bounded
+/// containment with the polarity guard) as a [`ClaimSupport`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GateSupport;
+
+impl ClaimSupport for GateSupport {
+    fn supports(&self, claim: &str, passage: &str) -> Result<(), String> {
+        match is_supported_v2(claim, passage) {
+            Verdict::Supported(_) => Ok(()),
+            Verdict::Unsupported(reason) => Err(reason.to_string()),
+        }
     }
 }
 
@@ -169,6 +191,9 @@ pub enum StripReason {
     NotEntailed {
         /// The verbalisations it was checked against.
         facts: Vec<String>,
+        /// Why not, against the last passage tried (all the facts read together when
+        /// there are several).
+        detail: String,
     },
 }
 
@@ -186,13 +211,11 @@ impl fmt::Display for StripReason {
                     tags.join(", ")
                 )
             }
-            StripReason::NotEntailed { facts } => {
-                write!(
-                    f,
-                    "does not follow from the cited facts: {}",
-                    facts.join(" | ")
-                )
-            }
+            StripReason::NotEntailed { facts, detail } => write!(
+                f,
+                "does not follow from the cited facts ({detail}): {}",
+                facts.join(" | ")
+            ),
         }
     }
 }
@@ -299,6 +322,11 @@ impl<'a> HallucinationFirewall<'a> {
     ) -> Self {
         self.content = Some(ContentVerification { resolver, support });
         self
+    }
+
+    /// Content verification with the faithfulness gate ([`GateSupport`]).
+    pub fn with_gate_verification(self, resolver: &'a dyn TagResolver) -> Self {
+        self.with_content_verification(resolver, &GateSupport)
     }
 
     /// The message returned when the firewall abstains.
@@ -426,13 +454,23 @@ fn verify_content(
     }
     let claim = strip_brackets(sentence);
     let texts: Vec<String> = facts.into_iter().map(|f| f.text).collect();
-    let single = texts.iter().any(|t| content.support.supports(&claim, t));
-    let joint = texts.len() > 1 && content.support.supports(&claim, &texts.join(". "));
-    if single || joint {
-        Ok(())
-    } else {
-        Err(StripReason::NotEntailed { facts: texts })
+    let mut detail = String::new();
+    for text in &texts {
+        match content.support.supports(&claim, text) {
+            Ok(()) => return Ok(()),
+            Err(why) => detail = why,
+        }
     }
+    if texts.len() > 1 {
+        match content.support.supports(&claim, &texts.join(". ")) {
+            Ok(()) => return Ok(()),
+            Err(why) => detail = why,
+        }
+    }
+    Err(StripReason::NotEntailed {
+        facts: texts,
+        detail,
+    })
 }
 
 /// The citation tags of one text, canonical form, in order of first appearance.

@@ -12,7 +12,8 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use clap::Args;
-use prooflog::answer::firewall::{HallucinationFirewall, canonical_tag};
+use prooflog::answer::firewall::{HallucinationFirewall, Outcome, canonical_tag};
+use prooflog::answer::gate::Gate;
 use prooflog::answer::grounding::{
     Claim, GroundingOptions, GroundingReport, GroundingThresholds, ground_tags,
 };
@@ -140,14 +141,12 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
         table.proved || args.proofs.is_empty()
     };
 
-    let support = content_support();
     let mut firewall = HallucinationFirewall::new();
     if let Some(msg) = &args.abstain_message {
         firewall = firewall.with_abstain_message(msg.clone());
     }
     if args.verify_content {
-        let support = support.as_ref().map_err(|msg| usage(msg))?;
-        firewall = firewall.with_content_verification(&table, support.as_ref());
+        firewall = firewall.with_gate_verification(&table);
     }
     let result = firewall.check(&answer, &table.allowed, proved, args.require_proof);
 
@@ -173,22 +172,61 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
             println!("\n{}", result.answer);
         }
     }
-    Ok(ExitCode::from(
-        if result.outcome == prooflog::answer::firewall::Outcome::Supported {
-            0
-        } else {
-            1
-        },
-    ))
+    Ok(ExitCode::from(if result.outcome == Outcome::Supported {
+        0
+    } else {
+        1
+    }))
 }
 
 /// `prooflog gate`: the faithfulness gate. Exit 0 unless the gate refused (1).
 pub fn gate(args: GateArgs) -> ExitCode {
-    let _ = (&args.answer, &args.passages);
-    fail(
-        &usage("the faithfulness gate is not available in this build"),
-        args.format,
-    )
+    match run_gate(&args) {
+        Ok(code) => code,
+        Err(e) => fail(&e, args.format),
+    }
+}
+
+fn run_gate(args: &GateArgs) -> Result<ExitCode, Error> {
+    let answer = read_input(&args.answer)?;
+    let passages = args
+        .passages
+        .iter()
+        .map(|p| read_input(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let result = Gate::check(&answer, &passages);
+    match args.format {
+        Format::Json => println!("{}", to_json(&result)?),
+        Format::Text => {
+            let state = if result.refused {
+                "refused"
+            } else if result.all_claims_verified {
+                "all claims verified"
+            } else {
+                "unsupported claims removed"
+            };
+            println!("{state} ({} removed)", result.unsupported_claims_removed);
+            for c in &result.claims {
+                match (&c.passage, &c.reason) {
+                    (Some(p), _) => println!("  ok    [{}] {}", args.passages[*p], c.text),
+                    (None, Some(r)) => println!("  drop  {}\n        because {r}", c.text),
+                    (None, None) => println!("  drop  {}", c.text),
+                }
+            }
+            println!("\n{}", result.answer);
+        }
+    }
+    Ok(ExitCode::from(if result.refused { 1 } else { 0 }))
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, Error> {
+    serde_json::to_string(value).map_err(|e| {
+        Diagnostic::new(
+            ErrorCode::BadInput,
+            format!("cannot serialize the result: {e}"),
+        )
+        .into()
+    })
 }
 
 /// `prooflog ground`: grade a claim against cited facts. Exit 0 grounded, 1 weak or
@@ -243,9 +281,9 @@ fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
 
 fn print_report(report: &GroundingReport, format: Format) {
     match format {
-        Format::Json => match serde_json::to_string(report) {
+        Format::Json => match to_json(report) {
             Ok(s) => println!("{s}"),
-            Err(e) => eprintln!("cannot serialize the grounding report: {e}"),
+            Err(e) => eprintln!("{e}"),
         },
         Format::Text => {
             println!("{}: {}", report.verdict, report.reason);
@@ -262,13 +300,6 @@ fn print_report(report: &GroundingReport, format: Format) {
             }
         }
     }
-}
-
-/// The content check the firewall uses for `--verify-content`.
-type SupportResult = Result<Box<dyn prooflog::answer::firewall::ClaimSupport>, String>;
-
-fn content_support() -> SupportResult {
-    Err("content verification needs the faithfulness gate, not available in this build".into())
 }
 
 /// Tags and the facts they name, read from proof or cited-fact JSON.
