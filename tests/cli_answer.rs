@@ -501,3 +501,22 @@ fn gate_all_verified_from_stdin() {
     assert_eq!(j["all_claims_verified"], true);
     golden("gate_verified", &j);
 }
+
+#[test]
+fn check_explain_adds_sentence_verdicts() {
+    let dir = scratch("check_explain");
+    let answer = write(&dir, "answer.txt", MIXED);
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--allowed",
+        "HEDGE-42,RULE-0,STEP-1",
+        "--explain",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let j = stdout_json(&out);
+    assert_eq!(j["sentences"][1]["reason"]["kind"], "unknown_tags");
+    assert_eq!(j["sentences"][3]["reason"]["kind"], "no_citation");
+    golden("check_explain", &j);
+}

@@ -481,3 +481,74 @@ fn gate_verification_rejects_negation_and_inversion() {
         );
     }
 }
+
+/// Free text with brackets, tags, markers, terminators and non-ASCII thrown in.
+fn free_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            "\\PC{0,12}",
+            Just("[HEDGE-1]".to_string()),
+            Just("[STEP-2, RULE-0]".to_string()),
+            Just("[UNVERIFIED]".to_string()),
+            Just("[".to_string()),
+            Just("]".to_string()),
+            Just(". ".to_string()),
+            Just("\n".to_string()),
+            Just("。".to_string()),
+            Just(" drone 42 is a member of group 7 ".to_string()),
+        ],
+        0..24,
+    )
+    .prop_map(|v| v.concat())
+}
+
+proptest! {
+    #[test]
+    fn arbitrary_text_keeps_the_invariants(text in free_text(), allowed in allowed_set()) {
+        let r = HallucinationFirewall::new().check(&text, &allowed, true, false);
+        prop_assert!((0.0..=1.0).contains(&r.coverage));
+        for s in r.sentences.iter().filter(|s| s.kept()) {
+            prop_assert!(cited_tags(&s.text).iter().all(|t| allowed.contains(t)));
+            prop_assert_eq!(text.get(s.start..s.end), Some(s.text.as_str()));
+        }
+        for s in &r.supported {
+            prop_assert!(!cited_tags(s).is_empty());
+        }
+    }
+
+    #[test]
+    fn content_verification_only_narrows(text in answer(), allowed in allowed_set()) {
+        let resolver = facts();
+        let plain = HallucinationFirewall::new().check(&text, &allowed, true, false);
+        let verified = HallucinationFirewall::new()
+            .with_gate_verification(&resolver)
+            .check(&text, &allowed, true, false);
+        prop_assert_eq!(plain.sentences.len(), verified.sentences.len());
+        for (p, v) in plain.sentences.iter().zip(&verified.sentences) {
+            prop_assert!(p.kept() || !v.kept(), "verification kept {:?}", v.text);
+        }
+        prop_assert!(verified.coverage <= plain.coverage);
+    }
+}
+
+#[test]
+fn full_result_json_golden() {
+    let r = check(
+        "Drone 42 is a coordinated threat [STEP-1]. In short: yes. \
+         Drone 42 was refuelled at sea [UNVERIFIED]. Drone 42 carries explosives [HEDGE-9].",
+        &SEED_ALLOWED,
+    );
+    let actual = serde_json::to_value(&r).expect("serializes");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/check_firewall_result.json");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        let text = serde_json::to_string_pretty(&actual).expect("pretty JSON");
+        std::fs::write(&path, text + "\n").expect("write golden");
+        return;
+    }
+    let expected: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&path).expect("golden exists (UPDATE_GOLDEN=1 writes it)"),
+    )
+    .expect("golden is JSON");
+    assert_eq!(actual, expected);
+}

@@ -584,12 +584,16 @@ fn attach_trailing_citations(text: &str, segments: Vec<Segment>) -> Vec<Segment>
             && strip_brackets(&seg.text)
                 .chars()
                 .all(|c| c.is_ascii_punctuation() || c.is_whitespace());
-        match out.last_mut() {
-            Some(prev) if bracket_only && !text[prev.end..seg.start].contains('\n') => {
+        let merged = out.last_mut().filter(|_| bracket_only).and_then(|prev| {
+            let gap = text.get(prev.end..seg.start)?;
+            let whole = text.get(prev.start..seg.end)?;
+            (!gap.contains('\n')).then(|| {
                 prev.end = seg.end;
-                prev.text = text[prev.start..seg.end].to_string();
-            }
-            _ => out.push(seg),
+                prev.text = whole.to_string();
+            })
+        });
+        if merged.is_none() {
+            out.push(seg);
         }
     }
     out

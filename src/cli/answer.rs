@@ -53,6 +53,9 @@ pub struct CheckArgs {
     /// The message returned when the firewall abstains.
     #[arg(long, value_name = "TEXT")]
     abstain_message: Option<String>,
+    /// Also print every sentence's verdict and reason (`sentences`).
+    #[arg(long)]
+    explain: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -154,6 +157,14 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
         Format::Json => {
             let mut out = result.as_dict();
             out["answer"] = Json::String(result.answer.clone());
+            if args.explain {
+                out["sentences"] = serde_json::to_value(&result.sentences).map_err(|e| {
+                    Error::from(Diagnostic::new(
+                        ErrorCode::BadInput,
+                        format!("cannot serialize the result: {e}"),
+                    ))
+                })?;
+            }
             println!("{out}");
         }
         Format::Text => {
