@@ -5,7 +5,43 @@ use std::collections::HashSet;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use prooflog::Value;
 use prooflog::answer::firewall::HallucinationFirewall;
+use prooflog::answer::{CitedFact, TagResolver};
+
+/// Every HEDGE-n names `member(n, n % 7)`; every STEP-k a coordinated threat.
+struct Facts;
+
+impl TagResolver for Facts {
+    fn resolve(&self, tag: &str) -> Vec<CitedFact> {
+        let Some((kind, n)) = tag.split_once('-') else {
+            return Vec::new();
+        };
+        let Ok(n) = n.parse::<i64>() else {
+            return Vec::new();
+        };
+        let (predicate, args, text) = match kind {
+            "HEDGE" => (
+                "member",
+                vec![Value::Number(n), Value::Number(n % 7)],
+                format!("drone {n} is a member of coordinated group {}", n % 7),
+            ),
+            "STEP" => (
+                "coordinated_threat",
+                vec![Value::Number(n)],
+                format!("group {n} is a coordinated threat"),
+            ),
+            _ => return Vec::new(),
+        };
+        vec![CitedFact {
+            tag: tag.to_string(),
+            predicate: predicate.to_string(),
+            args,
+            text,
+            functional_key: None,
+        }]
+    }
+}
 
 fn answer() -> String {
     let mut s = String::new();
@@ -41,8 +77,15 @@ fn bench(c: &mut Criterion) {
     let firewall = HallucinationFirewall::new();
     let mut group = c.benchmark_group("firewall");
     group.throughput(Throughput::Bytes(text.len() as u64));
+    group.bench_function("segment_only_10kb", |b| {
+        b.iter(|| prooflog::answer::segment::segment(black_box(&text)))
+    });
     group.bench_function("check_10kb", |b| {
         b.iter(|| firewall.check(black_box(&text), &allowed, true, false))
+    });
+    let verifying = HallucinationFirewall::new().with_gate_verification(&Facts);
+    group.bench_function("check_10kb_gate_verification", |b| {
+        b.iter(|| verifying.check(black_box(&text), &allowed, true, false))
     });
     group.finish();
 }

@@ -395,41 +395,51 @@ impl<'a> HallucinationFirewall<'a> {
         scan: &mut TagScan,
     ) -> SentenceVerdict {
         scan.run(&seg.text);
-        let tags: Vec<String> = scan.tags.clone();
-        let verdict = |kind, reason| SentenceVerdict {
+        let tags = std::mem::take(&mut scan.tags);
+        let (kind, reason) = self.classify(&seg.text, &tags, scan, allowed);
+        SentenceVerdict {
             text: seg.text.clone(),
             start: seg.start,
             end: seg.end,
             kind,
-            tags: tags.clone(),
+            tags,
             reason,
-        };
+        }
+    }
+
+    fn classify<T: TagSet + ?Sized>(
+        &self,
+        text: &str,
+        tags: &[String],
+        scan: &TagScan,
+        allowed: &T,
+    ) -> (SentenceKind, Option<StripReason>) {
         let unknown: Vec<String> = tags
             .iter()
             .filter(|t| !allowed.contains_tag(t))
             .cloned()
             .collect();
         if !unknown.is_empty() {
-            return verdict(
+            return (
                 SentenceKind::Stripped,
                 Some(StripReason::UnknownTags { tags: unknown }),
             );
         }
         if tags.is_empty() {
-            if scan.unverified {
-                return verdict(SentenceKind::Unverified, None);
-            }
-            if scan.unbracketed_chars < GLUE_MAX_CHARS {
-                return verdict(SentenceKind::Glue, None);
-            }
-            return verdict(SentenceKind::Stripped, Some(StripReason::NoCitation));
+            return if scan.unverified {
+                (SentenceKind::Unverified, None)
+            } else if scan.unbracketed_chars < GLUE_MAX_CHARS {
+                (SentenceKind::Glue, None)
+            } else {
+                (SentenceKind::Stripped, Some(StripReason::NoCitation))
+            };
         }
         if let Some(content) = &self.content
-            && let Err(reason) = verify_content(&seg.text, &tags, content)
+            && let Err(reason) = verify_content(text, tags, content)
         {
-            return verdict(SentenceKind::Stripped, Some(reason));
+            return (SentenceKind::Stripped, Some(reason));
         }
-        verdict(SentenceKind::Supported, None)
+        (SentenceKind::Supported, None)
     }
 }
 
