@@ -552,3 +552,37 @@ fn full_result_json_golden() {
     .expect("golden is JSON");
     assert_eq!(actual, expected);
 }
+
+#[test]
+fn one_firewall_serves_many_threads() {
+    fn shareable<T: Send + Sync>(_: &T) {}
+    let resolver = facts();
+    let fw = HallucinationFirewall::new().with_gate_verification(&resolver);
+    shareable(&fw);
+    let allowed = tags(&SEED_ALLOWED);
+    let outcomes: Vec<Outcome> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|i| {
+                let (fw, allowed) = (&fw, &allowed);
+                s.spawn(move || {
+                    let group = if i % 2 == 0 { 7 } else { 9 };
+                    let answer = format!("Drone 42 is a member of group {group} [HEDGE-42].");
+                    fw.check(&answer, allowed, true, false).outcome
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("thread ran"))
+            .collect()
+    });
+    assert_eq!(
+        outcomes,
+        [
+            Outcome::Supported,
+            Outcome::Abstained,
+            Outcome::Supported,
+            Outcome::Abstained
+        ]
+    );
+}

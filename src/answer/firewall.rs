@@ -281,12 +281,13 @@ impl FirewallResult {
 }
 
 struct ContentVerification<'a> {
-    resolver: &'a dyn TagResolver,
-    support: &'a dyn ClaimSupport,
+    resolver: &'a (dyn TagResolver + Sync),
+    support: &'a (dyn ClaimSupport + Sync),
 }
 
 /// Gates an answer against the citation tags that trace to proofs. Cheap to build and
-/// stateless between calls, so one firewall can serve many answers (and threads).
+/// stateless between calls, so one firewall can serve many answers from many threads
+/// (the resolver and predicate it verifies content with must be `Sync`).
 pub struct HallucinationFirewall<'a> {
     abstain_message: String,
     content: Option<ContentVerification<'a>>,
@@ -317,15 +318,15 @@ impl<'a> HallucinationFirewall<'a> {
     /// verbalisations of the facts its tags name (looked up through `resolver`).
     pub fn with_content_verification(
         mut self,
-        resolver: &'a dyn TagResolver,
-        support: &'a dyn ClaimSupport,
+        resolver: &'a (dyn TagResolver + Sync),
+        support: &'a (dyn ClaimSupport + Sync),
     ) -> Self {
         self.content = Some(ContentVerification { resolver, support });
         self
     }
 
     /// Content verification with the faithfulness gate ([`GateSupport`]).
-    pub fn with_gate_verification(self, resolver: &'a dyn TagResolver) -> Self {
+    pub fn with_gate_verification(self, resolver: &'a (dyn TagResolver + Sync)) -> Self {
         self.with_content_verification(resolver, &GateSupport)
     }
 
