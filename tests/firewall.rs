@@ -586,3 +586,18 @@ fn one_firewall_serves_many_threads() {
         ]
     );
 }
+
+#[test]
+fn unverified_marker_with_allowed_tags_is_kept_uncounted() {
+    let resolver = facts();
+    let fw = HallucinationFirewall::new().with_gate_verification(&resolver);
+    let r = fw.check(
+        "Drone 42 may also lead group 9 [HEDGE-42] [UNVERIFIED]. Drone 42 is a member of group 7 [HEDGE-42].",
+        &tags(&SEED_ALLOWED),
+        true,
+        false,
+    );
+    assert_eq!(r.sentences[0].kind, SentenceKind::Unverified);
+    assert_eq!(r.outcome, Outcome::Supported);
+    assert_eq!(r.supported.len(), 1);
+}

@@ -9,8 +9,9 @@
 //!    connective text ("In short:", "Yes.") and is kept. A sentence that cites a tag is
 //!    never glue: a short sentence with a fabricated citation is still stripped.
 //! 2. **Unverified.** A sentence carrying an honest `[UNVERIFIED…]` marker (any bracket
-//!    whose content starts with `UNVERIFIED`, case-insensitive) is kept, unless it also
-//!    cites a tag outside the allowed set.
+//!    whose content starts with `UNVERIFIED`, case-insensitive) is kept and not counted
+//!    as factual (nor checked for content), unless it also cites a tag outside the
+//!    allowed set.
 //! 3. **Factual.** Every other sentence is factual. It is kept, and counted as
 //!    supported, only if it cites at least one tag and *every* tag it cites is in the
 //!    allowed set; otherwise it is stripped. Tags are `HEDGE-N`, `RULE-N`, `STEP-N` and
@@ -426,10 +427,11 @@ impl<'a> HallucinationFirewall<'a> {
                 Some(StripReason::UnknownTags { tags: unknown }),
             );
         }
+        if scan.unverified {
+            return (SentenceKind::Unverified, None);
+        }
         if tags.is_empty() {
-            return if scan.unverified {
-                (SentenceKind::Unverified, None)
-            } else if scan.unbracketed_chars < GLUE_MAX_CHARS {
+            return if scan.unbracketed_chars < GLUE_MAX_CHARS {
                 (SentenceKind::Glue, None)
             } else {
                 (SentenceKind::Stripped, Some(StripReason::NoCitation))
