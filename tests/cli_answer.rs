@@ -520,3 +520,54 @@ fn check_explain_adds_sentence_verdicts() {
     assert_eq!(j["sentences"][3]["reason"]["kind"], "no_citation");
     golden("check_explain", &j);
 }
+
+#[test]
+fn check_verify_content_with_texts_for_a_proof_without_words() {
+    let dir = scratch("check_texts");
+    // The proof as the proof module prints it: facts, no verbalisations.
+    let bare: serde_json::Value = {
+        let mut v: serde_json::Value = serde_json::from_str(PROOF).expect("proof JSON");
+        for node in v["nodes"].as_array_mut().expect("nodes") {
+            node.as_object_mut().expect("node").remove("text");
+        }
+        v
+    };
+    let proof = write(&dir, "proof.json", &bare.to_string());
+    let texts = write(
+        &dir,
+        "texts.json",
+        r#"{"member": "drone {0} is a member of group {1}",
+            "coordinated_threat": "drone {0} is a coordinated threat"}"#,
+    );
+    let answer = write(
+        &dir,
+        "answer.txt",
+        "Drone 42 is a member of group 7 [HEDGE-42]. Drone 42 is a coordinated threat [STEP-1].",
+    );
+    let args = [
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &proof,
+        "--verify-content",
+    ];
+    let out = run(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "member(42, 7) does not say it in words"
+    );
+    let mut with_texts = args.to_vec();
+    with_texts.extend(["--texts", &texts]);
+    let out = run(&with_texts);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout_json(&out)["supported_count"], 2);
+
+    let bad = write(&dir, "bad_texts.json", r#"{"member": 3}"#);
+    let mut bad_args = args.to_vec();
+    bad_args.extend(["--texts", &bad]);
+    let out = run(&bad_args);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr_json(&out)["error"]["code"], "bad_input");
+}

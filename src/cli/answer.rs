@@ -53,6 +53,11 @@ pub struct CheckArgs {
     /// The message returned when the firewall abstains.
     #[arg(long, value_name = "TEXT")]
     abstain_message: Option<String>,
+    /// Verbalisation templates, a JSON object `{"member": "{0} is a member of group
+    /// {1}"}` as the rule pack's `.text` directives give them; they say a proof node's
+    /// fact in words where the node has no `text`.
+    #[arg(long, value_name = "FILE")]
+    texts: Option<String>,
     /// Also print every sentence's verdict and reason (`sentences`).
     #[arg(long)]
     explain: bool,
@@ -94,6 +99,11 @@ pub struct GroundArgs {
     /// Scores at or above this are grounded.
     #[arg(long, value_name = "Y")]
     permit: Option<f64>,
+    /// Verbalisation templates, a JSON object `{"member": "{0} is a member of group
+    /// {1}"}` as the rule pack's `.text` directives give them; they say a proof node's
+    /// fact in words where the node has no `text`.
+    #[arg(long, value_name = "FILE")]
+    texts: Option<String>,
     /// Match the claim's predicate against relation names only, not verbalisations.
     #[arg(long)]
     no_predicate_in_text: bool,
@@ -123,7 +133,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
         ));
     }
     let answer = read_input(&args.answer)?;
-    let mut table = FactTable::default();
+    let mut table = FactTable::with_texts(args.texts.as_deref())?;
     for path in &args.proofs {
         table.add_proofs(path, &parse_json(path, &read_input(path)?)?)?;
     }
@@ -267,7 +277,7 @@ fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
         serde_json::from_str(&claim_text).map_err(|e| json_error(&claim_name, &e))?;
 
     let cited = parse_json(&args.cited, &read_input(&args.cited)?)?;
-    let mut table = FactTable::default();
+    let mut table = FactTable::with_texts(args.texts.as_deref())?;
     if is_proof_json(&cited) {
         table.add_proofs(&args.cited, &cited)?;
     } else {
@@ -324,6 +334,8 @@ struct FactTable {
     order: Vec<String>,
     /// Whether some proof has status "proved".
     proved: bool,
+    /// Verbalisation templates by predicate.
+    texts: HashMap<String, String>,
 }
 
 impl TagResolver for FactTable {
@@ -341,6 +353,28 @@ fn is_proof_json(v: &Json) -> bool {
 }
 
 impl FactTable {
+    /// An empty table that verbalises with the templates in `path` (if given).
+    fn with_texts(path: Option<&str>) -> Result<FactTable, Error> {
+        let mut table = FactTable::default();
+        let Some(path) = path else {
+            return Ok(table);
+        };
+        let json = parse_json(path, &read_input(path)?)?;
+        let obj = json.as_object().ok_or_else(|| {
+            bad_input(
+                path,
+                "expected an object mapping predicates to templates".into(),
+            )
+        })?;
+        for (pred, template) in obj {
+            let template = template.as_str().ok_or_else(|| {
+                bad_input(path, format!("the template for `{pred}` must be a string"))
+            })?;
+            table.texts.insert(pred.clone(), template.to_string());
+        }
+        Ok(table)
+    }
+
     fn add_fact(&mut self, fact: CitedFact) {
         let list = self.facts.entry(fact.tag.clone()).or_default();
         if !list.contains(&fact) {
@@ -395,7 +429,7 @@ impl FactTable {
                     let tag = tag_or_error(raw, &at)?;
                     self.allowed.insert(tag.clone());
                     if key != "rule_tag" {
-                        let fact = cited_fact(tag, node).map_err(|m| at(&m))?;
+                        let fact = cited_fact(tag, node, &self.texts).map_err(|m| at(&m))?;
                         self.add_fact(fact);
                     }
                 }
@@ -419,7 +453,7 @@ impl FactTable {
                 .and_then(Json::as_str)
                 .ok_or_else(|| at("needs a string `tag`"))?;
             let tag = canonical_tag(raw).unwrap_or_else(|| raw.to_string());
-            let fact = cited_fact(tag.clone(), obj).map_err(|m| at(&m))?;
+            let fact = cited_fact(tag.clone(), obj, &self.texts).map_err(|m| at(&m))?;
             self.allowed.insert(tag);
             self.add_fact(fact);
         }
@@ -431,8 +465,13 @@ fn tag_or_error(raw: &str, err: &dyn Fn(&str) -> Error) -> Result<String, Error>
     canonical_tag(raw).ok_or_else(|| err(&format!("`{raw}` is not a citation tag")))
 }
 
-/// A cited fact from a proof node or cited-fact object.
-fn cited_fact(tag: String, obj: &serde_json::Map<String, Json>) -> Result<CitedFact, String> {
+/// A cited fact from a proof node or cited-fact object. Its words: the object's
+/// `text`, else the predicate's template filled in, else its `fact`, else `p(args)`.
+fn cited_fact(
+    tag: String,
+    obj: &serde_json::Map<String, Json>,
+    texts: &HashMap<String, String>,
+) -> Result<CitedFact, String> {
     let predicate = match obj.get("predicate") {
         Some(Json::String(p)) => p.clone(),
         None => String::new(),
@@ -448,9 +487,11 @@ fn cited_fact(tag: String, obj: &serde_json::Map<String, Json>) -> Result<CitedF
             .collect::<Result<Vec<_>, _>>()?,
         Some(_) => return Err("`args` must be an array".into()),
     };
-    let text = match (obj.get("text"), obj.get("fact")) {
-        (Some(Json::String(t)), _) | (None, Some(Json::String(t))) => t.clone(),
-        (Some(_), _) => return Err("`text` must be a string".into()),
+    let text = match (obj.get("text"), texts.get(&predicate), obj.get("fact")) {
+        (Some(Json::String(t)), _, _) => t.clone(),
+        (Some(_), _, _) => return Err("`text` must be a string".into()),
+        (None, Some(template), _) => fill_template(template, &args),
+        (None, None, Some(Json::String(t))) => t.clone(),
         _ => {
             let parts: Vec<String> = args.iter().map(|a| a.to_json().to_string()).collect();
             format!("{predicate}({})", parts.join(", "))
@@ -476,6 +517,36 @@ fn cited_fact(tag: String, obj: &serde_json::Map<String, Json>) -> Result<CitedF
         text,
         functional_key,
     })
+}
+
+/// A template with each `{i}` replaced by argument `i` (symbols without quotes);
+/// placeholders with no such argument stay as written.
+fn fill_template(template: &str, args: &[Value]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let arg = after.find('}').and_then(|close| {
+            let i: usize = after[..close].parse().ok()?;
+            Some((args.get(i)?, close))
+        });
+        match arg {
+            Some((v, close)) => {
+                match v {
+                    Value::Symbol(s) => out.push_str(s),
+                    other => out.push_str(&other.to_json().to_string()),
+                }
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn read_input(path: &str) -> Result<String, Error> {
@@ -509,4 +580,37 @@ fn bad_input(file: &str, message: String) -> Error {
 
 fn usage(message: &str) -> Error {
     Diagnostic::new(ErrorCode::Usage, message).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_fill_numbered_placeholders() {
+        let args = [Value::Number(42), Value::Symbol("north pier".into())];
+        assert_eq!(
+            fill_template("drone {0} is based at the {1}", &args),
+            "drone 42 is based at the north pier"
+        );
+        assert_eq!(fill_template("{2} {x} {", &args), "{2} {x} {");
+        assert_eq!(fill_template("{1}{0}", &args), "north pier42");
+    }
+
+    #[test]
+    fn cited_fact_prefers_text_then_template_then_fact() {
+        let texts = HashMap::from([("member".to_string(), "{0} is in {1}".to_string())]);
+        let node = |v: Json| v.as_object().cloned().unwrap_or_default();
+        let with_text = node(serde_json::json!({"predicate": "member", "args": [1, 2],
+            "text": "one is in two", "fact": "member(1, 2)"}));
+        let plain = node(serde_json::json!({"predicate": "member", "args": [1, 2],
+            "fact": "member(1, 2)"}));
+        let other = node(serde_json::json!({"predicate": "seen", "args": [1]}));
+        let text = |o| cited_fact("HEDGE-1".into(), o, &texts).map(|f| f.text);
+        assert_eq!(text(&with_text).as_deref(), Ok("one is in two"));
+        assert_eq!(text(&plain).as_deref(), Ok("1 is in 2"));
+        assert_eq!(text(&other).as_deref(), Ok("seen(1)"));
+        let bad = node(serde_json::json!({"predicate": "seen", "args": [[1]]}));
+        assert!(cited_fact("HEDGE-1".into(), &bad, &texts).is_err());
+    }
 }
