@@ -4,8 +4,9 @@
 //! allowed tags are every node's `rule_tag`, `step_tag` and `hedge_tag` (plus a
 //! top-level `evidence_tags` list when present), and the fact a `STEP`/`HEDGE` tag
 //! names is its node's `predicate` and `args`, in words its `text`, else its
-//! predicate's `--texts` template filled in, else its `fact`. Reading the JSON rather than the proof module's types keeps the checkers usable on
-//! proofs produced by any version of the engine, or by another system.
+//! predicate's `--texts` template filled in, else its `fact`. Reading the JSON rather
+//! than the proof module's types keeps the checkers usable on proofs produced by any
+//! version of the engine, or by another system.
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::Read;
