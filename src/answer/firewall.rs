@@ -338,7 +338,9 @@ impl<'a> HallucinationFirewall<'a> {
 
     /// Check `answer` against `allowed` tags. `proved` says whether a symbolic
     /// conclusion was derived; with `require_proof` an unproved answer is abstained
-    /// outright (the per-sentence verdicts are still reported).
+    /// outright (the per-sentence verdicts are still reported). An answer with no
+    /// factual sentence (empty, or only glue and UNVERIFIED sentences) is supported,
+    /// with coverage 1.0: it claims nothing that needs a citation.
     pub fn check<T: TagSet + ?Sized>(
         &self,
         answer: &str,
@@ -362,10 +364,8 @@ impl<'a> HallucinationFirewall<'a> {
                 SentenceKind::Glue | SentenceKind::Unverified => {}
             }
         }
-        let factual = sentences
-            .iter()
-            .filter(|s| s.kind == SentenceKind::Supported || s.reason.is_some())
-            .count();
+        // Every stripped sentence was factual: it cited a tag or was too long for glue.
+        let factual = supported.len() + stripped.len();
         let coverage = if factual == 0 {
             1.0
         } else {
