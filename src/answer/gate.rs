@@ -3,7 +3,8 @@
 //! Token-set containment (kept as [`is_supported_v1`] for comparison) is closed under
 //! reordering and deletion, so it accepts role inversions ("the tenant indemnifies the
 //! landlord") and dropped negations ("the tenant shall sublet"). The gate narrows it
-//! in three ways, and admits nothing the old predicate rejected:
+//! in three ways; on text without citation tags it admits nothing the old predicate
+//! rejected (a property test checks it):
 //!
 //! 1. **Ordered, gap-bounded containment** ([`align`]): the claim's tokens must occur in
 //!    the passage in order, with multiplicity, as a subsequence; at most
@@ -13,12 +14,18 @@
 //! 2. **The polarity guard**: for every marker of [`POLARITY_MARKERS`] in the matched
 //!    passage span, the claim must contain it at least as often as the span does, so
 //!    dropping one of two negations fails as surely as dropping the only one.
+//!    Matched tokens are the claim's own, so the guard fails exactly when the chosen
+//!    (minimum-gap) alignment skips a marker. Only that alignment is judged: a claim
+//!    is rejected even if some wider in-budget alignment elsewhere would skip none.
 //! 3. **Per atomic claim, drop-not-fail** ([`Gate`]): the answer is cut into claims by
 //!    [`segment`]; an unsupported claim is removed, and the gate refuses only when no
 //!    claim survives on any passage.
 //!
 //! The gate proves that a claim follows from a passage, not that the passage is the
-//! right one (authority and scope are checked elsewhere).
+//! right one (authority and scope are checked elsewhere). A claim is a sentence, not a
+//! clause: a faithful answer that drops a whole conjunct ("Photons always travel at
+//! the speed of light" from "Photons have no rest mass and always travel at …") skips
+//! more than the gap budget, or a marker, and is rejected.
 //!
 //! # Tokens
 //!
@@ -631,6 +638,9 @@ mod tests {
         );
         assert_eq!(toks("on-call Landlord's"), vec!["on", "call", "landlord's"]);
         assert_eq!(toks("租户不得"), vec!["租", "户", "不", "得"]);
+        assert_eq!(toks("ドローンは北"), vec!["ドローン", "は", "北"]);
+        assert_eq!(toks("नहीं दे सकता।"), vec!["नहीं", "दे", "सकता"]);
+        assert_eq!(toks("Арендатор НЕ"), vec!["арендатор", "не"]);
     }
 
     #[test]
