@@ -948,6 +948,31 @@ mod tests {
             }
 
             #[test]
+            fn gate_result_is_consistent(
+                sentences in prop::collection::vec(words(), 0..5),
+                passages in prop::collection::vec(words(), 0..3),
+            ) {
+                let answer: String = sentences.iter().map(|s| format!("{}.", s.join(" "))).collect::<Vec<_>>().join(" ");
+                let passages: Vec<String> = passages.iter().map(|p| p.join(" ")).collect();
+                let r = Gate::check(&answer, &passages);
+                let kept: Vec<&str> = r.claims.iter().filter(|c| c.supported).map(|c| c.text.as_str()).collect();
+                prop_assert_eq!(r.unsupported_claims_removed, r.claims.len() - kept.len());
+                prop_assert_eq!(r.refused, kept.is_empty());
+                prop_assert_eq!(r.all_claims_verified, !r.refused && r.unsupported_claims_removed == 0);
+                prop_assert_eq!(&r.answer, &kept.join(" "));
+                for c in &r.claims {
+                    prop_assert_eq!(c.supported, c.passage.is_some());
+                    prop_assert_eq!(c.supported, c.reason.is_none());
+                    if let Some(i) = c.passage {
+                        prop_assert!(is_supported_v2(&c.text, &passages[i]).is_supported());
+                        for p in &passages[..i] {
+                            prop_assert!(!is_supported_v2(&c.text, p).is_supported());
+                        }
+                    }
+                }
+            }
+
+            #[test]
             fn a_verbatim_sentence_is_supported(
                 sentences in prop::collection::vec(prop::collection::vec("[a-z]{1,6}|not|no|500\\.00|10,000", 1..12), 1..5),
                 pick in any::<prop::sample::Index>()
