@@ -208,7 +208,7 @@ impl Ctx {
         s
     }
 
-    pub(crate) fn type_conflict(&mut self, c: Conflict, subject: &str, span: Span) {
+    pub(crate) fn type_conflict(&mut self, c: &Conflict, subject: &str, span: Span) {
         let message = format!(
             "type mismatch for {subject}: {}, but {}",
             self.describe_side(&c.left),
@@ -736,7 +736,11 @@ impl Ctx {
                                     let s =
                                         self.types.slot(Kind::of_lit(l), Origin::Const(l.clone()));
                                     if let Err(conf) = self.types.unify(base + i as Slot, s) {
-                                        self.type_conflict(conf, &format!("constant `{l}`"), *span);
+                                        self.type_conflict(
+                                            &conf,
+                                            &format!("constant `{l}`"),
+                                            *span,
+                                        );
                                     }
                                 }
                                 args.push((l.clone(), *span));

@@ -187,7 +187,7 @@ impl<'c> Lowerer<'c> {
 
     fn unify(&mut self, context: Slot, new: Slot, subject: &str, span: Span) {
         if let Err(c) = self.ctx.types.unify(context, new) {
-            self.ctx.type_conflict(c, subject, span);
+            self.ctx.type_conflict(&c, subject, span);
         }
     }
 
