@@ -306,3 +306,28 @@ fn every_error_is_collected_in_source_order() {
         .collect();
     assert_eq!(lines, vec![2, 3, 4, 5]);
 }
+
+#[test]
+fn unsafe_variable_aggregate_result_inside_its_own_body() {
+    let d = single(
+        "e(1, 2).\np(a) :- e(a, _), n = count : { e(n, _) }.",
+        ErrorCode::UnsafeVariable,
+        2,
+        18,
+    );
+    assert!(
+        d.message.contains("`n` also occurs inside the aggregate"),
+        "{}",
+        d.message
+    );
+}
+
+#[test]
+fn aggregates_waiting_on_each_other_are_rejected() {
+    let errs = errors("e(1, 2).\np() :- a = count : { e(b, _) }, b = count : { e(a, _) }.");
+    assert!(!errs.is_empty());
+    assert!(
+        errs.iter().all(|d| d.code == ErrorCode::UnsafeVariable),
+        "{errs:#?}"
+    );
+}

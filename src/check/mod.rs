@@ -168,6 +168,11 @@ pub(crate) struct Ctx {
 }
 
 impl Ctx {
+    /// How many errors have been reported so far.
+    pub(crate) fn error_count(&self) -> usize {
+        self.errors.len()
+    }
+
     pub(crate) fn error(
         &mut self,
         code: ErrorCode,
