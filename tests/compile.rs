@@ -333,7 +333,7 @@ mod safe_order {
     }
 
     /// Walk `body` in order, checking reads against `bound` and adding bindings.
-    fn check_body(body: &[Literal], bound: &mut Vec<bool>) -> Result<(), String> {
+    fn check_body(body: &[Literal], bound: &mut [bool]) -> Result<(), String> {
         for l in body {
             match l {
                 Literal::Atom(a) => {
@@ -379,7 +379,7 @@ mod safe_order {
                     target,
                     ..
                 } => {
-                    let mut inner = bound.clone();
+                    let mut inner = bound.to_vec();
                     check_body(body, &mut inner)?;
                     if let Some(t) = target {
                         let mut reads = Vec::new();
