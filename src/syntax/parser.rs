@@ -240,7 +240,14 @@ impl Parser {
             match self.peek() {
                 Tok::Eof => return,
                 Tok::LBrace => depth += 1,
-                Tok::RBrace => depth -= 1,
+                Tok::RBrace => {
+                    depth -= 1;
+                    if depth == 0 {
+                        // The end of a skipped `{ … }` block (e.g. `.comp`).
+                        self.bump();
+                        return;
+                    }
+                }
                 Tok::Dot if depth <= 0 => {
                     if self.at_directive() && self.token().line_start {
                         return;
@@ -800,5 +807,56 @@ fn hint_for(wanted: &str) -> String {
         "end a fact with `.`, or write `:-` and a body to make it a rule".into()
     } else {
         format!("write {wanted} here")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn items(text: &str) -> (Vec<Item>, Vec<SyntaxError>) {
+        let (m, errs) = parse_module(0, text);
+        (m.items, errs)
+    }
+
+    #[test]
+    fn a_dot_glued_to_a_name_starts_a_directive_only_at_statement_start() {
+        let (its, errs) = items("e(1).\n.output e\nf(2).e(3).");
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(its.len(), 4);
+        assert!(matches!(its[1], Item::Io(_)));
+    }
+
+    #[test]
+    fn recovery_resumes_at_the_next_statement() {
+        let (its, errs) = items("p(x) :- q(x) r(x).\n.decl a(x: number)\nq(1).\n");
+        assert_eq!(errs.len(), 1);
+        assert_eq!(its.len(), 2);
+        // An error inside a directive resumes at the next line's directive.
+        let (its, errs) = items(".decl a(x number)\n.decl b(y: number)\n");
+        assert_eq!(errs.len(), 1);
+        assert!(matches!(&its[0], Item::Decl(d) if d.name.name == "b"));
+    }
+
+    #[test]
+    fn braces_of_unsupported_blocks_are_skipped() {
+        let (its, errs) = items(".comp C {\n  r(x) :- s(x).\n}\nok().\n");
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].message.contains("`.comp`"));
+        assert_eq!(its.len(), 1);
+    }
+
+    #[test]
+    fn count_is_a_variable_unless_an_aggregate_follows() {
+        let (its, errs) = items("p(count) :- q(count), x = count + 1.");
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(its.len(), 1);
+    }
+
+    #[test]
+    fn goal_rejects_trailing_tokens() {
+        assert!(parse_goal(0, "p(1).").is_ok());
+        let e = parse_goal(0, "p(1) p(2)").unwrap_err();
+        assert!(e.message.contains("end of the goal"));
     }
 }
