@@ -585,3 +585,85 @@ proptest! {
         prop_assert_eq!(parsed.to_string(), text);
     }
 }
+
+// ---- robustness: no input makes the front end panic ----
+
+const FRAGMENTS: &[&str] = &[
+    "p",
+    "q",
+    "x",
+    "y",
+    "_",
+    "(",
+    ")",
+    ",",
+    ".",
+    ":-",
+    "!",
+    "not",
+    "=",
+    "!=",
+    "<",
+    "+",
+    "-",
+    "*",
+    "/",
+    "count",
+    "sum",
+    "min",
+    ":",
+    "{",
+    "}",
+    ";",
+    "1",
+    "-2",
+    "1.5",
+    "7u",
+    "0x1f",
+    "\"s\"",
+    "\"",
+    ".decl",
+    "a: number",
+    "b: symbol",
+    ".output",
+    ".input",
+    ".text",
+    ".type",
+    "<:",
+    ".functional",
+    "@confidence(0.5)",
+    "@name(\"r\")",
+    "\n",
+    "/*",
+    "*/",
+    "//",
+    "#",
+    "eqrel",
+    ".comp",
+    "p(x)",
+    "q(x, y)",
+    "p(1).",
+    "x = count : { q(x, _) }",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn token_soup_never_panics(parts in prop::collection::vec(prop::sample::select(FRAGMENTS), 0..40)) {
+        let text = parts.join(" ");
+        if let Err(e) = prooflog::Program::from_source("soup.dl", &text) {
+            prop_assert!(!e.diagnostics.is_empty());
+            for d in &e.diagnostics {
+                let loc = d.location.as_ref();
+                prop_assert!(loc.is_some(), "no location: {}", d);
+            }
+        }
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(text in "\\PC{0,80}") {
+        let _ = prooflog::Program::from_source("any.dl", &text);
+        let _ = parse_goal(&text);
+    }
+}
