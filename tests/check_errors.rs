@@ -331,3 +331,14 @@ fn aggregates_waiting_on_each_other_are_rejected() {
         "{errs:#?}"
     );
 }
+
+#[test]
+fn parse_error_disjunction_inside_aggregate() {
+    let d = single(
+        "e(1, 2).\np(n) :- n = count : { (e(x, _) ; e(_, x)) }.",
+        ErrorCode::Parse,
+        2,
+        24,
+    );
+    assert!(d.message.contains("inside an aggregate"), "{}", d.message);
+}

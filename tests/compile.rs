@@ -470,3 +470,32 @@ mod safe_order {
         }
     }
 }
+
+#[test]
+fn nested_disjunction_expands_in_order() {
+    let p = Program::from_source(
+        "t.dl",
+        "a(1). b(1). c(1). d(1).\np(x) :- a(x), (b(x) ; c(x)), d(x).\nq(x) :- a(x).",
+    )
+    .unwrap();
+    let bodies: Vec<Vec<String>> = p
+        .rules
+        .iter()
+        .map(|r| {
+            r.body
+                .iter()
+                .map(|l| match l {
+                    Literal::Atom(a) => p.relation(a.rel).name.clone(),
+                    _ => "?".into(),
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        bodies,
+        vec![vec!["a", "b", "d"], vec!["a", "c", "d"], vec!["a"]]
+    );
+    assert_eq!(p.rules[0].name, "rule:p#1");
+    assert_eq!(p.rules[1].name, "rule:p#2");
+    assert_eq!(p.rules[2].id, 2);
+}

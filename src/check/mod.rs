@@ -10,7 +10,9 @@
 //!   fact or rule), files in the order given.
 //! - A clause with several heads or a `;` body becomes one rule per head and
 //!   alternative, head-major: `a(x), b(x) :- c(x) ; d(x).` gives `a :- c`, `a :- d`,
-//!   `b :- c`, `b :- d`, in that order.
+//!   `b :- c`, `b :- d`, in that order. A nested `( … ; … )` is expanded the same way,
+//!   alternatives in source order (`p :- a, (b ; c), d.` gives `p :- a, b, d` and
+//!   `p :- a, c, d`).
 //! - A rule without `@name` is named `rule:<head>`; when a head relation has several
 //!   rules, every one of them gets `#k`, k the 1-based position among that head's
 //!   rules (named ones counted too), e.g. `rule:path#1`, `rule:path#2`.
@@ -769,8 +771,30 @@ impl Ctx {
                     rules.push(r);
                 }
                 for conj in &c.body {
-                    let r = Lowerer::new(self).rule(h, conj, name.clone(), confidence, c.span);
-                    rules.push(r);
+                    if !conj
+                        .iter()
+                        .any(|l| matches!(l, ast::Literal::Disjunction(..)))
+                    {
+                        let r = Lowerer::new(self).rule(h, conj, name.clone(), confidence, c.span);
+                        rules.push(r);
+                        continue;
+                    }
+                    let Some(alts) = expand(conj, MAX_ALTERNATIVES) else {
+                        self.error(
+                            ErrorCode::Parse,
+                            c.span,
+                            format!(
+                                "this rule's disjunctions expand to more than {MAX_ALTERNATIVES} \
+                                 rules"
+                            ),
+                            "split the rule, computing each disjunction into a relation of its own",
+                        );
+                        break;
+                    };
+                    for alt in alts {
+                        let r = Lowerer::new(self).rule(h, &alt, name.clone(), confidence, c.span);
+                        rules.push(r);
+                    }
                 }
             }
         }
@@ -1012,6 +1036,39 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
+/// How many rules one clause body may expand to through nested disjunctions.
+const MAX_ALTERNATIVES: usize = 4096;
+
+/// The alternatives of a conjunction containing `( … ; … )` sub-formulas, each a plain
+/// conjunction, in order (`None` beyond `limit` alternatives).
+fn expand(conj: &[ast::Literal], limit: usize) -> Option<Vec<Vec<ast::Literal>>> {
+    let mut alts: Vec<Vec<ast::Literal>> = vec![Vec::new()];
+    for l in conj {
+        match l {
+            ast::Literal::Disjunction(inner, _) => {
+                let mut options = Vec::new();
+                for c in inner {
+                    options.extend(expand(c, limit)?);
+                }
+                if alts.len().saturating_mul(options.len()) > limit {
+                    return None;
+                }
+                let mut next = Vec::with_capacity(alts.len() * options.len());
+                for a in &alts {
+                    for o in &options {
+                        let mut v = a.clone();
+                        v.extend(o.iter().cloned());
+                        next.push(v);
+                    }
+                }
+                alts = next;
+            }
+            other => alts.iter_mut().for_each(|a| a.push(other.clone())),
+        }
+    }
+    Some(alts)
+}
+
 /// Every atom of a clause (heads, body, aggregate bodies), with whether it is a head.
 fn for_each_atom(c: &ast::Clause, f: &mut impl FnMut(&ast::Atom, bool)) {
     fn lits(ls: &[ast::Literal], f: &mut impl FnMut(&ast::Atom, bool)) {
@@ -1019,6 +1076,7 @@ fn for_each_atom(c: &ast::Clause, f: &mut impl FnMut(&ast::Atom, bool)) {
             match l {
                 ast::Literal::Atom(a) | ast::Literal::Negated(a, _) => f(a, false),
                 ast::Literal::Aggregate(agg) => lits(&agg.body, f),
+                ast::Literal::Disjunction(alts, _) => alts.iter().for_each(|c| lits(c, f)),
                 ast::Literal::Compare { .. } => {}
             }
         }

@@ -353,6 +353,22 @@ impl<'c> Lowerer<'c> {
                     span: *span,
                 }
             }
+            ast::Literal::Disjunction(_, span) => {
+                // Top-level disjunctions were expanded away; only aggregates reach here.
+                self.ctx.error(
+                    ErrorCode::Parse,
+                    *span,
+                    "a disjunction cannot appear inside an aggregate",
+                    "aggregate over a relation computed by one rule per alternative",
+                );
+                LLit::Compare {
+                    op: CmpOp::Eq,
+                    left: LExpr::Invalid,
+                    right: LExpr::Invalid,
+                    assigns: None,
+                    span: *span,
+                }
+            }
             ast::Literal::Aggregate(agg) => {
                 if in_aggregate.is_some() {
                     self.ctx.error(

@@ -570,11 +570,13 @@ impl Parser {
                 return Ok(Literal::Atom(self.atom()?));
             }
             Tok::LParen if self.looks_like_nested_formula() => {
-                return Err(SyntaxError::new(
-                    self.span(),
-                    "parenthesised sub-formulas are not supported",
-                    "write each alternative as its own rule, or use `;` between whole bodies",
-                ));
+                self.bump();
+                let mut alts = vec![self.conjunction()?];
+                while self.eat(&Tok::Semi) {
+                    alts.push(self.conjunction()?);
+                }
+                let close = self.expect(Tok::RParen, "`,`, `;` or `)` in the sub-formula")?;
+                return Ok(Literal::Disjunction(alts, start.to(close.span)));
             }
             _ => {}
         }
@@ -621,7 +623,8 @@ impl Parser {
         })
     }
 
-    /// `(` followed somewhere inside its parentheses by `;` or an atom.
+    /// `(` whose parentheses hold a formula rather than an arithmetic expression:
+    /// something no expression contains (`;`, `,`, `!`, a comparison, an atom).
     fn looks_like_nested_formula(&self) -> bool {
         let mut depth = 0usize;
         for (k, t) in self.toks[self.pos..].iter().enumerate() {
@@ -633,7 +636,15 @@ impl Parser {
                         return false;
                     }
                 }
-                Tok::Semi | Tok::Bang => return true,
+                Tok::Semi
+                | Tok::Bang
+                | Tok::Comma
+                | Tok::Eq
+                | Tok::Ne
+                | Tok::Lt
+                | Tok::Le
+                | Tok::Gt
+                | Tok::Ge => return true,
                 Tok::Ident(_) if self.peek_at(k + 1) == &Tok::LParen => return true,
                 Tok::Dot | Tok::Eof => return false,
                 _ => {}
