@@ -338,7 +338,7 @@ fn parse_error_disjunction_inside_aggregate() {
         "e(1, 2).\np(n) :- n = count : { (e(x, _) ; e(_, x)) }.",
         ErrorCode::Parse,
         2,
-        24,
+        23,
     );
     assert!(d.message.contains("inside an aggregate"), "{}", d.message);
 }
