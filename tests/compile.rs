@@ -499,3 +499,39 @@ fn nested_disjunction_expands_in_order() {
     assert_eq!(p.rules[1].name, "rule:p#2");
     assert_eq!(p.rules[2].id, 2);
 }
+
+// ---- the evaluator accepts what the front end builds ----
+
+#[test]
+fn compiled_programs_evaluate_as_written() {
+    use std::sync::Arc;
+    let p = Program::from_source(
+        "t.dl",
+        "q(1). q(5). q(7). e(5, 6). e(6, 7). e(7, 5).\n\
+         big(x) :- x > 3, q(x).\n\
+         next(x, w) :- w = y + 1, q(x), e(x, y).\n\
+         path(x, y) :- e(x, y).\n\
+         path(x, z) :- path(x, y), e(y, z).\n\
+         lonely(x) :- q(x), !path(x, _).\n\
+         fan(x, n) :- q(x), n = count : { path(x, _) }.\n\
+         either(x) :- q(x), (x = 1 ; x = 7).",
+    )
+    .unwrap();
+    let fb = prooflog::eval::evaluate(Arc::new(p), &[], &prooflog::EvalOptions::default()).unwrap();
+    let rows = |name: &str| {
+        let id = fb.relation_id(name).unwrap();
+        let mut r = fb.rows(id);
+        r.sort();
+        r
+    };
+    let n = |i: i64| Value::Number(i);
+    assert_eq!(rows("big"), vec![vec![n(5)], vec![n(7)]]);
+    assert_eq!(rows("next"), vec![vec![n(5), n(7)], vec![n(7), n(6)]]);
+    assert_eq!(rows("lonely"), vec![vec![n(1)]]);
+    // Soufflé semantics: a count over an empty group is 0.
+    assert_eq!(
+        rows("fan"),
+        vec![vec![n(1), n(0)], vec![n(5), n(3)], vec![n(7), n(3)]]
+    );
+    assert_eq!(rows("either"), vec![vec![n(1)], vec![n(7)]]);
+}
