@@ -342,3 +342,29 @@ fn parse_error_disjunction_inside_aggregate() {
     );
     assert!(d.message.contains("inside an aggregate"), "{}", d.message);
 }
+
+#[test]
+fn errors_name_the_file_they_are_in() {
+    let mut sources = prooflog::diag::SourceMap::new();
+    sources.add("decls.dl", ".decl e(a: number, b: number)\n");
+    sources.add("rules.dl", "p(x) :- e(x).\n");
+    let err = prooflog::check::compile(sources, &Default::default()).unwrap_err();
+    let d = err.primary();
+    assert_eq!(d.code, ErrorCode::ArityMismatch);
+    let loc = d.location.as_ref().unwrap();
+    assert_eq!((loc.file.as_str(), loc.line, loc.col), ("rules.dl", 1, 9));
+}
+
+#[test]
+fn parse_errors_of_every_file_are_reported() {
+    let mut sources = prooflog::diag::SourceMap::new();
+    sources.add("a.dl", "p(x) :- \n");
+    sources.add("b.dl", "q(1)\n");
+    let err = prooflog::check::compile(sources, &Default::default()).unwrap_err();
+    let files: Vec<&str> = err
+        .diagnostics
+        .iter()
+        .map(|d| d.location.as_ref().unwrap().file.as_str())
+        .collect();
+    assert_eq!(files, vec!["a.dl", "b.dl"]);
+}

@@ -57,7 +57,7 @@ pub fn compile(sources: SourceMap, hints: &TypeHints) -> Result<Program> {
         return Err(Error { diagnostics });
     }
     let mut ctx = Ctx::default();
-    let built = ctx.check(&modules, hints);
+    let built = ctx.check(&modules, hints, &sources);
     if ctx.errors.is_empty()
         && let Some((relations, rules, strata, facts)) = built
     {
@@ -239,10 +239,15 @@ impl Ctx {
         self.error(ErrorCode::TypeMismatch, span, message, help);
     }
 
-    fn check(&mut self, modules: &[ast::Module], hints: &TypeHints) -> Option<Built> {
+    fn check(
+        &mut self,
+        modules: &[ast::Module],
+        hints: &TypeHints,
+        sources: &SourceMap,
+    ) -> Option<Built> {
         let aliases = self.type_aliases(modules);
         self.register_relations(modules, &aliases);
-        self.check_arities(modules);
+        self.check_arities(modules, sources);
         self.directives(modules);
         let (facts, lrules) = self.clauses(modules);
         // Hints for columns the program leaves open.
@@ -387,8 +392,7 @@ impl Ctx {
             match item {
                 Item::Decl(d) => {
                     let r = self.register(&d.name, d.columns.len());
-                    if let Some(prev) = self.rels[r as usize].decl_span {
-                        let _ = prev;
+                    if self.rels[r as usize].decl_span.is_some() {
                         self.error(
                             ErrorCode::BadDirective,
                             d.name.span,
@@ -463,7 +467,7 @@ impl Ctx {
         }
     }
 
-    fn check_arities(&mut self, modules: &[ast::Module]) {
+    fn check_arities(&mut self, modules: &[ast::Module], sources: &SourceMap) {
         let mut bad = Vec::new();
         for item in modules.iter().flat_map(|m| &m.items) {
             if let Item::Clause(c) = item {
@@ -478,20 +482,26 @@ impl Ctx {
         }
         for (span, r, used) in bad {
             let info = &self.rels[r as usize];
-            let (what, at) = match info.decl_span {
-                Some(_) => ("declared with", info.span),
-                None => ("first used with", info.span),
+            let what = match info.decl_span {
+                Some(_) => "declared with",
+                None => "first used with",
             };
+            let at = sources.locate(info.span);
+            let what = format!(
+                "{what} {} argument{} (at {}:{}:{})",
+                info.arity,
+                plural(info.arity),
+                at.file,
+                at.line,
+                at.col
+            );
             let (name, arity) = (info.name.clone(), info.arity);
-            let _ = at;
             self.error(
                 ErrorCode::ArityMismatch,
                 span,
                 format!(
-                    "relation `{name}` is used here with {used} argument{}, but it was {what} \
-                     {arity} argument{}",
+                    "relation `{name}` is used here with {used} argument{}, but it was {what}",
                     plural(used),
-                    plural(arity)
                 ),
                 format!(
                     "use `{name}` with {arity} argument{} everywhere, or give the other \
