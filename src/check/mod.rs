@@ -263,8 +263,11 @@ impl Ctx {
         }
         let relations = self.relations();
         let facts = self.facts(facts, &relations);
-        let deps: Vec<(RelId, Vec<stratify::Dep>)> =
-            lrules.iter().map(|r| (r.head, r.deps.clone())).collect();
+        let mut lrules = lrules;
+        let deps: Vec<(RelId, Vec<stratify::Dep>)> = lrules
+            .iter_mut()
+            .map(|r| (r.head, std::mem::take(&mut r.deps)))
+            .collect();
         let (strata, rule_stratum) = match stratify::stratify(self.rels.len(), &deps) {
             Ok(s) => s,
             Err(errs) => {

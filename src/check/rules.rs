@@ -456,7 +456,7 @@ impl<'c> Lowerer<'c> {
             head: rel,
             head_args,
             body: ordered,
-            vars: self.vars.iter().map(|v| (v.name.clone(), v.slot)).collect(),
+            vars: self.vars.into_iter().map(|v| (v.name, v.slot)).collect(),
             deps: self.deps,
             span,
         }

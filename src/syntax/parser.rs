@@ -128,12 +128,13 @@ impl Parser {
         self.toks[self.pos.saturating_sub(1)].span
     }
 
-    fn bump(&mut self) -> Token {
-        let t = self.toks[self.pos].clone();
+    /// Step past the current token and return its span.
+    fn bump(&mut self) -> Span {
+        let span = self.toks[self.pos].span;
         if self.pos + 1 < self.toks.len() {
             self.pos += 1;
         }
-        t
+        span
     }
 
     fn eat(&mut self, tok: &Tok) -> bool {
@@ -154,7 +155,7 @@ impl Parser {
         )
     }
 
-    fn expect(&mut self, tok: Tok, wanted: &str) -> PResult<Token> {
+    fn expect(&mut self, tok: Tok, wanted: &str) -> PResult<Span> {
         if self.peek() == &tok {
             Ok(self.bump())
         } else {
@@ -166,7 +167,7 @@ impl Parser {
         match self.peek() {
             Tok::Ident(name) => {
                 let name = name.clone();
-                let span = self.bump().span;
+                let span = self.bump();
                 Ok(Ident { name, span })
             }
             _ => Err(self.unexpected(wanted)),
@@ -285,14 +286,14 @@ impl Parser {
             name,
             value,
             value_span,
-            span: at.span.to(close.span),
+            span: at.to(close),
         })
     }
 
     fn directive(&mut self) -> PResult<Option<Item>> {
         let dot = self.bump();
         let name = self.ident("a directive name")?;
-        let start = dot.span;
+        let start = dot;
         let item = match name.name.as_str() {
             "decl" => Item::Decl(self.decl(start)?),
             "type" => Item::Type(self.type_def(start)?),
@@ -321,7 +322,7 @@ impl Parser {
                 let (template, template_span) = match self.peek() {
                     Tok::Str(s) => {
                         let s = s.clone();
-                        (s, self.bump().span)
+                        (s, self.bump())
                     }
                     _ => return Err(self.unexpected("a template string after the relation")),
                 };
@@ -338,7 +339,7 @@ impl Parser {
                 let mut keys = Vec::new();
                 loop {
                     match self.peek().clone() {
-                        Tok::Int(n) => keys.push(KeyColumn::Index(n, self.bump().span)),
+                        Tok::Int(n) => keys.push(KeyColumn::Index(n, self.bump())),
                         Tok::Ident(_) => keys.push(KeyColumn::Name(self.ident("a column")?)),
                         _ => return Err(self.unexpected("a column index or name")),
                     }
@@ -350,7 +351,7 @@ impl Parser {
                 Item::Functional(FunctionalDirective {
                     relation,
                     keys,
-                    span: start.to(close.span),
+                    span: start.to(close),
                 })
             }
             "pragma" => {
@@ -358,7 +359,7 @@ impl Parser {
                 let mut end = name.span;
                 while let Tok::Str(s) = self.peek() {
                     args.push(s.clone());
-                    end = self.bump().span;
+                    end = self.bump();
                 }
                 Item::Pragma(Pragma {
                     args,
@@ -392,7 +393,7 @@ impl Parser {
                 }
             }
         }
-        let mut end = self.expect(Tok::RParen, "`)` or `,`")?.span;
+        let mut end = self.expect(Tok::RParen, "`)` or `,`")?;
         let mut qualifiers = Vec::new();
         while let Tok::Ident(q) = self.peek() {
             if !QUALIFIERS.contains(&q.as_str()) {
@@ -496,7 +497,7 @@ impl Parser {
             };
             return Err(self.unexpected(wanted));
         }
-        let end = self.bump().span;
+        let end = self.bump();
         Ok(Clause {
             annotations,
             heads,
@@ -541,7 +542,7 @@ impl Parser {
         }
         let close = self.expect(Tok::RParen, "`,` or `)` in the argument list")?;
         Ok(Atom {
-            span: name.span.to(close.span),
+            span: name.span.to(close),
             name,
             args,
         })
@@ -576,7 +577,7 @@ impl Parser {
                     alts.push(self.conjunction()?);
                 }
                 let close = self.expect(Tok::RParen, "`,`, `;` or `)` in the sub-formula")?;
-                return Ok(Literal::Disjunction(alts, start.to(close.span)));
+                return Ok(Literal::Disjunction(alts, start.to(close)));
             }
             _ => {}
         }
@@ -750,15 +751,15 @@ impl Parser {
         if self.peek() != &Tok::Minus {
             return self.primary();
         }
-        let minus = self.bump().span;
+        let minus = self.bump();
         let glued = !self.token().spaced;
         match self.peek().clone() {
             Tok::Int(n) if glued => {
-                let end = self.bump().span;
+                let end = self.bump();
                 Ok(Expr::Lit(Lit::Int(-(n as i128)), minus.to(end)))
             }
             Tok::Float(x) if glued => {
-                let end = self.bump().span;
+                let end = self.bump();
                 Ok(Expr::Lit(Lit::Float(-x), minus.to(end)))
             }
             _ => {
