@@ -3,6 +3,27 @@
 //! Statements are either directives (`.decl …`, which end at their last token) or
 //! clauses (which end with `.`). After an error the parser skips to the end of the
 //! statement and goes on, so one run reports every syntax error of a file.
+//!
+//! ```text
+//! module      = { annotation | directive | clause }
+//! annotation  = "@" IDENT "(" constant ")"
+//! directive   = ".decl" IDENT "(" [ IDENT ":" IDENT { "," … } ] ")" { qualifier }
+//!             | ".type" IDENT ( "<:" IDENT | "=" IDENT { "|" IDENT } )
+//!             | (".input" | ".output" | ".printsize") IDENT { "," IDENT } [ "(" options ")" ]
+//!             | ".text" IDENT STRING | ".functional" IDENT "(" key { "," key } ")"
+//!             | ".pragma" { STRING } | ".number_type" IDENT | ".symbol_type" IDENT
+//! clause      = atom { "," atom } [ ":-" conj { ";" conj } ] "."
+//! conj        = literal { "," literal }
+//! literal     = atom | ("!" | "not") atom | "(" conj { ";" conj } ")"
+//!             | IDENT "=" aggfunc [ expr ] ":" ( "{" conj "}" | atom )
+//!             | expr cmp expr
+//! atom        = IDENT "(" [ expr { "," expr } ] ")"
+//! expr        = term { ("+" | "-") term };  term = unary { ("*" | "/" | "%") unary }
+//! unary       = "-" unary | IDENT | "_" | constant | "(" expr ")"
+//! ```
+//!
+//! A `.` glued to a name at the start of a statement begins a directive; anywhere
+//! else `.` ends a clause, so `e(1, 2).e(2, 3).` is two facts.
 
 use crate::diag::{FileId, Span};
 
