@@ -343,6 +343,30 @@ fn svg(tree: &ProofTree) -> String {
     let widest = per_row.iter().map(Vec::len).max().unwrap_or(0);
     let width = (2 * MARGIN + widest * (BOX_W + GAP_X)).max(BOX_W + 2 * MARGIN);
     let height = 2 * MARGIN + rows * (BOX_H + GAP_Y);
+    let index = index_of(tree);
+    let mut parents: Vec<Vec<usize>> = vec![Vec::new(); tree.nodes.len()];
+    for e in &tree.edges {
+        if let (Some(&f), Some(&t)) = (index.get(e.from.as_str()), index.get(e.to.as_str())) {
+            parents[t].push(f);
+        }
+    }
+    // Order each row by the mean slot of its parents (fewer crossings), ties by node order.
+    let mut slot = vec![0usize; tree.nodes.len()];
+    for row in per_row.iter_mut() {
+        let key = |i: usize| -> (u64, usize) {
+            let ps = &parents[i];
+            let mean = if ps.is_empty() {
+                0
+            } else {
+                (ps.iter().map(|&p| slot[p] as u64).sum::<u64>() * 1000) / ps.len() as u64
+            };
+            (mean, i)
+        };
+        row.sort_by_key(|&i| key(i));
+        for (k, &i) in row.iter().enumerate() {
+            slot[i] = k;
+        }
+    }
     let mut pos = vec![(0usize, 0usize); tree.nodes.len()];
     for (r, row) in per_row.iter().enumerate() {
         let row_width = row.len() * (BOX_W + GAP_X) - GAP_X.min(row.len() * GAP_X);
@@ -351,7 +375,6 @@ fn svg(tree: &ProofTree) -> String {
             pos[i] = (left + k * (BOX_W + GAP_X), MARGIN + r * (BOX_H + GAP_Y));
         }
     }
-    let index = index_of(tree);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -453,6 +476,8 @@ table{border-collapse:collapse;margin-top:14px;font-size:13px;background:#fff}
 th,td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f0f0f0}
 code{font-size:12px}
+td code{word-break:break-all}
+td:last-child{max-width:420px}
 ";
 
 /// A self-contained HTML page (inline SVG and CSS; no scripts, no network) showing
@@ -524,4 +549,86 @@ pub fn html(trees: &[ProofTree]) -> String {
     }
     out.push_str("</body>\n</html>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::mock::{MockBase, n, sym};
+    use super::super::{Fact, ProofOptions, build_proof};
+    use super::*;
+
+    fn hostile() -> ProofTree {
+        let mut m = MockBase::new();
+        let bad = "<script>alert(\"x\")</script> & '\\";
+        let e = m.input("tag", vec![sym(bad)], 1.0, 7);
+        let rel = m.relation("shown", &[sym("")]);
+        m.set_text(rel, "page {0} is shown");
+        let r = m.rule("show<b>", 0.5, rel);
+        let cleared = m.relation("hidden", &[sym("")]);
+        m.derive(
+            "shown",
+            vec![sym(bad)],
+            r,
+            vec![e],
+            vec![(cleared, vec![sym(bad)])],
+        );
+        build_proof(
+            &Fact::new("shown", vec![sym(bad)]),
+            &m,
+            &ProofOptions::new("id\"<x>"),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn html_escapes_every_text_and_is_self_contained() {
+        let page = html(&[hostile()]);
+        assert!(!page.contains("<script"), "{page}");
+        assert!(!page.contains("<b>"));
+        assert!(page.contains("&lt;script&gt;"));
+        assert!(!page.contains("src=") && !page.contains("href="));
+        assert!(!page.contains("<link") && !page.contains("@import"));
+        assert!(page.contains("<svg") && page.contains("node-S1") && page.contains("node-A1"));
+    }
+
+    #[test]
+    fn dot_escapes_quotes_and_backslashes() {
+        let g = dot(&hostile());
+        assert!(g.starts_with("digraph \"id\\\"<x>\" {"), "{g}");
+        assert!(g.contains("\"S1\" -> \"L1\";"));
+        assert!(g.contains("\"S1\" -> \"A1\";"));
+        // Every label's quotes are escaped: the line has an even number of bare quotes.
+        for line in g.lines() {
+            let bare = line.replace("\\\\", "").replace("\\\"", "");
+            assert_eq!(bare.matches('"').count() % 2, 0, "{line}");
+        }
+    }
+
+    #[test]
+    fn unproved_trees_render_without_nodes() {
+        let m = MockBase::new();
+        let mut m = m;
+        m.relation("p", &[n(0)]);
+        let t = build_proof(&Fact::new("p", vec![n(1)]), &m, &ProofOptions::default()).unwrap();
+        assert_eq!(
+            context(&t),
+            "proof-1: p(1) is unproved; there is no evidence to cite for it.\n"
+        );
+        assert_eq!(
+            text(&t),
+            "proof-1: p(1) unproved, confidence 0.00, depth 0\n"
+        );
+        assert!(html(&[t.clone()]).contains("not in the fact base"));
+        assert!(!dot(&t).contains("->"));
+    }
+
+    #[test]
+    fn layers_put_every_premise_below_its_conclusion() {
+        let t = hostile();
+        let l = layers(&t);
+        let idx = index_of(&t);
+        for e in &t.edges {
+            assert!(l[idx[e.from.as_str()]] < l[idx[e.to.as_str()]]);
+        }
+    }
 }
