@@ -618,7 +618,7 @@ mod tests {
             text(&t),
             "proof-1: p(1) unproved, confidence 0.00, depth 0\n"
         );
-        assert!(html(&[t.clone()]).contains("not in the fact base"));
+        assert!(html(std::slice::from_ref(&t)).contains("not in the fact base"));
         assert!(!dot(&t).contains("->"));
     }
 
