@@ -1,6 +1,6 @@
 //! Building a proof DAG by walking recorded best derivations.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
@@ -216,10 +216,7 @@ fn build_from<S: ProofSource + ?Sized>(
             // May push the premise's own frame; this one stays at `top`.
             None => walk.enter(premise, &mut stack)?,
         };
-        let parent = &mut stack[top];
-        if !parent.children.contains(&child) {
-            parent.children.push(child);
-        }
+        stack[top].children.push(child);
     }
     let nodes = walk.nodes;
     let mut rules_fired: Vec<String> = Vec::new();
@@ -378,13 +375,15 @@ impl<S: ProofSource + ?Sized> Walk<'_, S> {
                     a
                 }
             };
-            if !frame.children.contains(&a) {
-                frame.children.push(a);
-            }
+            frame.children.push(a);
         }
+        // A premise used twice (an aggregate over many facts, a repeated atom) is
+        // listed once, at its first use.
+        let mut seen = HashSet::with_capacity(frame.children.len());
         let ids: Vec<String> = frame
             .children
             .iter()
+            .filter(|&&c| seen.insert(c))
             .map(|&c| self.nodes[c].id().to_string())
             .collect();
         if let ProofNode::Conclusion(c) = &mut self.nodes[frame.node] {
@@ -570,6 +569,19 @@ mod tests {
         );
         assert_eq!(tree.depth, 1);
         assert!(render::context(&tree).contains("and not: cleared(9)"));
+    }
+
+    #[test]
+    fn repeated_premise_is_listed_once() {
+        let mut m = MockBase::new();
+        let e = m.input("e", vec![n(1)], 0.7, 3);
+        let rel = m.relation("twice", &[n(0)]);
+        let r = m.rule("twice", 1.0, rel);
+        m.derive("twice", vec![n(1)], r, vec![e, e, e], vec![]);
+        let tree = prove(&m, "twice", vec![n(1)]);
+        assert_eq!(tree.node("S1").unwrap().premises(), ["L1"]);
+        assert_eq!(tree.edges.len(), 1);
+        assert_eq!(tree.confidence, 0.7);
     }
 
     #[test]
