@@ -79,6 +79,15 @@ impl Fact {
     }
 }
 
+impl TryFrom<&Goal> for Fact {
+    type Error = crate::diag::Error;
+
+    /// See [`Fact::from_goal`].
+    fn try_from(goal: &Goal) -> Result<Fact> {
+        Fact::from_goal(goal)
+    }
+}
+
 impl fmt::Display for Fact {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&crate::value::fact_text(&self.predicate, &self.args))
