@@ -57,9 +57,7 @@ pub fn context(tree: &ProofTree) -> String {
                 let mut absent = Vec::new();
                 for p in &c.premises {
                     match index.get(p.as_str()).map(|&i| &tree.nodes[i]) {
-                        Some(ProofNode::Absence(a)) => {
-                            absent.push(tree.node_text(&ProofNode::Absence(a.clone())))
-                        }
+                        Some(n @ ProofNode::Absence(_)) => absent.push(tree.node_text(n)),
                         Some(n) => tags.extend(n.tag().map(str::to_string)),
                         None => {}
                     }
