@@ -2,7 +2,8 @@
 //! against an ascent program, for a quick release-mode comparison.
 //!
 //! `cargo run --release --example closure_race -- [nodes] [edges] [ascent|plain|provenance]`
-//! (all three by default).
+//! (all three by default). With `chain` among the arguments the graph is the chain
+//! `0 → 1 → … → nodes-1` instead of a random one.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -95,9 +96,10 @@ fn main() {
         .skip(1)
         .filter_map(|a| a.parse().ok())
         .collect();
+    let chain = std::env::args().skip(1).any(|a| a == "chain");
     let only: Option<String> = std::env::args()
         .skip(1)
-        .find(|a| a.parse::<usize>().is_err());
+        .find(|a| a.parse::<usize>().is_err() && a != "chain");
     let wanted = |name: &str| only.as_deref().is_none_or(|o| o == name);
     let nodes = args.first().copied().unwrap_or(2000) as u64;
     let edges = args.get(1).copied().unwrap_or(4000);
@@ -108,7 +110,11 @@ fn main() {
         x ^= x << 17;
         x % nodes
     };
-    let graph: Vec<(u32, u32)> = (0..edges).map(|_| (next() as u32, next() as u32)).collect();
+    let graph: Vec<(u32, u32)> = if chain {
+        (1..nodes as u32).map(|n| (n - 1, n)).collect()
+    } else {
+        (0..edges).map(|_| (next() as u32, next() as u32)).collect()
+    };
 
     let start = Instant::now();
     let ran_ascent = wanted("ascent");

@@ -8,6 +8,7 @@
 use std::hash::Hasher;
 
 use hashbrown::HashTable;
+use hashbrown::hash_table::Entry;
 
 use crate::eval::FactId;
 
@@ -68,7 +69,7 @@ fn same(a: &[u64], b: &[u64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
-/// A dedup table entry: a row and the high half of its hash, which rejects almost
+/// A dedup table entry: a row and a 32-bit digest of its hash, which rejects almost
 /// every non-matching entry without reading the row.
 #[derive(Clone, Copy)]
 struct DedupEntry {
@@ -76,9 +77,17 @@ struct DedupEntry {
     tag: u32,
 }
 
+/// The 32-bit digest of a row's hash that its dedup entry keeps.
 #[inline]
 fn tag_of(h: u64) -> u32 {
-    (h >> 32) as u32
+    (h ^ (h >> 32)) as u32
+}
+
+/// The dedup table's hash of an entry, a function of its tag alone: growing the table
+/// then never reads rows (which would miss the cache once per row).
+#[inline]
+fn table_hash(tag: u32) -> u64 {
+    (tag as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// A hash index on a set of columns: key → rows (ascending). Each bucket keeps its
@@ -96,8 +105,8 @@ pub(crate) struct Relation {
     arity: usize,
     len: u32,
     data: Vec<u64>,
-    /// Every row, with its first cells inline so that probing a narrow relation never
-    /// reads its rows.
+    /// Every row, by a 32-bit digest of its hash (a probe reads the row only when the
+    /// digest matches).
     dedup: HashTable<DedupEntry>,
     /// Confidence, height and rule per row.
     pub meta: Vec<Meta>,
@@ -144,10 +153,11 @@ impl Relation {
     /// The row holding exactly these cells.
     #[inline]
     pub fn find(&self, cells: &[u64]) -> Option<u32> {
-        let h = hash_cells(cells.iter().copied());
-        let tag = tag_of(h);
+        let tag = tag_of(hash_cells(cells.iter().copied()));
         self.dedup
-            .find(h, |e| e.tag == tag && same(self.row(e.row), cells))
+            .find(table_hash(tag), |e| {
+                e.tag == tag && same(self.row(e.row), cells)
+            })
             .map(|e| e.row)
     }
 
@@ -155,26 +165,24 @@ impl Relation {
     /// rows get `meta` and are added to every index; the caller fills in `deriv` and
     /// `evidence` for them.
     pub fn insert(&mut self, cells: &[u64], meta: Meta) -> (u32, bool) {
-        let h = hash_cells(cells.iter().copied());
-        let tag = tag_of(h);
+        let tag = tag_of(hash_cells(cells.iter().copied()));
         let (data, arity) = (&self.data, self.arity);
-        let row_of = |r: u32| &data[r as usize * arity..r as usize * arity + arity];
-        if let Some(e) = self
-            .dedup
-            .find(h, |e| e.tag == tag && same(row_of(e.row), cells))
-        {
-            return (e.row, false);
-        }
         let row = self.len;
+        match self.dedup.entry(
+            table_hash(tag),
+            |e| e.tag == tag && same(&data[e.row as usize * arity..][..arity], cells),
+            |e| table_hash(e.tag),
+        ) {
+            Entry::Occupied(e) => return (e.get().row, false),
+            Entry::Vacant(v) => {
+                v.insert(DedupEntry { row, tag });
+            }
+        }
         self.data.extend_from_slice(cells);
         self.len += 1;
         self.meta.push(meta);
-        let (data, arity) = (&self.data, self.arity);
-        self.dedup.insert_unique(h, DedupEntry { row, tag }, |e| {
-            hash_cells(data[e.row as usize * arity..][..arity].iter().copied())
-        });
         for index in &mut self.indexes {
-            index_add(index, data, arity, row);
+            index_add(index, &self.data, arity, row);
         }
         (row, true)
     }
