@@ -16,7 +16,9 @@ use lasso::Rodeo;
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::exec::{self, Ctx, Frame};
 use crate::eval::plan::{Plan, Planner, Premise, Step, Version};
-use crate::eval::relation::{AGG_MARK, DerivRec, INPUT_RULE, Meta, NO_EVIDENCE, Relation};
+use crate::eval::relation::{
+    AGG_MARK, DerivRec, INPUT_RULE, Meta, NO_EVIDENCE, Relation, hash_cells, tag_of,
+};
 use crate::eval::{EvalOptions, FactId, Progress, Stats, StratumStats};
 use crate::ir::{Literal, Program};
 
@@ -29,6 +31,8 @@ const FLUSH: usize = 1 << 12;
 #[derive(Default)]
 struct Pending {
     cells: Vec<u64>,
+    /// Dedup digest of each tuple's cells.
+    tags: Vec<u32>,
     conf: Vec<f64>,
     height: Vec<u32>,
     /// Premise list bounds (with provenance): `premises[starts[k]..starts[k + 1]]`.
@@ -43,6 +47,7 @@ impl Pending {
 
     fn clear(&mut self) {
         self.cells.clear();
+        self.tags.clear();
         self.conf.clear();
         self.height.clear();
         self.starts.clear();
@@ -450,14 +455,30 @@ impl<'a> Engine<'a> {
         let rel = &mut self.rels[head];
         let queued = &mut self.queued[head];
         let next = &mut self.next_delta[head];
-        for k in 0..pending.len() {
+        let n = pending.len();
+        let tags = &pending.tags;
+        // Probes of a large table miss the cache: fetch the slot of the tuple AHEAD
+        // places on, and the row that slot names half as far on, so that the misses
+        // overlap instead of queueing.
+        const AHEAD: usize = 16;
+        rel.reserve(n);
+        for &t in &tags[..n.min(AHEAD)] {
+            rel.prefetch_slot(t);
+        }
+        for k in 0..n {
+            if let Some(&t) = tags.get(k + AHEAD) {
+                rel.prefetch_slot(t);
+            }
+            if let Some(&t) = tags.get(k + AHEAD / 2) {
+                rel.prefetch_row(t);
+            }
             let cells = &pending.cells[k * arity..k * arity + arity];
             let meta = Meta {
                 conf: pending.conf[k],
                 height: if provenance { pending.height[k] } else { 0 },
                 rule: plan.rule,
             };
-            let (row, new) = rel.insert(cells, meta);
+            let (row, new) = rel.insert_tagged(cells, tags[k], meta);
             let r = row as usize;
             if new {
                 self.derived_total += 1;
@@ -557,6 +578,8 @@ fn emit(
             }
         }
     }
+    out.tags
+        .push(tag_of(hash_cells(out.cells[mark..].iter().copied())));
     out.conf.push(plan.confidence * conf);
     if provenance {
         if out.starts.is_empty() {
