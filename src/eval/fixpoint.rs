@@ -296,7 +296,11 @@ impl<'a> Engine<'a> {
         for (rid, plan) in replay {
             self.base_plans[rid as usize] = Some(plan);
         }
-        if self.provenance() {
+        // Heights go stale only when a premise's height changes after a consumer was
+        // recorded: in a full evaluation lower strata are final, so that needs a fact
+        // of this stratum to have improved; incrementally, an older consumer may rest
+        // on a lower-stratum fact that changed.
+        if self.provenance() && (seed.is_some() || st.improved > 0) {
             self.settle_heights(&stratum.relations, &in_stratum);
         }
         self.stats.strata.push(st);

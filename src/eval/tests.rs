@@ -1066,10 +1066,14 @@ proptest::proptest! {
                 if let Some(d) = fb.derivation(f) {
                     let min = d.premises.iter().map(|&q| fb.confidence(q)).fold(1.0, f64::min);
                     proptest::prop_assert!((rc * min - fb.confidence(f)).abs() < 1e-12);
+                    let mut highest = 0;
                     for q in &d.premises {
                         let h = fb.derivation(*q).map_or(0, |x| x.height);
                         proptest::prop_assert!(h < d.height);
+                        highest = highest.max(h);
                     }
+                    // Heights are settled: exactly one above the highest premise.
+                    proptest::prop_assert_eq!(d.height, highest + 1);
                 } else {
                     proptest::prop_assert!(!provenance);
                 }
