@@ -192,13 +192,35 @@ fn prefetch<T>(x: &T) {
     let _ = x;
 }
 
-/// A hash index on a set of columns: key → rows (ascending). Each bucket keeps its
-/// key's hash so that growing the table never re-reads rows.
+/// Key cells an index bucket holds inline: a probe with a key this short compares
+/// the bucket alone; a longer one also reads the bucket's first row.
+const INLINE_KEY: usize = 2;
+
+/// One key of an index: its hash (so growing the table never re-reads rows), its
+/// first cells, and its rows (ascending).
+#[derive(Clone)]
+struct Bucket {
+    hash: u64,
+    key: [u64; INLINE_KEY],
+    rows: Vec<u32>,
+}
+
+/// The inline part of a key.
+#[inline]
+fn key_prefix(key: impl Iterator<Item = u64>) -> [u64; INLINE_KEY] {
+    let mut p = [0; INLINE_KEY];
+    for (d, k) in p.iter_mut().zip(key) {
+        *d = k;
+    }
+    p
+}
+
+/// A hash index on a set of columns: key → rows (ascending).
 #[derive(Clone)]
 pub(crate) struct Index {
     /// The key columns, in key order.
     pub cols: Vec<usize>,
-    table: HashTable<(u64, Vec<u32>)>,
+    table: HashTable<Bucket>,
 }
 
 /// One relation's facts.
@@ -328,13 +350,17 @@ impl Relation {
     pub fn lookup(&self, index: usize, key: &[u64]) -> &[u32] {
         let ix = &self.indexes[index];
         let h = hash_cells(key.iter().copied());
-        match ix.table.find(h, |(bh, rows)| {
-            *bh == h && {
-                let r = self.row(rows[0]);
-                ix.cols.iter().zip(key).all(|(&c, &k)| r[c] == k)
-            }
+        let prefix = key_prefix(key.iter().copied());
+        let long = key.len() > INLINE_KEY;
+        match ix.table.find(h, |b| {
+            b.hash == h
+                && b.key == prefix
+                && (!long || {
+                    let r = self.row(b.rows[0]);
+                    ix.cols.iter().zip(key).all(|(&c, &k)| r[c] == k)
+                })
         }) {
-            Some((_, rows)) => rows,
+            Some(b) => &b.rows,
             None => &[],
         }
     }
@@ -344,16 +370,25 @@ fn index_add(index: &mut Index, data: &[u64], arity: usize, row: u32) {
     let cells = &data[row as usize * arity..row as usize * arity + arity];
     let cols = &index.cols;
     let h = hash_cells(cols.iter().map(|&c| cells[c]));
-    let same_key = |(bh, rows): &(u64, Vec<u32>)| {
-        *bh == h && {
-            let r = &data[rows[0] as usize * arity..rows[0] as usize * arity + arity];
-            cols.iter().all(|&c| r[c] == cells[c])
-        }
+    let prefix = key_prefix(cols.iter().map(|&c| cells[c]));
+    let long = cols.len() > INLINE_KEY;
+    let same_key = |b: &Bucket| {
+        b.hash == h
+            && b.key == prefix
+            && (!long || {
+                let r = &data[b.rows[0] as usize * arity..b.rows[0] as usize * arity + arity];
+                cols.iter().all(|&c| r[c] == cells[c])
+            })
     };
-    if let Some((_, rows)) = index.table.find_mut(h, same_key) {
-        rows.push(row);
+    if let Some(b) = index.table.find_mut(h, same_key) {
+        b.rows.push(row);
     } else {
-        index.table.insert_unique(h, (h, vec![row]), |(bh, _)| *bh);
+        let bucket = Bucket {
+            hash: h,
+            key: prefix,
+            rows: vec![row],
+        };
+        index.table.insert_unique(h, bucket, |b| b.hash);
     }
 }
 
