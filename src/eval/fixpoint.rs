@@ -15,7 +15,7 @@ use lasso::Rodeo;
 
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::exec::{self, Ctx, Frame};
-use crate::eval::plan::{Plan, Planner, Premise, Step, Version};
+use crate::eval::plan::{CExpr, Plan, Planner, Premise, Step, Version};
 use crate::eval::relation::{
     AGG_MARK, DerivRec, INPUT_RULE, Meta, NO_EVIDENCE, Relation, hash_cells, tag_of,
 };
@@ -559,7 +559,8 @@ fn arena_push(arena: &mut Vec<FactId>, prem: &[FactId]) -> Result<u32> {
             "the derivation record outgrew its arena".into(),
         ));
     }
-    arena.extend_from_slice(prem);
+    // (`extend` of a short slice writes in place; `extend_from_slice` calls memcpy.)
+    arena.extend(prem.iter().copied());
     Ok(start as u32)
 }
 
@@ -574,13 +575,19 @@ fn emit(
 ) {
     let mark = out.cells.len();
     for e in &plan.head {
-        match exec::eval(e, &frame.slots) {
-            Some(v) => out.cells.push(v),
-            None => {
-                out.cells.truncate(mark);
-                return;
-            }
-        }
+        // Plain variables and constants (the usual head) skip the evaluator's call.
+        let v = match e {
+            CExpr::Slot(s) => frame.slots[*s],
+            CExpr::Const(c) => *c,
+            _ => match exec::eval(e, &frame.slots) {
+                Some(v) => v,
+                None => {
+                    out.cells.truncate(mark);
+                    return;
+                }
+            },
+        };
+        out.cells.push(v);
     }
     out.tags
         .push(tag_of(hash_cells(out.cells[mark..].iter().copied())));

@@ -298,7 +298,7 @@ impl Relation {
         if let Some(found) = self.dedup.find_or_insert(tag, row, eq) {
             return (found, false);
         }
-        self.data.extend_from_slice(cells);
+        self.data.extend(cells.iter().copied());
         self.len += 1;
         self.meta.push(meta);
         for index in &mut self.indexes {
