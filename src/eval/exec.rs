@@ -82,8 +82,9 @@ struct Run<'a, 'c> {
 
 /// A key built on the stack for the common short keys.
 fn with_key<R>(key: &[Cell], slots: &[u64], f: impl FnOnce(&[u64]) -> R) -> R {
-    if key.len() <= 8 {
-        let mut buf = [0u64; 8];
+    // (Four cells: a larger buffer is zeroed and copied through library calls.)
+    if key.len() <= 4 {
+        let mut buf = [0u64; 4];
         for (b, c) in buf.iter_mut().zip(key) {
             *b = cell(*c, slots);
         }
@@ -145,7 +146,7 @@ impl Run<'_, '_> {
                         frame.slots[s] = cells[c];
                     }
                     frame.facts[*fact] = FactId { rel: *rel, row };
-                    let m = &r.meta[row as usize];
+                    let m = r.meta(row);
                     let c = conf.min(m.conf);
                     let h = if ctx.provenance {
                         height.max(m.height)
@@ -171,7 +172,13 @@ impl Run<'_, '_> {
                     }
                     Access::Index { index, key } => {
                         let rows = with_key(key, &frame.slots, |k| r.lookup(*index, k));
-                        let n = rows.partition_point(|&row| row < limit);
+                        // Usually every row of the bucket is below the limit.
+                        let n = match rows.last() {
+                            Some(&last) if last >= limit => {
+                                rows.partition_point(|&row| row < limit)
+                            }
+                            _ => rows.len(),
+                        };
                         let range = self.window(chunked, n);
                         for &row in &rows[range] {
                             visit(self, frame, row);

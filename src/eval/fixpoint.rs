@@ -363,7 +363,7 @@ impl<'a> Engine<'a> {
                         continue;
                     }
                     let d = self.rels[r].deriv[i];
-                    if self.rels[r].meta[i].rule == INPUT_RULE {
+                    if self.rels[r].meta(f.row).rule == INPUT_RULE {
                         state[r][i] = DONE;
                         continue;
                     }
@@ -385,10 +385,10 @@ impl<'a> Engine<'a> {
                     let h = premises
                         .iter()
                         .filter(|p| p.rel != AGG_MARK)
-                        .map(|p| self.rels[p.rel as usize].meta[p.row as usize].height)
+                        .map(|p| self.rels[p.rel as usize].meta(p.row).height)
                         .max()
                         .unwrap_or(0);
-                    self.rels[r].meta[i].height = h.saturating_add(1);
+                    self.rels[r].set_height(f.row, h.saturating_add(1));
                     state[r][i] = DONE;
                 }
             }
@@ -501,7 +501,7 @@ impl<'a> Engine<'a> {
                 next.push(row);
                 continue;
             }
-            let old = rel.meta[r];
+            let old = rel.meta(row);
             let (better, improved) = if provenance {
                 let improved =
                     meta.conf > old.conf || (meta.conf == old.conf && meta.height < old.height);
@@ -528,9 +528,9 @@ impl<'a> Engine<'a> {
                     start,
                     len: prem.len() as u32,
                 };
-                rel.meta[r] = meta;
+                rel.set_meta(row, meta);
             } else {
-                rel.meta[r].conf = meta.conf;
+                rel.set_conf(row, meta.conf);
             }
             if improved {
                 st.improved += 1;

@@ -272,7 +272,7 @@ impl FactBase {
                 fact,
                 args,
                 bindings,
-                confidence: r.meta[row as usize].conf,
+                confidence: r.meta(row).conf,
             });
         }
         out.sort_by(|a, b| a.args.cmp(&b.args));
@@ -312,7 +312,7 @@ impl FactBase {
 
     /// A fact's confidence in [0, 1].
     pub fn confidence(&self, fact: FactId) -> f64 {
-        self.rels[fact.rel as usize].meta[fact.row as usize].conf
+        self.rels[fact.rel as usize].meta(fact.row).conf
     }
 
     /// The best derivation of a derived fact; `None` for input facts and when
@@ -322,7 +322,7 @@ impl FactBase {
             return None;
         }
         let r = &self.rels[fact.rel as usize];
-        let meta = *r.meta.get(fact.row as usize)?;
+        let meta = (fact.row < r.len()).then(|| r.meta(fact.row))?;
         if meta.rule == INPUT_RULE {
             return None;
         }
@@ -609,11 +609,11 @@ fn load_inputs(
             }
             changed[fact.rel as usize].push(row);
         } else {
-            let m = r.meta[i];
+            let m = r.meta(row);
             let higher = fact.confidence > m.conf;
             let lower_height = provenance && fact.confidence == m.conf && m.rule != INPUT_RULE;
             if higher || lower_height {
-                r.meta[i] = Meta::input(fact.confidence);
+                r.set_meta(row, Meta::input(fact.confidence));
                 r.evidence[i] = id;
                 changed[fact.rel as usize].push(row);
             } else if r.evidence[i] == NO_EVIDENCE {

@@ -223,17 +223,22 @@ pub(crate) struct Index {
     table: HashTable<Bucket>,
 }
 
+/// Cells after a row's own that hold its [`Meta`]: the confidence's bits, then
+/// `height << 32 | rule`.
+const META_CELLS: usize = 2;
+
 /// One relation's facts.
 #[derive(Clone)]
 pub(crate) struct Relation {
     arity: usize,
+    /// `arity + META_CELLS`: each row is followed by its record, so that checking a
+    /// derived tuple against an existing fact reads one cache line, not two.
+    stride: usize,
     len: u32,
     data: Vec<u64>,
     /// Every row, by a 32-bit digest of its hash (a probe reads the row only when the
     /// digest matches).
     dedup: Dedup,
-    /// Confidence, height and rule per row.
-    pub meta: Vec<Meta>,
     /// Indexes, each on a distinct column set.
     pub indexes: Vec<Index>,
     /// Premises of the best derivation per row (empty when provenance is off).
@@ -250,10 +255,10 @@ impl Relation {
     pub fn new(arity: usize) -> Relation {
         Relation {
             arity,
+            stride: arity + META_CELLS,
             len: 0,
             data: Vec::new(),
             dedup: Dedup::default(),
-            meta: Vec::new(),
             indexes: Vec::new(),
             deriv: Vec::new(),
             premises: Vec::new(),
@@ -270,8 +275,43 @@ impl Relation {
     /// The cells of a row.
     #[inline]
     pub fn row(&self, row: u32) -> &[u64] {
-        let a = self.arity;
-        &self.data[row as usize * a..row as usize * a + a]
+        let b = row as usize * self.stride;
+        &self.data[b..b + self.arity]
+    }
+
+    /// The record of a row.
+    #[inline]
+    pub fn meta(&self, row: u32) -> Meta {
+        let b = row as usize * self.stride + self.arity;
+        let (conf, hr) = (self.data[b], self.data[b + 1]);
+        Meta {
+            conf: f64::from_bits(conf),
+            height: (hr >> 32) as u32,
+            rule: hr as u32,
+        }
+    }
+
+    /// Replace the record of a row.
+    #[inline]
+    pub fn set_meta(&mut self, row: u32, meta: Meta) {
+        let b = row as usize * self.stride + self.arity;
+        self.data[b] = meta.conf.to_bits();
+        self.data[b + 1] = (meta.height as u64) << 32 | meta.rule as u64;
+    }
+
+    /// Replace the confidence of a row.
+    #[inline]
+    pub fn set_conf(&mut self, row: u32, conf: f64) {
+        let b = row as usize * self.stride + self.arity;
+        self.data[b] = conf.to_bits();
+    }
+
+    /// Replace the height of a row.
+    #[inline]
+    pub fn set_height(&mut self, row: u32, height: u32) {
+        let mut m = self.meta(row);
+        m.height = height;
+        self.set_meta(row, m);
     }
 
     /// The row holding exactly these cells.
@@ -292,17 +332,20 @@ impl Relation {
     /// already known.
     #[inline]
     pub fn insert_tagged(&mut self, cells: &[u64], tag: u32, meta: Meta) -> (u32, bool) {
-        let (data, arity) = (&self.data, self.arity);
+        let (data, arity, stride) = (&self.data, self.arity, self.stride);
         let row = self.len;
-        let eq = |r: u32| same(&data[r as usize * arity..][..arity], cells);
+        let eq = |r: u32| same(&data[r as usize * stride..][..arity], cells);
         if let Some(found) = self.dedup.find_or_insert(tag, row, eq) {
             return (found, false);
         }
         self.data.extend(cells.iter().copied());
         self.len += 1;
-        self.meta.push(meta);
+        self.data.extend([
+            meta.conf.to_bits(),
+            (meta.height as u64) << 32 | meta.rule as u64,
+        ]);
         for index in &mut self.indexes {
-            index_add(index, &self.data, arity, row);
+            index_add(index, &self.data, arity, stride, row);
         }
         (row, true)
     }
@@ -324,8 +367,9 @@ impl Relation {
     #[inline]
     pub fn prefetch_row(&self, tag: u32) {
         if let Some(r) = self.dedup.peek(tag) {
-            prefetch(&self.data[r as usize * self.arity]);
-            prefetch(&self.meta[r as usize]);
+            let b = r as usize * self.stride;
+            prefetch(&self.data[b]);
+            prefetch(&self.data[b + self.stride - 1]);
         }
     }
 
@@ -339,7 +383,7 @@ impl Relation {
             table: HashTable::new(),
         };
         for row in 0..self.len {
-            index_add(&mut index, &self.data, self.arity, row);
+            index_add(&mut index, &self.data, self.arity, self.stride, row);
         }
         self.indexes.push(index);
         self.indexes.len() - 1
@@ -366,8 +410,8 @@ impl Relation {
     }
 }
 
-fn index_add(index: &mut Index, data: &[u64], arity: usize, row: u32) {
-    let cells = &data[row as usize * arity..row as usize * arity + arity];
+fn index_add(index: &mut Index, data: &[u64], arity: usize, stride: usize, row: u32) {
+    let cells = &data[row as usize * stride..row as usize * stride + arity];
     let cols = &index.cols;
     let h = hash_cells(cols.iter().map(|&c| cells[c]));
     let prefix = key_prefix(cols.iter().map(|&c| cells[c]));
@@ -376,7 +420,7 @@ fn index_add(index: &mut Index, data: &[u64], arity: usize, row: u32) {
         b.hash == h
             && b.key == prefix
             && (!long || {
-                let r = &data[b.rows[0] as usize * arity..b.rows[0] as usize * arity + arity];
+                let r = &data[b.rows[0] as usize * stride..][..arity];
                 cols.iter().all(|&c| r[c] == cells[c])
             })
     };
