@@ -135,6 +135,8 @@ impl Run<'_, '_> {
                     Version::Full | Version::Delta => ctx.full[*rel as usize],
                 };
                 let chunked = top && i == self.first;
+                // The last step hands each binding straight to the sink.
+                let last = i + 1 == steps.len();
                 let visit = |this: &mut Self, frame: &mut Frame, row: u32| {
                     let cells = r.row(row);
                     for &(c, k) in checks {
@@ -145,15 +147,20 @@ impl Run<'_, '_> {
                     for &(c, s) in binds {
                         frame.slots[s] = cells[c];
                     }
-                    frame.facts[*fact] = FactId { rel: *rel, row };
                     let m = r.meta(row);
                     let c = conf.min(m.conf);
+                    // Premise facts and heights only matter to provenance.
                     let h = if ctx.provenance {
+                        frame.facts[*fact] = FactId { rel: *rel, row };
                         height.max(m.height)
                     } else {
                         0
                     };
-                    this.steps(steps, i + 1, frame, c, h, top);
+                    if last {
+                        (this.sink)(frame, c, h);
+                    } else {
+                        this.steps(steps, i + 1, frame, c, h, top);
+                    }
                 };
                 match access {
                     Access::All => {

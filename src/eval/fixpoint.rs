@@ -9,6 +9,7 @@
 //! between chunks; reads are bounded by the row counts at the round's start, so a
 //! merge never disturbs a running scan.
 
+use std::hash::Hasher;
 use std::time::Instant;
 
 use lasso::Rodeo;
@@ -16,9 +17,7 @@ use lasso::Rodeo;
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::exec::{self, Ctx, Frame};
 use crate::eval::plan::{CExpr, Plan, Planner, Premise, Step, Version};
-use crate::eval::relation::{
-    AGG_MARK, DerivRec, INPUT_RULE, Meta, NO_EVIDENCE, Relation, hash_cells, tag_of,
-};
+use crate::eval::relation::{AGG_MARK, DerivRec, INPUT_RULE, Meta, NO_EVIDENCE, Relation, tag_of};
 use crate::eval::{EvalOptions, FactId, Progress, Stats, StratumStats};
 use crate::ir::{Literal, Program};
 
@@ -574,6 +573,8 @@ fn emit(
     out: &mut Pending,
 ) {
     let mark = out.cells.len();
+    // The dedup digest is hashed along the way (as `hash_cells` would).
+    let mut hasher = rustc_hash::FxHasher::default();
     for e in &plan.head {
         // Plain variables and constants (the usual head) skip the evaluator's call.
         let v = match e {
@@ -587,10 +588,10 @@ fn emit(
                 }
             },
         };
+        hasher.write_u64(v);
         out.cells.push(v);
     }
-    out.tags
-        .push(tag_of(hash_cells(out.cells[mark..].iter().copied())));
+    out.tags.push(tag_of(hasher.finish()));
     out.conf.push(plan.confidence * conf);
     if provenance {
         if out.starts.is_empty() {
