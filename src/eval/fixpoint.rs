@@ -551,16 +551,20 @@ impl<'a> Engine<'a> {
     }
 }
 
+#[inline]
 fn arena_push(arena: &mut Vec<FactId>, prem: &[FactId]) -> Result<u32> {
     let start = arena.len();
     if start + prem.len() > u32::MAX as usize {
-        return Err(budget_error(
-            "the derivation record outgrew its arena".into(),
-        ));
+        return Err(arena_full());
     }
     // (`extend` of a short slice writes in place; `extend_from_slice` calls memcpy.)
     arena.extend(prem.iter().copied());
     Ok(start as u32)
+}
+
+#[cold]
+fn arena_full() -> crate::diag::Error {
+    budget_error("the derivation record outgrew its arena".into())
 }
 
 /// Buffer one derivation of the plan's head for the frame's binding.
@@ -598,6 +602,11 @@ fn emit(
             out.starts.push(0);
         }
         out.height.push(height.saturating_add(1));
+        if let Some(facts) = &plan.premise_facts {
+            out.premises.extend(facts.iter().map(|&f| frame.facts[f]));
+            out.starts.push(out.premises.len() as u32);
+            return;
+        }
         for p in &plan.premises {
             match *p {
                 Premise::Fact(f) => out.premises.push(frame.facts[f]),

@@ -131,6 +131,9 @@ pub(crate) struct Plan {
     pub aggs: usize,
     /// Premises in body order.
     pub premises: Vec<Premise>,
+    /// The premises' fact slots when every premise is a fact (no aggregate), so
+    /// that recording a derivation is a plain copy.
+    pub premise_facts: Option<Vec<usize>>,
     /// Index of the first `Scan` step (where the driver splits work into chunks).
     pub first_scan: Option<usize>,
     /// False when a constant can never match: the plan produces nothing.
@@ -276,6 +279,13 @@ impl Planner<'_> {
                 _ => {}
             }
         }
+        let premise_facts = premises
+            .iter()
+            .map(|p| match p {
+                Premise::Fact(f) => Some(*f),
+                Premise::Agg(_) => None,
+            })
+            .collect();
         let first_scan = steps.iter().position(|s| matches!(s, Step::Scan { .. }));
         Ok(Plan {
             rule: rule.id,
@@ -287,6 +297,7 @@ impl Planner<'_> {
             facts: scope.next_fact,
             aggs: scope.next_agg,
             premises,
+            premise_facts,
             first_scan,
             feasible: scope.feasible,
         })
