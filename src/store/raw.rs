@@ -410,7 +410,7 @@ pub(crate) fn located(
     let Some(src) = source else {
         return loc;
     };
-    let lines = src.text.bytes().filter(|&b| b == b'\n').count() + 1;
+    let lines = src.line_col(src.text.len() as u32).0;
     if line == 0 || line > lines || col == 0 {
         return loc;
     }

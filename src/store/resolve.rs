@@ -29,7 +29,7 @@ impl RawInputs {
     /// non-negative integers into `unsigned`; CSV cells are parsed per column type.
     pub fn resolve(&self, program: &Program) -> Result<Vec<InputFact>> {
         let mut problems = Problems::default();
-        let mut out: Vec<(InputFact, Option<Location>)> = Vec::new();
+        let mut out: Vec<(InputFact, Option<&Origin>)> = Vec::new();
 
         for sf in &program.facts {
             let loc = locate(program, sf.span);
@@ -63,7 +63,7 @@ impl RawInputs {
 
         for raw in file_rows.iter().chain(&self.facts) {
             match type_record(program, raw) {
-                Ok(fact) => out.push((fact, Some(raw.origin.location()))),
+                Ok(fact) => out.push((fact, Some(&raw.origin))),
                 Err(d) => problems.push(d),
             }
         }
@@ -79,7 +79,7 @@ impl RawInputs {
 /// Give every fact without an explicit `edge_idx` the next one after the largest
 /// explicit index; report an index given to two different facts.
 fn number_evidence(
-    facts: &mut [(InputFact, Option<Location>)],
+    facts: &mut [(InputFact, Option<&Origin>)],
     program: &Program,
     problems: &mut Problems,
 ) {
@@ -99,8 +99,7 @@ fn number_evidence(
                         crate::value::fact_text(&program.relation(first.rel).name, &first.args);
                     let where_first = facts[j]
                         .1
-                        .as_ref()
-                        .map(|l| format!(" at {}:{}", l.file, l.line))
+                        .map(|o| format!(" at {}:{}", o.file, o.line))
                         .unwrap_or_default();
                     let d = Diagnostic::new(
                         ErrorCode::BadInput,
@@ -110,7 +109,7 @@ fn number_evidence(
                     )
                     .with_help("each stored edge index names one fact; give this one another index or none");
                     problems.push(match loc {
-                        Some(l) => d.at(l.clone()),
+                        Some(o) => d.at(o.location()),
                         None => d,
                     });
                 }
@@ -136,7 +135,7 @@ fn number_evidence(
                     "no edge index left to assign (an explicit edge_idx is at the maximum)",
                 );
                 problems.push(match loc {
-                    Some(l) => d.at(l.clone()),
+                    Some(o) => d.at(o.location()),
                     None => d,
                 });
                 return;
