@@ -1,7 +1,7 @@
 //! Phase 2 of loading: type raw records against the compiled program, add the
 //! program's own facts and its `.input` files, and number the evidence.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostic, ErrorCode, Location, Result, Span};
@@ -61,8 +61,14 @@ impl RawInputs {
             }
         }
 
+        let ids: HashMap<&str, RelId> = program
+            .relations
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.name.as_str(), i as RelId))
+            .collect();
         for raw in file_rows.iter().chain(&self.facts) {
-            match type_record(program, raw) {
+            match type_record(program, &ids, raw) {
                 Ok(fact) => out.push((fact, Some(&raw.origin))),
                 Err(d) => problems.push(d),
             }
@@ -145,8 +151,12 @@ fn number_evidence(
 }
 
 /// Type one record: its relation, arity, and each cell per column type.
-fn type_record(program: &Program, raw: &RawFact) -> Result<InputFact, Diagnostic> {
-    let Some(rel) = program.relation_id(&raw.predicate) else {
+fn type_record(
+    program: &Program,
+    ids: &HashMap<&str, RelId>,
+    raw: &RawFact,
+) -> Result<InputFact, Diagnostic> {
+    let Some(&rel) = ids.get(raw.predicate.as_str()) else {
         let mut d = bad_input(
             raw.origin.location(),
             format!("unknown relation `{}`", raw.predicate),
