@@ -27,6 +27,9 @@ impl RawInputs {
     ///
     /// Values convert as the column type says: integers into `float` columns,
     /// non-negative integers into `unsigned`; CSV cells are parsed per column type.
+    /// `.input` files are read here, after compilation, so they give no type hints:
+    /// declare `.input` relations (as Soufflé requires), or their columns default to
+    /// `symbol`.
     pub fn resolve(&self, program: &Program) -> Result<Vec<InputFact>> {
         let mut problems = Problems::default();
         let mut out: Vec<(InputFact, Option<&Origin>)> = Vec::new();
