@@ -11,9 +11,9 @@ use crate::syntax::Goal;
 use crate::value::{ColumnType, Value, fact_text};
 
 use super::{
-    AbsenceKind, AbsenceNode, ConclusionKind, ConclusionNode, EdgeRef, EvidenceKind, EvidenceNode,
-    Fact, LeafProvenance, ProofEdge, ProofGoal, ProofNode, ProofOptions, ProofSource, ProofStatus,
-    ProofTree, predicate_info,
+    AbsenceKind, AbsenceNode, ConclusionKind, ConclusionNode, EdgeRef, EdgeRole, EvidenceKind,
+    EvidenceNode, Fact, LeafProvenance, ProofEdge, ProofGoal, ProofNode, ProofOptions, ProofSource,
+    ProofStatus, ProofTree, predicate_info,
 };
 
 /// Prove one ground fact.
@@ -230,7 +230,7 @@ fn build_from<S: ProofSource + ?Sized>(
                 edges.push(ProofEdge {
                     from: c.id.clone(),
                     to: p.clone(),
-                    role: "premise".to_string(),
+                    role: EdgeRole::Premise,
                 });
             }
         }
