@@ -7,6 +7,7 @@
 //! Architecture invariant: this layer reads facts only through [`TagResolver`] and
 //! plain tag sets; it knows nothing of evaluation or proof internals.
 
+pub mod gate;
 pub mod segment;
 
 use crate::value::Value;
