@@ -66,20 +66,23 @@ pub fn source_inputs(program: &Program) -> Vec<InputFact> {
 /// Every input of a generated case: the program's own facts, then the generated ones.
 pub fn case_inputs(program: &Program, case: &GenCase) -> Vec<InputFact> {
     let mut inputs = source_inputs(program);
-    let base = inputs.len();
-    inputs.extend(
-        case.facts
-            .iter()
-            .enumerate()
-            .map(|(i, f): (usize, &GenFact)| {
-                let rel = program
-                    .relation_id(&f.rel)
-                    .unwrap_or_else(|| panic!("generated relation {} not in program", f.rel));
-                let args = f.args.iter().map(|&v| Value::Number(v)).collect();
-                input(rel, args, f.confidence, "facts", base + i)
-            }),
-    );
+    inputs.extend(gen_inputs(program, &case.facts, inputs.len()));
     inputs
+}
+
+/// Generated facts as input facts, numbered from `first_idx`.
+pub fn gen_inputs(program: &Program, facts: &[GenFact], first_idx: usize) -> Vec<InputFact> {
+    facts
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let rel = program
+                .relation_id(&f.rel)
+                .unwrap_or_else(|| panic!("generated relation {} not in program", f.rel));
+            let args = f.args.iter().map(|&v| Value::Number(v)).collect();
+            input(rel, args, f.confidence, "facts", first_idx + i)
+        })
+        .collect()
 }
 
 /// Facts from a JSON object `{"rel": [row, …]}` where a row is either an array of
