@@ -163,6 +163,59 @@ fn fact(rel: &str, args: &[i64], confidence: f64) -> support::random::GenFact {
     }
 }
 
+/// The generator exercises what the properties are about: most programs derive facts,
+/// and many use recursion, negation, aggregates and arithmetic. (A fixed-seed sample,
+/// so the counts are deterministic; the bounds are well below what it produces.)
+#[test]
+fn generator_covers_the_language() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    use support::random::GLit;
+
+    let mut runner = TestRunner::deterministic();
+    let (mut recursive, mut negation, mut aggregate, mut assign, mut deriving) = (0, 0, 0, 0, 0);
+    let n = 100;
+    for _ in 0..n {
+        let case = case().new_tree(&mut runner).expect("a case").current();
+        let rules = &case.program.rules;
+        let any = |f: &dyn Fn(&support::random::GenRule, &GLit) -> bool| {
+            rules.iter().any(|r| r.body.iter().any(|l| f(r, l)))
+        };
+        recursive += usize::from(any(&|r, l| matches!(l, GLit::Atom(a, _) if *a == r.head)));
+        negation += usize::from(any(&|_, l| matches!(l, GLit::Neg(..))));
+        aggregate += usize::from(any(&|_, l| matches!(l, GLit::Agg { .. })));
+        assign += usize::from(any(&|_, l| matches!(l, GLit::Assign(..))));
+        let (program, inputs) = prepare(&case);
+        let result = support::naive::evaluate(&program, &inputs);
+        let derived: usize = result
+            .iter()
+            .filter(|(name, _)| name.starts_with('r'))
+            .map(|(_, rows)| rows.len())
+            .sum();
+        deriving += usize::from(derived > 0);
+    }
+    assert!(
+        deriving >= n * 6 / 10,
+        "only {deriving} of {n} programs derive a fact"
+    );
+    assert!(
+        recursive >= n * 3 / 10,
+        "only {recursive} of {n} are recursive"
+    );
+    assert!(
+        negation >= n * 3 / 10,
+        "only {negation} of {n} use negation"
+    );
+    assert!(
+        aggregate >= n / 10,
+        "only {aggregate} of {n} use aggregates"
+    );
+    assert!(
+        assign >= n / 10,
+        "only {assign} of {n} use arithmetic assignments"
+    );
+}
+
 type Snapshot = Vec<(Vec<Value>, u64, Option<Derivation>)>;
 
 fn snapshot(fb: &FactBase, rel: u32) -> Snapshot {

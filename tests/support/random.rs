@@ -282,7 +282,7 @@ pub fn case() -> impl Strategy<Value = GenCase> {
         prop::collection::vec((1..=2usize, 1..=3usize), 1..=4),
         prop::collection::vec(raw_rule(), 1..=7),
         prop::collection::vec((any::<u8>(), any::<[u8; 2]>()), 0..=3),
-        prop::collection::vec((any::<u8>(), any::<[u8; 2]>(), any::<u16>()), 0..=30),
+        prop::collection::vec((any::<u8>(), any::<[u8; 2]>(), any::<u16>()), 0..=40),
     )
         .prop_map(|(edb, idb, rules, text_facts, inputs)| {
             build(&edb, &idb, &rules, &text_facts, &inputs)
@@ -382,22 +382,22 @@ impl RuleBuilder {
     fn positive_term(&mut self, pick: u8) -> GTerm {
         match pick % 8 {
             0..=2 if !self.bound.is_empty() => GTerm::Var(self.bound_var(pick / 8).unwrap_or(0)),
-            0..=5 => {
+            0..=6 => {
                 let v = self.fresh();
                 self.bound.push(v);
                 GTerm::Var(v)
             }
-            6 => GTerm::Const(i64::from(pick / 8 % DOMAIN)),
+            _ if pick & 0x80 == 0 => GTerm::Const(i64::from(pick / 8 % DOMAIN)),
             _ => GTerm::Wild,
         }
     }
 
     /// A negated-atom argument: a bound variable, a constant or `_`.
     fn negated_term(&self, pick: u8) -> GTerm {
-        match (pick % 4, self.bound_var(pick / 4)) {
-            (0 | 1, Some(v)) => GTerm::Var(v),
-            (2, _) => GTerm::Const(i64::from(pick / 4 % DOMAIN)),
-            _ => GTerm::Wild,
+        match (pick % 8, self.bound_var(pick / 8)) {
+            (0..=5, Some(v)) => GTerm::Var(v),
+            (6, _) => GTerm::Wild,
+            _ => GTerm::Const(i64::from(pick / 8 % DOMAIN)),
         }
     }
 }
@@ -418,8 +418,15 @@ fn build_rule(relations: &[GenRelation], n_edb: usize, raw: &RawRule) -> GenRule
         bound: Vec::new(),
     };
     let mut body = Vec::new();
-    for atom in &raw.atoms {
-        let rel = readable[atom.rel as usize % readable.len()];
+    for (i, atom) in raw.atoms.iter().enumerate() {
+        // Mostly start from a lower level, so that most rules can fire; the other
+        // atoms may read the head's own level (recursion).
+        let from = if i == 0 && atom.rel % 4 != 0 {
+            &lower
+        } else {
+            &readable
+        };
+        let rel = from[atom.rel as usize / 4 % from.len()];
         let args = (0..relations[rel].arity)
             .map(|i| b.positive_term(atom.args[i]))
             .collect();
