@@ -7,7 +7,9 @@
 //! Architecture invariant: this layer reads facts only through [`TagResolver`] and
 //! plain tag sets; it knows nothing of evaluation or proof internals.
 
+pub mod firewall;
 pub mod gate;
+pub mod grounding;
 pub mod segment;
 
 use crate::value::Value;

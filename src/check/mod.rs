@@ -1,13 +1,39 @@
 //! Static checks and stratification: syntax tree in, checked [`Program`] out.
 //!
 //! Architecture invariant: every error a program can have is found here, before any
-//! evaluation, so a bad program never half-runs.
+//! evaluation, so a bad program never half-runs. Checking goes on after an error, so
+//! one run reports every problem (parse errors excepted: a file that does not parse is
+//! not checked further).
+//!
+//! Conventions fixed here:
+//! - Relations are numbered in order of first appearance (a `.decl` or any use in a
+//!   fact or rule), files in the order given.
+//! - A clause with several heads or a `;` body becomes one rule per head and
+//!   alternative, head-major: `a(x), b(x) :- c(x) ; d(x).` gives `a :- c`, `a :- d`,
+//!   `b :- c`, `b :- d`, in that order.
+//! - A rule without `@name` is named `rule:<head>`; when a head relation has several
+//!   rules, every one of them gets `#k`, k the 1-based position among that head's
+//!   rules (named ones counted too), e.g. `rule:path#1`, `rule:path#2`.
+//! - A bodiless clause with only constant arguments and no annotations is a
+//!   [`SourceFact`]; with annotations or computed arguments it is a rule with an empty
+//!   body.
 
-use std::collections::BTreeMap;
+mod rules;
+mod stratify;
+mod types;
 
-use crate::diag::{Result, SourceMap};
-use crate::ir::Program;
-use crate::value::ColumnType;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use crate::diag::{Diagnostic, Error, ErrorCode, Result, SourceMap, Span};
+use crate::ir::{self, Column, IoOptions, Program, RelId, Relation, Rule, SourceFact, Variable};
+use crate::syntax::ast::{self, Item, Lit};
+use crate::syntax::parse_module;
+use crate::value::{ColumnType, Value};
+
+use rules::{LExpr, LLit, LRule, LTerm, Lowerer};
+use stratify::DepKind;
+use types::{Conflict, Kind, Origin, Slot, Types};
 
 /// Column types observed in input data, by relation name (`None` where a column's
 /// values did not settle a type). Used only for columns whose type the program text
@@ -17,6 +43,1020 @@ pub type TypeHints = BTreeMap<String, Vec<Option<ColumnType>>>;
 
 /// Parse and check every source file of `sources` (in order) into one program.
 pub fn compile(sources: SourceMap, hints: &TypeHints) -> Result<Program> {
-    let _ = (sources, hints);
-    todo!()
+    let mut modules = Vec::with_capacity(sources.files().len());
+    let mut diagnostics = Vec::new();
+    for id in 0..sources.files().len() {
+        match parse_module(&sources, id as u32) {
+            Ok(m) => modules.push(m),
+            Err(e) => diagnostics.extend(e.diagnostics),
+        }
+    }
+    if !diagnostics.is_empty() {
+        return Err(Error { diagnostics });
+    }
+    let mut ctx = Ctx::default();
+    let built = ctx.check(&modules, hints);
+    if ctx.errors.is_empty()
+        && let Some((relations, rules, strata, facts)) = built
+    {
+        return Ok(Program {
+            relations,
+            rules,
+            strata,
+            facts,
+            sources,
+        });
+    }
+    let mut errors = ctx.errors;
+    errors.sort_by_key(|e| (e.span.file, e.span.start));
+    Err(Error {
+        diagnostics: errors
+            .into_iter()
+            .map(|e| {
+                Diagnostic::new(e.code, e.message)
+                    .at_span(&sources, e.span)
+                    .with_help(e.help)
+            })
+            .collect(),
+    })
+}
+
+impl Program {
+    /// Compile one program text (named `name` in diagnostics), without type hints.
+    pub fn from_source(name: &str, text: &str) -> Result<Program> {
+        let mut sources = SourceMap::new();
+        sources.add(name, text);
+        compile(sources, &TypeHints::new())
+    }
+
+    /// Read and compile the given files in order, without type hints. A file that
+    /// cannot be read is an `io_error` naming its path.
+    pub fn from_files(paths: &[impl AsRef<Path>]) -> Result<Program> {
+        let mut sources = SourceMap::new();
+        for p in paths {
+            let p = p.as_ref();
+            let text = std::fs::read_to_string(p).map_err(|e| {
+                Diagnostic::new(
+                    ErrorCode::Io,
+                    format!("cannot read rule file `{}`: {e}", p.display()),
+                )
+                .with_help("check the path and that the file is readable UTF-8 text")
+            })?;
+            sources.add(p.display().to_string(), text);
+        }
+        compile(sources, &TypeHints::new())
+    }
+
+    /// Same as [`compile`]: check `sources` using column type hints from input data.
+    pub fn compile_with_hints(sources: SourceMap, hints: &TypeHints) -> Result<Program> {
+        compile(sources, hints)
+    }
+}
+
+/// An error waiting for its location to be resolved.
+struct PendingError {
+    code: ErrorCode,
+    span: Span,
+    message: String,
+    help: String,
+}
+
+/// What the checker knows about a relation while checking.
+#[derive(Debug)]
+pub(crate) struct RelInfo {
+    name: String,
+    /// Declared arity, else that of the first use.
+    pub(crate) arity: usize,
+    /// First type slot of its columns (`slot + i` is column i).
+    pub(crate) slot: Slot,
+    /// Column names and declared types.
+    declared: Option<Vec<(String, ColumnType)>>,
+    /// The `.decl`, else the first use.
+    span: Span,
+    decl_span: Option<Span>,
+    input: Option<IoOptions>,
+    output: bool,
+    functional: Option<Vec<usize>>,
+    text: Option<String>,
+}
+
+impl RelInfo {
+    fn column_name(&self, i: usize) -> String {
+        match &self.declared {
+            Some(cols) if i < cols.len() => cols[i].0.clone(),
+            _ => format!("_{i}"),
+        }
+    }
+}
+
+/// A bodiless ground clause waiting for column types.
+struct FactDraft {
+    rel: RelId,
+    args: Vec<(Lit, Span)>,
+    span: Span,
+}
+
+type Built = (Vec<Relation>, Vec<Rule>, Vec<ir::Stratum>, Vec<SourceFact>);
+
+/// The checking state shared by every pass.
+#[derive(Default)]
+pub(crate) struct Ctx {
+    pub(crate) rel_ids: HashMap<String, RelId>,
+    pub(crate) rels: Vec<RelInfo>,
+    pub(crate) types: Types,
+    errors: Vec<PendingError>,
+}
+
+impl Ctx {
+    pub(crate) fn error(
+        &mut self,
+        code: ErrorCode,
+        span: Span,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) {
+        self.errors.push(PendingError {
+            code,
+            span,
+            message: message.into(),
+            help: help.into(),
+        });
+    }
+
+    fn describe(&self, o: &Origin) -> String {
+        match o {
+            Origin::Column(r, c) => {
+                let rel = &self.rels[*r as usize];
+                format!(
+                    "column `{}` of `{}`",
+                    rel.column_name(*c as usize),
+                    rel.name
+                )
+            }
+            Origin::Var(v) => format!("variable `{v}`"),
+            Origin::Const(l) => format!("constant `{l}`"),
+            Origin::Arith => "an arithmetic expression".into(),
+            Origin::Aggregate(f) => format!("the result of `{}`", ast::agg_keyword(*f)),
+        }
+    }
+
+    fn describe_side(&self, side: &types::Side) -> String {
+        let mut s = format!("{} is {}", self.describe(&side.origin), side.kind);
+        if let Some(b) = &side.because {
+            s.push_str(&format!(" (from {})", self.describe(b)));
+        }
+        s
+    }
+
+    pub(crate) fn type_conflict(&mut self, c: Conflict, subject: &str, span: Span) {
+        let message = format!(
+            "type mismatch for {subject}: {}, but {}",
+            self.describe_side(&c.left),
+            self.describe_side(&c.right)
+        );
+        let is_arith = |s: &types::Side| {
+            matches!(
+                s.origin,
+                Origin::Arith | Origin::Aggregate(ir::AggFunc::Sum)
+            )
+        };
+        let help = if is_arith(&c.left) || is_arith(&c.right) {
+            "arithmetic and `sum` need numeric values (number, unsigned or float); symbols \
+             can only be compared"
+                .to_string()
+        } else {
+            "a column holds values of one type: use a value of the column's type, or \
+             declare the relation with the type you need"
+                .to_string()
+        };
+        self.error(ErrorCode::TypeMismatch, span, message, help);
+    }
+
+    fn check(&mut self, modules: &[ast::Module], hints: &TypeHints) -> Option<Built> {
+        let aliases = self.type_aliases(modules);
+        self.register_relations(modules, &aliases);
+        self.check_arities(modules);
+        self.directives(modules);
+        let (facts, lrules) = self.clauses(modules);
+        // Hints for columns the program leaves open.
+        for (name, cols) in hints {
+            if let Some(&r) = self.rel_ids.get(name) {
+                let (base, arity) = (self.rels[r as usize].slot, self.rels[r as usize].arity);
+                for (i, t) in cols.iter().enumerate().take(arity) {
+                    if let Some(t) = t {
+                        self.types.hint(base + i as Slot, *t);
+                    }
+                }
+            }
+        }
+        let relations = self.relations();
+        let facts = self.facts(facts, &relations);
+        let deps: Vec<(RelId, Vec<stratify::Dep>)> =
+            lrules.iter().map(|r| (r.head, r.deps.clone())).collect();
+        let (strata, rule_stratum) = match stratify::stratify(self.rels.len(), &deps) {
+            Ok(s) => s,
+            Err(errs) => {
+                for e in errs {
+                    self.not_stratifiable(e);
+                }
+                return None;
+            }
+        };
+        let rules = self.rules(lrules, &rule_stratum);
+        Some((relations, rules, strata, facts))
+    }
+
+    /// `.type` definitions resolved to base types (unknown names and cycles reported).
+    fn type_aliases(&mut self, modules: &[ast::Module]) -> HashMap<String, ColumnType> {
+        let mut defs: HashMap<&str, &ast::TypeDef> = HashMap::new();
+        for item in modules.iter().flat_map(|m| &m.items) {
+            if let Item::Type(t) = item {
+                if builtin_type(&t.name.name).is_some() || defs.contains_key(t.name.name.as_str()) {
+                    self.error(
+                        ErrorCode::BadDirective,
+                        t.name.span,
+                        format!("type `{}` is defined more than once", t.name.name),
+                        "give each type one `.type` definition, under a name that is not a \
+                         primitive type",
+                    );
+                    continue;
+                }
+                defs.insert(&t.name.name, t);
+            }
+        }
+        let mut resolved = HashMap::new();
+        let mut names: Vec<&&ast::TypeDef> = defs.values().collect();
+        names.sort_by_key(|t| (t.span.file, t.span.start));
+        for t in names {
+            let mut path: Vec<String> = Vec::new();
+            if let Some(ty) = self.resolve_alias(&t.name.name, &defs, &mut path) {
+                resolved.insert(t.name.name.clone(), ty);
+            }
+        }
+        resolved
+    }
+
+    fn resolve_alias(
+        &mut self,
+        name: &str,
+        defs: &HashMap<&str, &ast::TypeDef>,
+        path: &mut Vec<String>,
+    ) -> Option<ColumnType> {
+        if let Some(t) = builtin_type(name) {
+            return Some(t);
+        }
+        let def = defs.get(name)?;
+        if path.iter().any(|p| p == name) {
+            self.error(
+                ErrorCode::BadDirective,
+                def.name.span,
+                format!("type `{name}` is defined in terms of itself"),
+                "define it as a subtype of number, unsigned, float or symbol",
+            );
+            return None;
+        }
+        path.push(name.to_string());
+        let mut found: Option<ColumnType> = None;
+        for b in &def.bases {
+            let t = if builtin_type(&b.name).is_some() || defs.contains_key(b.name.as_str()) {
+                self.resolve_alias(&b.name, defs, path)
+            } else {
+                self.error(
+                    ErrorCode::BadDirective,
+                    b.span,
+                    format!("unknown type `{}`", b.name),
+                    "use number, unsigned, float, symbol or a type defined with `.type`",
+                );
+                None
+            };
+            let t = t?;
+            if let Some(f) = found
+                && f != t
+            {
+                self.error(
+                    ErrorCode::TypeMismatch,
+                    b.span,
+                    format!(
+                        "union type `{name}` mixes {f} and {t}; its members must share one \
+                         primitive type"
+                    ),
+                    "split it into separate types",
+                );
+                return None;
+            }
+            found = Some(t);
+        }
+        path.pop();
+        found
+    }
+
+    fn register(&mut self, name: &ast::Ident, arity: usize) -> RelId {
+        if let Some(&r) = self.rel_ids.get(&name.name) {
+            return r;
+        }
+        let r = self.rels.len() as RelId;
+        self.rel_ids.insert(name.name.clone(), r);
+        self.rels.push(RelInfo {
+            name: name.name.clone(),
+            arity,
+            slot: 0,
+            declared: None,
+            span: name.span,
+            decl_span: None,
+            input: None,
+            output: false,
+            functional: None,
+            text: None,
+        });
+        r
+    }
+
+    fn register_relations(
+        &mut self,
+        modules: &[ast::Module],
+        aliases: &HashMap<String, ColumnType>,
+    ) {
+        for item in modules.iter().flat_map(|m| &m.items) {
+            match item {
+                Item::Decl(d) => {
+                    let r = self.register(&d.name, d.columns.len());
+                    if let Some(prev) = self.rels[r as usize].decl_span {
+                        let _ = prev;
+                        self.error(
+                            ErrorCode::BadDirective,
+                            d.name.span,
+                            format!("relation `{}` is declared more than once", d.name.name),
+                            "keep one `.decl` per relation",
+                        );
+                        continue;
+                    }
+                    for q in &d.qualifiers {
+                        if q.name == "eqrel" {
+                            self.error(
+                                ErrorCode::BadDirective,
+                                q.span,
+                                "`eqrel` relations are not supported",
+                                "declare an ordinary relation and write the reflexive, \
+                                 symmetric and transitive rules explicitly",
+                            );
+                        }
+                    }
+                    let mut cols = Vec::with_capacity(d.columns.len());
+                    for (c, t) in &d.columns {
+                        let ty = builtin_type(&t.name).or_else(|| aliases.get(&t.name).copied());
+                        let ty =
+                            match ty {
+                                Some(ty) => ty,
+                                None => {
+                                    // Unknown or broken alias; broken aliases were reported.
+                                    if !modules.iter().flat_map(|m| &m.items).any(
+                                        |i| matches!(i, Item::Type(td) if td.name.name == t.name),
+                                    ) {
+                                        self.error(
+                                            ErrorCode::BadDirective,
+                                            t.span,
+                                            format!("unknown type `{}`", t.name),
+                                            "use number, unsigned, float, symbol or a type \
+                                         defined with `.type`",
+                                        );
+                                    }
+                                    ColumnType::Symbol
+                                }
+                            };
+                        cols.push((c.name.clone(), ty));
+                    }
+                    let info = &mut self.rels[r as usize];
+                    info.arity = cols.len();
+                    info.declared = Some(cols);
+                    info.decl_span = Some(d.span);
+                    info.span = d.name.span;
+                }
+                Item::Clause(c) => {
+                    for_each_atom(c, &mut |a, _| {
+                        self.register(&a.name, a.args.len());
+                    });
+                }
+                _ => {}
+            }
+        }
+        // Type slots of every column, declared types fixed.
+        for r in 0..self.rels.len() {
+            let arity = self.rels[r].arity;
+            let mut base = None;
+            for i in 0..arity {
+                let kind = match &self.rels[r].declared {
+                    Some(cols) => Kind::Exact(cols[i].1),
+                    None => Kind::Any,
+                };
+                let s = self.types.slot(kind, Origin::Column(r as RelId, i as u32));
+                base.get_or_insert(s);
+            }
+            // A nullary relation has no slots; any number will do.
+            self.rels[r].slot = base.unwrap_or(0);
+        }
+    }
+
+    fn check_arities(&mut self, modules: &[ast::Module]) {
+        let mut bad = Vec::new();
+        for item in modules.iter().flat_map(|m| &m.items) {
+            if let Item::Clause(c) = item {
+                for_each_atom(c, &mut |a, _| {
+                    let r = self.rel_ids[&a.name.name];
+                    let info = &self.rels[r as usize];
+                    if a.args.len() != info.arity {
+                        bad.push((a.span, r, a.args.len()));
+                    }
+                });
+            }
+        }
+        for (span, r, used) in bad {
+            let info = &self.rels[r as usize];
+            let (what, at) = match info.decl_span {
+                Some(_) => ("declared with", info.span),
+                None => ("first used with", info.span),
+            };
+            let (name, arity) = (info.name.clone(), info.arity);
+            let _ = at;
+            self.error(
+                ErrorCode::ArityMismatch,
+                span,
+                format!(
+                    "relation `{name}` is used here with {used} argument{}, but it was {what} \
+                     {arity} argument{}",
+                    plural(used),
+                    plural(arity)
+                ),
+                format!(
+                    "use `{name}` with {arity} argument{} everywhere, or give the other \
+                     relation its own name",
+                    plural(arity)
+                ),
+            );
+        }
+    }
+
+    fn lookup(&mut self, name: &ast::Ident, directive: &str) -> Option<RelId> {
+        if let Some(&r) = self.rel_ids.get(&name.name) {
+            return Some(r);
+        }
+        let suggestion = closest(&name.name, self.rels.iter().map(|r| r.name.as_str()));
+        let help = match suggestion {
+            Some(s) => format!("did you mean `{s}`? A relation must be declared or used in a rule"),
+            None => format!(
+                "declare it with `.decl {}(…)` or use it in a fact or rule",
+                name.name
+            ),
+        };
+        self.error(
+            ErrorCode::UnknownRelation,
+            name.span,
+            format!(
+                "`{directive}` names relation `{}`, which does not exist",
+                name.name
+            ),
+            help,
+        );
+        None
+    }
+
+    fn directives(&mut self, modules: &[ast::Module]) {
+        for item in modules.iter().flat_map(|m| &m.items) {
+            match item {
+                Item::Io(io) => {
+                    let directive = match io.kind {
+                        ast::IoKind::Input => ".input",
+                        ast::IoKind::Output => ".output",
+                        ast::IoKind::PrintSize => ".printsize",
+                    };
+                    let mut options = BTreeMap::new();
+                    for (k, v) in &io.options {
+                        let key = k.name.to_lowercase();
+                        if options.insert(key.clone(), v.clone()).is_some() {
+                            self.error(
+                                ErrorCode::BadDirective,
+                                k.span,
+                                format!("option `{key}` is given twice"),
+                                "give each option once",
+                            );
+                        }
+                    }
+                    for name in &io.relations {
+                        let Some(r) = self.lookup(name, directive) else {
+                            continue;
+                        };
+                        if io.kind == ast::IoKind::Input {
+                            if self.rels[r as usize].input.is_some() {
+                                self.error(
+                                    ErrorCode::BadDirective,
+                                    name.span,
+                                    format!("relation `{}` has two `.input` directives", name.name),
+                                    "keep one `.input` per relation",
+                                );
+                            }
+                            self.rels[r as usize].input = Some(IoOptions {
+                                options: options.clone(),
+                                span: io.span,
+                            });
+                        } else {
+                            self.rels[r as usize].output = true;
+                        }
+                    }
+                }
+                Item::Text(t) => {
+                    let Some(r) = self.lookup(&t.relation, ".text") else {
+                        continue;
+                    };
+                    let arity = self.rels[r as usize].arity;
+                    if self.rels[r as usize].text.is_some() {
+                        self.error(
+                            ErrorCode::BadDirective,
+                            t.relation.span,
+                            format!("relation `{}` has two `.text` templates", t.relation.name),
+                            "keep one `.text` per relation",
+                        );
+                    }
+                    for k in placeholders(&t.template) {
+                        if k >= arity {
+                            self.error(
+                                ErrorCode::BadDirective,
+                                t.template_span,
+                                format!(
+                                    "placeholder `{{{k}}}` is out of range: `{}` has {arity} \
+                                     column{}",
+                                    t.relation.name,
+                                    plural(arity)
+                                ),
+                                format!(
+                                    "placeholders count columns from 0, so use `{{0}}` to `{{{}}}`",
+                                    arity.saturating_sub(1)
+                                ),
+                            );
+                        }
+                    }
+                    self.rels[r as usize].text = Some(t.template.clone());
+                }
+                Item::Functional(f) => {
+                    let Some(r) = self.lookup(&f.relation, ".functional") else {
+                        continue;
+                    };
+                    let mut keys = Vec::with_capacity(f.keys.len());
+                    for k in &f.keys {
+                        let info = &self.rels[r as usize];
+                        let (idx, span) = match k {
+                            ast::KeyColumn::Index(i, s) => (usize::try_from(*i).ok(), *s),
+                            ast::KeyColumn::Name(n) => (
+                                (0..info.arity).find(|&i| info.column_name(i) == n.name),
+                                n.span,
+                            ),
+                        };
+                        match idx {
+                            Some(i) if i < info.arity => {
+                                if keys.contains(&i) {
+                                    self.error(
+                                        ErrorCode::BadDirective,
+                                        span,
+                                        "key column listed twice",
+                                        "list each key column once",
+                                    );
+                                }
+                                keys.push(i);
+                            }
+                            _ => {
+                                let (name, arity) = (info.name.clone(), info.arity);
+                                self.error(
+                                    ErrorCode::BadDirective,
+                                    span,
+                                    format!(
+                                        "`{name}` has no column {}",
+                                        match k {
+                                            ast::KeyColumn::Index(i, _) => i.to_string(),
+                                            ast::KeyColumn::Name(n) => format!("`{}`", n.name),
+                                        }
+                                    ),
+                                    format!(
+                                        "key columns are indexes 0 to {} or declared column names",
+                                        arity.saturating_sub(1)
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                    if keys.len() == self.rels[r as usize].arity {
+                        self.error(
+                            ErrorCode::BadDirective,
+                            f.span,
+                            "a functional dependency needs at least one non-key column",
+                            "list only the columns that determine the others",
+                        );
+                    }
+                    self.rels[r as usize].functional = Some(keys);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Annotations of a clause: name and confidence.
+    fn annotations(&mut self, c: &ast::Clause) -> (Option<String>, f64) {
+        let mut name = None;
+        let mut confidence = None;
+        for a in &c.annotations {
+            match a.name.name.as_str() {
+                "name" => match &a.value {
+                    Lit::Str(s) if !s.trim().is_empty() => {
+                        if name.replace(s.clone()).is_some() {
+                            self.duplicate_annotation(a);
+                        }
+                    }
+                    _ => self.error(
+                        ErrorCode::BadDirective,
+                        a.value_span,
+                        "`@name` takes a non-empty string",
+                        "write e.g. `@name(\"coordinated_threat\")`",
+                    ),
+                },
+                "confidence" => {
+                    let v = match a.value {
+                        Lit::Float(x) => Some(x),
+                        Lit::Int(i) => Some(i as f64),
+                        Lit::Unsigned(u) => Some(u as f64),
+                        Lit::Str(_) => None,
+                    };
+                    match v {
+                        Some(x) if x > 0.0 && x <= 1.0 => {
+                            if confidence.replace(x).is_some() {
+                                self.duplicate_annotation(a);
+                            }
+                        }
+                        _ => self.error(
+                            ErrorCode::BadDirective,
+                            a.value_span,
+                            format!("confidence `{}` is not in (0, 1]", a.value),
+                            "a rule's confidence is a number greater than 0 and at most 1, \
+                             e.g. `@confidence(0.9)`",
+                        ),
+                    }
+                }
+                other => self.error(
+                    ErrorCode::BadDirective,
+                    a.name.span,
+                    format!("unknown annotation `@{other}`"),
+                    "the annotations are `@name(\"…\")` and `@confidence(0.9)`",
+                ),
+            }
+        }
+        (name, confidence.unwrap_or(1.0))
+    }
+
+    fn duplicate_annotation(&mut self, a: &ast::Annotation) {
+        self.error(
+            ErrorCode::BadDirective,
+            a.span,
+            format!("annotation `@{}` is given twice", a.name.name),
+            "keep one of them",
+        );
+    }
+
+    fn clauses(&mut self, modules: &[ast::Module]) -> (Vec<FactDraft>, Vec<LRule>) {
+        let mut facts = Vec::new();
+        let mut rules = Vec::new();
+        for item in modules.iter().flat_map(|m| &m.items) {
+            let Item::Clause(c) = item else { continue };
+            let (name, confidence) = self.annotations(c);
+            if c.body.is_empty() && c.annotations.is_empty() {
+                for h in &c.heads {
+                    if h.args.iter().all(|a| matches!(a, ast::Expr::Lit(..))) {
+                        let rel = self.rel_ids[&h.name.name];
+                        let (base, arity) =
+                            (self.rels[rel as usize].slot, self.rels[rel as usize].arity);
+                        let mut args = Vec::with_capacity(h.args.len());
+                        for (i, a) in h.args.iter().enumerate() {
+                            if let ast::Expr::Lit(l, span) = a {
+                                if i < arity {
+                                    let s =
+                                        self.types.slot(Kind::of_lit(l), Origin::Const(l.clone()));
+                                    if let Err(conf) = self.types.unify(base + i as Slot, s) {
+                                        self.type_conflict(conf, &format!("constant `{l}`"), *span);
+                                    }
+                                }
+                                args.push((l.clone(), *span));
+                            }
+                        }
+                        facts.push(FactDraft {
+                            rel,
+                            args,
+                            span: h.span,
+                        });
+                    } else {
+                        let r = Lowerer::new(self).rule(h, &[], None, 1.0, c.span);
+                        rules.push(r);
+                    }
+                }
+                continue;
+            }
+            for h in &c.heads {
+                if c.body.is_empty() {
+                    let r = Lowerer::new(self).rule(h, &[], name.clone(), confidence, c.span);
+                    rules.push(r);
+                }
+                for conj in &c.body {
+                    let r = Lowerer::new(self).rule(h, conj, name.clone(), confidence, c.span);
+                    rules.push(r);
+                }
+            }
+        }
+        (facts, rules)
+    }
+
+    fn relations(&mut self) -> Vec<Relation> {
+        let mut out = Vec::with_capacity(self.rels.len());
+        for r in 0..self.rels.len() {
+            let (arity, base) = (self.rels[r].arity, self.rels[r].slot);
+            let columns = (0..arity)
+                .map(|i| Column {
+                    name: self.rels[r].column_name(i),
+                    ty: self.types.resolve(base + i as Slot),
+                })
+                .collect();
+            let info = &mut self.rels[r];
+            out.push(Relation {
+                name: info.name.clone(),
+                columns,
+                input: info.input.take(),
+                output: info.output,
+                functional: info.functional.take(),
+                text: info.text.take(),
+                span: info.span,
+            });
+        }
+        out
+    }
+
+    /// A literal as a value of column type `ty`.
+    fn value(&mut self, lit: &Lit, ty: ColumnType, span: Span) -> Value {
+        let v = match (lit, ty) {
+            (Lit::Int(i), ColumnType::Number) => i64::try_from(*i).ok().map(Value::Number),
+            (Lit::Int(i), ColumnType::Unsigned) => u64::try_from(*i).ok().map(Value::Unsigned),
+            (Lit::Int(i), ColumnType::Float) => Some(Value::Float(*i as f64)),
+            (Lit::Unsigned(u), ColumnType::Unsigned) => Some(Value::Unsigned(*u)),
+            (Lit::Float(x), ColumnType::Float) => Some(Value::Float(*x)),
+            (Lit::Str(s), ColumnType::Symbol) => Some(Value::Symbol(s.clone())),
+            // Any other pairing was reported as a type mismatch already.
+            _ => return Value::Number(0),
+        };
+        v.unwrap_or_else(|| {
+            self.error(
+                ErrorCode::TypeMismatch,
+                span,
+                format!("constant `{lit}` does not fit in type {ty}"),
+                match ty {
+                    ColumnType::Unsigned => "unsigned values are between 0 and 2^64-1",
+                    _ => {
+                        "numbers are between -2^63 and 2^63-1; declare the column unsigned or float"
+                    }
+                },
+            );
+            Value::Number(0)
+        })
+    }
+
+    fn facts(&mut self, drafts: Vec<FactDraft>, relations: &[Relation]) -> Vec<SourceFact> {
+        let mut out = Vec::with_capacity(drafts.len());
+        for f in drafts {
+            let cols = &relations[f.rel as usize].columns;
+            if f.args.len() != cols.len() {
+                continue;
+            }
+            let args = f
+                .args
+                .iter()
+                .zip(cols)
+                .map(|((l, s), c)| self.value(l, c.ty, *s))
+                .collect();
+            out.push(SourceFact {
+                rel: f.rel,
+                args,
+                span: f.span,
+            });
+        }
+        out
+    }
+
+    fn ir_expr(&mut self, e: LExpr) -> ir::Expr {
+        match e {
+            LExpr::Var(v) => ir::Expr::Var(v),
+            LExpr::Const(l, slot, span) => {
+                let ty = self.types.resolve(slot);
+                ir::Expr::Const(self.value(&l, ty, span))
+            }
+            LExpr::Binary(op, l, r) => {
+                ir::Expr::Binary(op, Box::new(self.ir_expr(*l)), Box::new(self.ir_expr(*r)))
+            }
+            LExpr::Neg(e) => ir::Expr::Neg(Box::new(self.ir_expr(*e))),
+            LExpr::Invalid => ir::Expr::Const(Value::Number(0)),
+        }
+    }
+
+    fn ir_atom(&mut self, a: rules::LAtom) -> ir::Atom {
+        let args = a
+            .args
+            .into_iter()
+            .map(|t| match t {
+                LTerm::Var(v) => ir::Term::Var(v),
+                LTerm::Wildcard => ir::Term::Wildcard,
+                LTerm::Const(l, slot, span) => {
+                    let ty = self.types.resolve(slot);
+                    ir::Term::Const(self.value(&l, ty, span))
+                }
+            })
+            .collect();
+        ir::Atom {
+            rel: a.rel,
+            args,
+            span: a.span,
+        }
+    }
+
+    fn ir_literal(&mut self, l: LLit) -> ir::Literal {
+        match l {
+            LLit::Atom(a) => ir::Literal::Atom(self.ir_atom(a)),
+            LLit::Negated(a) => ir::Literal::Negated(self.ir_atom(a)),
+            LLit::Compare {
+                op,
+                left,
+                right,
+                assigns,
+                span,
+            } => ir::Literal::Compare {
+                op,
+                left: self.ir_expr(left),
+                right: self.ir_expr(right),
+                assigns,
+                span,
+            },
+            LLit::Aggregate {
+                result,
+                func,
+                target,
+                body,
+                span,
+            } => ir::Literal::Aggregate {
+                result,
+                func,
+                target: target.map(|t| self.ir_expr(t)),
+                body: body.into_iter().map(|l| self.ir_literal(l)).collect(),
+                span,
+            },
+        }
+    }
+
+    fn rules(&mut self, lrules: Vec<LRule>, rule_stratum: &[usize]) -> Vec<Rule> {
+        let mut per_head = vec![0usize; self.rels.len()];
+        for r in &lrules {
+            per_head[r.head as usize] += 1;
+        }
+        let mut seen = vec![0usize; self.rels.len()];
+        let mut out = Vec::with_capacity(lrules.len());
+        for (id, r) in lrules.into_iter().enumerate() {
+            let h = r.head as usize;
+            seen[h] += 1;
+            let name = match r.name {
+                Some(n) => n,
+                None if per_head[h] > 1 => format!("rule:{}#{}", self.rels[h].name, seen[h]),
+                None => format!("rule:{}", self.rels[h].name),
+            };
+            let vars = r
+                .vars
+                .iter()
+                .map(|(n, s)| Variable {
+                    name: n.clone(),
+                    ty: self.types.resolve(*s),
+                })
+                .collect();
+            let head = ir::Head {
+                rel: r.head,
+                args: r.head_args.into_iter().map(|e| self.ir_expr(e)).collect(),
+            };
+            let body = r.body.into_iter().map(|l| self.ir_literal(l)).collect();
+            out.push(Rule {
+                id: id as u32,
+                name,
+                confidence: r.confidence,
+                head,
+                body,
+                vars,
+                stratum: rule_stratum[id],
+                span: r.span,
+            });
+        }
+        out
+    }
+
+    fn not_stratifiable(&mut self, e: stratify::Unstratifiable) {
+        let name = |c: &Ctx, r: RelId| c.rels[r as usize].name.clone();
+        let mut cycle = name(self, e.head);
+        for (kind, r) in &e.cycle {
+            cycle.push_str(&format!(" {} {}", arrow(*kind), name(self, *r)));
+        }
+        let (how, fix) = match e.kind {
+            DepKind::Aggregated(f) => (
+                format!("aggregates (`{}`) over", ast::agg_keyword(f)),
+                "aggregate only over relations computed in an earlier stratum",
+            ),
+            _ => (
+                "negates".to_string(),
+                "negate only relations that do not depend on this rule's head",
+            ),
+        };
+        self.error(
+            ErrorCode::NotStratifiable,
+            e.span,
+            format!(
+                "not stratifiable: `{}` {how} `{}` inside a recursive cycle: {cycle}",
+                name(self, e.head),
+                name(self, e.rel)
+            ),
+            format!("{fix}; break the cycle {cycle}"),
+        );
+    }
+}
+
+fn arrow(kind: DepKind) -> String {
+    match kind {
+        DepKind::Positive => "->".into(),
+        DepKind::Negated => "-[not]->".into(),
+        DepKind::Aggregated(f) => format!("-[{}]->", ast::agg_keyword(f)),
+    }
+}
+
+fn builtin_type(name: &str) -> Option<ColumnType> {
+    match name {
+        "number" => Some(ColumnType::Number),
+        "unsigned" => Some(ColumnType::Unsigned),
+        "float" => Some(ColumnType::Float),
+        "symbol" => Some(ColumnType::Symbol),
+        _ => None,
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Every atom of a clause (heads, body, aggregate bodies), with whether it is a head.
+fn for_each_atom(c: &ast::Clause, f: &mut impl FnMut(&ast::Atom, bool)) {
+    fn lits(ls: &[ast::Literal], f: &mut impl FnMut(&ast::Atom, bool)) {
+        for l in ls {
+            match l {
+                ast::Literal::Atom(a) | ast::Literal::Negated(a, _) => f(a, false),
+                ast::Literal::Aggregate(agg) => lits(&agg.body, f),
+                ast::Literal::Compare { .. } => {}
+            }
+        }
+    }
+    for h in &c.heads {
+        f(h, true);
+    }
+    for conj in &c.body {
+        lits(conj, f);
+    }
+}
+
+/// The `{k}` placeholders of a `.text` template.
+fn placeholders(template: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        if !digits.is_empty() && rest[digits.len()..].starts_with('}') {
+            out.push(digits.parse().unwrap_or(usize::MAX));
+        }
+    }
+    out
+}
+
+/// The name closest to `name` by edit distance, if close enough to be a typo.
+fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).clamp(1, 3);
+    candidates
+        .map(|c| (edit_distance(name, c), c))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, c)| (d, c))
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }

@@ -1,35 +1,617 @@
 //! `prooflog check`, `prooflog gate`, `prooflog ground`: the answer checkers.
+//!
+//! Proof files are read as plain JSON (a ProofTree object, or an array of them): the
+//! allowed tags are every node's `rule_tag`, `step_tag` and `hedge_tag` (plus a
+//! top-level `evidence_tags` list when present), and the fact a `STEP`/`HEDGE` tag
+//! names is its node's `predicate` and `args`, in words its `text`, else its
+//! predicate's `--texts` template filled in, else its `fact`. Reading the JSON rather
+//! than the proof module's types keeps the checkers usable on proofs produced by any
+//! version of the engine, or by another system.
 
+use std::collections::{BTreeSet, HashMap};
+use std::io::Read;
 use std::process::ExitCode;
 
 use clap::Args;
+use prooflog::answer::firewall::{HallucinationFirewall, Outcome, canonical_tag};
+use prooflog::answer::gate::Gate;
+use prooflog::answer::grounding::{
+    Claim, GroundingOptions, GroundingReport, GroundingThresholds, ground_tags,
+};
+use prooflog::answer::{CitedFact, TagResolver};
+use prooflog::diag::{Diagnostic, ErrorCode, Location};
+use prooflog::{Error, Value};
+use serde_json::Value as Json;
+
+use super::common::{Format, fail};
 
 /// Arguments of `prooflog check`.
 #[derive(Args)]
-pub struct CheckArgs {}
+pub struct CheckArgs {
+    /// The answer text to check (`-` reads standard input).
+    #[arg(long, value_name = "FILE")]
+    answer: String,
+    /// Proof JSON files (a ProofTree or an array of them) whose tags are allowed.
+    #[arg(long = "proof", value_name = "FILE", num_args = 1..)]
+    proofs: Vec<String>,
+    /// Allowed tags, comma-separated (`HEDGE-42,RULE-0,STEP-1`); adds to the proofs'.
+    #[arg(long, value_name = "TAG,…", value_delimiter = ',')]
+    allowed: Vec<String>,
+    /// Abstain unless a goal was proved.
+    #[arg(long)]
+    require_proof: bool,
+    /// Treat the answer as backed by a proof (default: some `--proof` has status
+    /// "proved", or only `--allowed` was given).
+    #[arg(long, conflicts_with = "not_proved")]
+    proved: bool,
+    /// Treat the answer as not backed by a proof.
+    #[arg(long)]
+    not_proved: bool,
+    /// Also require each cited sentence to follow from its cited facts' verbalisations
+    /// (the faithfulness gate); needs `--proof`.
+    #[arg(long)]
+    verify_content: bool,
+    /// The message returned when the firewall abstains.
+    #[arg(long, value_name = "TEXT")]
+    abstain_message: Option<String>,
+    /// Verbalisation templates, a JSON object `{"member": "{0} is a member of group
+    /// {1}"}` as the rule pack's `.text` directives give them; they say a proof node's
+    /// fact in words where the node has no `text`.
+    #[arg(long, value_name = "FILE")]
+    texts: Option<String>,
+    /// Also print every sentence's verdict and reason (`sentences`).
+    #[arg(long)]
+    explain: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
 
 /// Arguments of `prooflog gate`.
 #[derive(Args)]
-pub struct GateArgs {}
+pub struct GateArgs {
+    /// The answer text to check (`-` reads standard input).
+    #[arg(long, value_name = "FILE")]
+    answer: String,
+    /// A passage the answer may be built from; repeat for several candidates.
+    #[arg(long = "passage", value_name = "FILE", num_args = 1.., required = true)]
+    passages: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
 
 /// Arguments of `prooflog ground`.
 #[derive(Args)]
-pub struct GroundArgs {}
+pub struct GroundArgs {
+    /// The claim, `{"subject", "predicate", "object"}`, inline or as `@FILE`.
+    #[arg(long, value_name = "JSON")]
+    claim: String,
+    /// Cited facts: a JSON array of `{"tag", "predicate", "args", "text"?,
+    /// "functional_key"?}`, or a proof JSON file.
+    #[arg(long, value_name = "FILE")]
+    cited: String,
+    /// The tags the claim cites, comma-separated (default: every fact in `--cited`).
+    #[arg(long, value_name = "TAG,…", value_delimiter = ',')]
+    tags: Vec<String>,
+    /// Scores below this are ungrounded.
+    #[arg(long, value_name = "X")]
+    deny: Option<f64>,
+    /// Scores at or above this are grounded.
+    #[arg(long, value_name = "Y")]
+    permit: Option<f64>,
+    /// Verbalisation templates, a JSON object `{"member": "{0} is a member of group
+    /// {1}"}` as the rule pack's `.text` directives give them; they say a proof node's
+    /// fact in words where the node has no `text`.
+    #[arg(long, value_name = "FILE")]
+    texts: Option<String>,
+    /// Match the claim's predicate against relation names only, not verbalisations.
+    #[arg(long)]
+    no_predicate_in_text: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
 
-/// `prooflog check`.
+/// `prooflog check`: the hallucination firewall. Exit 0 supported, 1 stripped or
+/// abstained, 2 bad input.
 pub fn check(args: CheckArgs) -> ExitCode {
-    let _ = args;
-    ExitCode::from(2)
+    match run_check(&args) {
+        Ok(code) => code,
+        Err(e) => fail(&e, args.format),
+    }
 }
 
-/// `prooflog gate`.
+fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
+    if args.proofs.is_empty() && args.allowed.is_empty() {
+        return Err(usage(
+            "give the allowed tags with --proof FILE or --allowed TAG,…",
+        ));
+    }
+    if args.verify_content && args.proofs.is_empty() {
+        return Err(usage(
+            "--verify-content needs --proof: the facts to verify against come from proofs",
+        ));
+    }
+    let answer = read_input(&args.answer)?;
+    let mut table = FactTable::with_texts(args.texts.as_deref())?;
+    for path in &args.proofs {
+        table.add_proofs(path, &parse_json(path, &read_input(path)?)?)?;
+    }
+    for tag in &args.allowed {
+        let canon = canonical_tag(tag.trim()).ok_or_else(|| {
+            Error::from(
+                Diagnostic::new(ErrorCode::Usage, format!("`{tag}` is not a citation tag"))
+                    .with_help("tags look like HEDGE-42, RULE-0, STEP-1 or PATTERN-3"),
+            )
+        })?;
+        table.allowed.insert(canon);
+    }
+    let proved = if args.proved {
+        true
+    } else if args.not_proved {
+        false
+    } else {
+        table.proved || args.proofs.is_empty()
+    };
+
+    let mut firewall = HallucinationFirewall::new();
+    if let Some(msg) = &args.abstain_message {
+        firewall = firewall.with_abstain_message(msg.clone());
+    }
+    if args.verify_content {
+        firewall = firewall.with_gate_verification(&table);
+    }
+    let result = firewall.check(&answer, &table.allowed, proved, args.require_proof);
+
+    match args.format {
+        Format::Json => {
+            let mut out = result.as_dict();
+            out["answer"] = Json::String(result.answer.clone());
+            if args.explain {
+                out["sentences"] = serde_json::to_value(&result.sentences).map_err(|e| {
+                    Error::from(Diagnostic::new(
+                        ErrorCode::BadInput,
+                        format!("cannot serialize the result: {e}"),
+                    ))
+                })?;
+            }
+            println!("{out}");
+        }
+        Format::Text => {
+            println!(
+                "{} (coverage {:.2}; {} supported, {} stripped)",
+                result.outcome,
+                result.coverage,
+                result.supported.len(),
+                result.stripped.len()
+            );
+            for s in result.sentences.iter().filter(|s| !s.kept()) {
+                if let Some(reason) = &s.reason {
+                    println!("  stripped: {}\n    because it {reason}", s.text);
+                }
+            }
+            println!("\n{}", result.answer);
+        }
+    }
+    Ok(ExitCode::from(if result.outcome == Outcome::Supported {
+        0
+    } else {
+        1
+    }))
+}
+
+/// `prooflog gate`: the faithfulness gate. Exit 0 unless the gate refused (1).
 pub fn gate(args: GateArgs) -> ExitCode {
-    let _ = args;
-    ExitCode::from(2)
+    match run_gate(&args) {
+        Ok(code) => code,
+        Err(e) => fail(&e, args.format),
+    }
 }
 
-/// `prooflog ground`.
+fn run_gate(args: &GateArgs) -> Result<ExitCode, Error> {
+    let answer = read_input(&args.answer)?;
+    let passages = args
+        .passages
+        .iter()
+        .map(|p| read_input(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let result = Gate::check(&answer, &passages);
+    match args.format {
+        Format::Json => println!("{}", to_json(&result)?),
+        Format::Text => {
+            let state = if result.refused {
+                "refused"
+            } else if result.all_claims_verified {
+                "all claims verified"
+            } else {
+                "unsupported claims removed"
+            };
+            println!("{state} ({} removed)", result.unsupported_claims_removed);
+            for c in &result.claims {
+                match (&c.passage, &c.reason) {
+                    (Some(p), _) => println!("  ok    [{}] {}", args.passages[*p], c.text),
+                    (None, Some(r)) => println!("  drop  {}\n        because {r}", c.text),
+                    (None, None) => println!("  drop  {}", c.text),
+                }
+            }
+            println!("\n{}", result.answer);
+        }
+    }
+    Ok(ExitCode::from(if result.refused { 1 } else { 0 }))
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, Error> {
+    serde_json::to_string(value).map_err(|e| {
+        Diagnostic::new(
+            ErrorCode::BadInput,
+            format!("cannot serialize the result: {e}"),
+        )
+        .into()
+    })
+}
+
+/// `prooflog ground`: grade a claim against cited facts. Exit 0 grounded, 1 weak or
+/// ungrounded, 2 bad input.
 pub fn ground(args: GroundArgs) -> ExitCode {
-    let _ = args;
-    ExitCode::from(2)
+    match run_ground(&args) {
+        Ok(code) => code,
+        Err(e) => fail(&e, args.format),
+    }
+}
+
+fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
+    let defaults = GroundingThresholds::default();
+    let thresholds = GroundingThresholds::new(
+        args.deny.unwrap_or(defaults.deny),
+        args.permit.unwrap_or(defaults.permit),
+    )?;
+    let options = GroundingOptions {
+        thresholds,
+        predicate_in_text: !args.no_predicate_in_text,
+    };
+    let (claim_name, claim_text) = match args.claim.strip_prefix('@') {
+        Some(path) => (path.to_string(), read_input(path)?),
+        None => ("--claim".to_string(), args.claim.clone()),
+    };
+    let claim: Claim =
+        serde_json::from_str(&claim_text).map_err(|e| json_error(&claim_name, &e))?;
+
+    let cited = parse_json(&args.cited, &read_input(&args.cited)?)?;
+    let mut table = FactTable::with_texts(args.texts.as_deref())?;
+    if is_proof_json(&cited) {
+        table.add_proofs(&args.cited, &cited)?;
+    } else {
+        table.add_cited_facts(&args.cited, &cited)?;
+    }
+    let tags: Vec<String> = if args.tags.is_empty() {
+        table.order.clone()
+    } else {
+        args.tags
+            .iter()
+            .map(|t| canonical_tag(t.trim()).unwrap_or_else(|| t.trim().to_string()))
+            .collect()
+    };
+    let report = ground_tags(&claim, &tags, &table, &options);
+    print_report(&report, args.format);
+    Ok(ExitCode::from(if report.verdict.is_grounded() {
+        0
+    } else {
+        1
+    }))
+}
+
+fn print_report(report: &GroundingReport, format: Format) {
+    match format {
+        Format::Json => match to_json(report) {
+            Ok(s) => println!("{s}"),
+            Err(e) => eprintln!("{e}"),
+        },
+        Format::Text => {
+            println!("{}: {}", report.verdict, report.reason);
+            for m in &report.matches {
+                let mark = |b: bool| if b { "yes" } else { "no" };
+                println!(
+                    "  [{}] {}: subject {}, predicate {}, object {}",
+                    m.tag,
+                    m.fact,
+                    mark(m.subject),
+                    mark(m.predicate),
+                    mark(m.object)
+                );
+            }
+        }
+    }
+}
+
+/// Tags and the facts they name, read from proof or cited-fact JSON.
+#[derive(Default)]
+struct FactTable {
+    /// Every tag that may be cited.
+    allowed: BTreeSet<String>,
+    /// The facts each tag names.
+    facts: HashMap<String, Vec<CitedFact>>,
+    /// Fact tags in first-seen order.
+    order: Vec<String>,
+    /// Whether some proof has status "proved".
+    proved: bool,
+    /// Verbalisation templates by predicate.
+    texts: HashMap<String, String>,
+}
+
+impl TagResolver for FactTable {
+    fn resolve(&self, tag: &str) -> Vec<CitedFact> {
+        self.facts.get(tag).cloned().unwrap_or_default()
+    }
+}
+
+fn is_proof_json(v: &Json) -> bool {
+    match v {
+        Json::Object(o) => o.contains_key("nodes") || o.contains_key("status"),
+        Json::Array(items) => items.first().is_some_and(is_proof_json),
+        _ => false,
+    }
+}
+
+impl FactTable {
+    /// An empty table that verbalises with the templates in `path` (if given).
+    fn with_texts(path: Option<&str>) -> Result<FactTable, Error> {
+        let mut table = FactTable::default();
+        let Some(path) = path else {
+            return Ok(table);
+        };
+        let json = parse_json(path, &read_input(path)?)?;
+        let obj = json.as_object().ok_or_else(|| {
+            bad_input(
+                path,
+                "expected an object mapping predicates to templates".into(),
+            )
+        })?;
+        for (pred, template) in obj {
+            let template = template.as_str().ok_or_else(|| {
+                bad_input(path, format!("the template for `{pred}` must be a string"))
+            })?;
+            table.texts.insert(pred.clone(), template.to_string());
+        }
+        Ok(table)
+    }
+
+    fn add_fact(&mut self, fact: CitedFact) {
+        let list = self.facts.entry(fact.tag.clone()).or_default();
+        if !list.contains(&fact) {
+            if list.is_empty() {
+                self.order.push(fact.tag.clone());
+            }
+            list.push(fact);
+        }
+    }
+
+    fn add_proofs(&mut self, file: &str, json: &Json) -> Result<(), Error> {
+        let proofs: Vec<&Json> = match json {
+            Json::Array(items) => items.iter().collect(),
+            other => vec![other],
+        };
+        for (i, proof) in proofs.into_iter().enumerate() {
+            let where_ = |what: &str| bad_input(file, format!("proof {i}: {what}"));
+            let obj = proof
+                .as_object()
+                .ok_or_else(|| where_("expected a ProofTree object"))?;
+            if !obj.contains_key("nodes") && !obj.contains_key("status") {
+                return Err(where_("not a ProofTree (no `status` or `nodes`)"));
+            }
+            if obj.get("status").and_then(Json::as_str) == Some("proved") {
+                self.proved = true;
+            }
+            if let Some(tags) = obj.get("evidence_tags") {
+                let tags = tags
+                    .as_array()
+                    .ok_or_else(|| where_("`evidence_tags` must be an array"))?;
+                for t in tags {
+                    let t = t.as_str().ok_or_else(|| where_("tags must be strings"))?;
+                    self.allowed.insert(tag_or_error(t, &where_)?);
+                }
+            }
+            let nodes = match obj.get("nodes") {
+                None | Some(Json::Null) => continue,
+                Some(Json::Array(nodes)) => nodes,
+                Some(_) => return Err(where_("`nodes` must be an array")),
+            };
+            for (j, node) in nodes.iter().enumerate() {
+                let at = |what: &str| where_(&format!("node {j}: {what}"));
+                let node = node.as_object().ok_or_else(|| at("expected an object"))?;
+                for key in ["rule_tag", "step_tag", "hedge_tag"] {
+                    let Some(raw) = node.get(key) else { continue };
+                    if raw.is_null() {
+                        continue;
+                    }
+                    let raw = raw
+                        .as_str()
+                        .ok_or_else(|| at(&format!("`{key}` must be a string")))?;
+                    let tag = tag_or_error(raw, &at)?;
+                    self.allowed.insert(tag.clone());
+                    if key != "rule_tag" {
+                        let fact = cited_fact(tag, node, &self.texts).map_err(|m| at(&m))?;
+                        self.add_fact(fact);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn add_cited_facts(&mut self, file: &str, json: &Json) -> Result<(), Error> {
+        let items = json.as_array().ok_or_else(|| {
+            bad_input(
+                file,
+                "expected an array of cited facts or a proof".to_string(),
+            )
+        })?;
+        for (i, item) in items.iter().enumerate() {
+            let at = |what: &str| bad_input(file, format!("cited fact {i}: {what}"));
+            let obj = item.as_object().ok_or_else(|| at("expected an object"))?;
+            let raw = obj
+                .get("tag")
+                .and_then(Json::as_str)
+                .ok_or_else(|| at("needs a string `tag`"))?;
+            let tag = canonical_tag(raw).unwrap_or_else(|| raw.to_string());
+            let fact = cited_fact(tag.clone(), obj, &self.texts).map_err(|m| at(&m))?;
+            self.allowed.insert(tag);
+            self.add_fact(fact);
+        }
+        Ok(())
+    }
+}
+
+fn tag_or_error(raw: &str, err: &dyn Fn(&str) -> Error) -> Result<String, Error> {
+    canonical_tag(raw).ok_or_else(|| err(&format!("`{raw}` is not a citation tag")))
+}
+
+/// A cited fact from a proof node or cited-fact object. Its words: the object's
+/// `text`, else the predicate's template filled in, else its `fact`, else `p(args)`.
+fn cited_fact(
+    tag: String,
+    obj: &serde_json::Map<String, Json>,
+    texts: &HashMap<String, String>,
+) -> Result<CitedFact, String> {
+    let predicate = match obj.get("predicate") {
+        Some(Json::String(p)) => p.clone(),
+        None => String::new(),
+        Some(_) => return Err("`predicate` must be a string".into()),
+    };
+    let args = match obj.get("args") {
+        None => Vec::new(),
+        Some(Json::Array(a)) => a
+            .iter()
+            .map(|v| {
+                Value::from_json(v).ok_or_else(|| format!("argument {v} is not a number or string"))
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(_) => return Err("`args` must be an array".into()),
+    };
+    let text = match (obj.get("text"), texts.get(&predicate), obj.get("fact")) {
+        (Some(Json::String(t)), _, _) => t.clone(),
+        (Some(_), _, _) => return Err("`text` must be a string".into()),
+        (None, Some(template), _) => fill_template(template, &args),
+        (None, None, Some(Json::String(t))) => t.clone(),
+        _ => {
+            let parts: Vec<String> = args.iter().map(|a| a.to_json().to_string()).collect();
+            format!("{predicate}({})", parts.join(", "))
+        }
+    };
+    let functional_key = match obj.get("functional_key") {
+        None | Some(Json::Null) => None,
+        Some(Json::Array(cols)) => Some(
+            cols.iter()
+                .map(|c| {
+                    c.as_u64()
+                        .and_then(|c| usize::try_from(c).ok())
+                        .ok_or_else(|| "`functional_key` must list column numbers".to_string())
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        Some(_) => return Err("`functional_key` must be an array".into()),
+    };
+    Ok(CitedFact {
+        tag,
+        predicate,
+        args,
+        text,
+        functional_key,
+    })
+}
+
+/// A template with each `{i}` replaced by argument `i` (symbols without quotes);
+/// placeholders with no such argument stay as written.
+fn fill_template(template: &str, args: &[Value]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let arg = after.find('}').and_then(|close| {
+            let i: usize = after[..close].parse().ok()?;
+            Some((args.get(i)?, close))
+        });
+        match arg {
+            Some((v, close)) => {
+                match v {
+                    Value::Symbol(s) => out.push_str(s),
+                    other => out.push_str(&other.to_json().to_string()),
+                }
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn read_input(path: &str) -> Result<String, Error> {
+    let mut text = String::new();
+    let res = if path == "-" {
+        std::io::stdin().read_to_string(&mut text).map(|_| ())
+    } else {
+        std::fs::read_to_string(path).map(|t| text = t)
+    };
+    res.map_err(|e| {
+        Diagnostic::new(ErrorCode::Io, format!("cannot read {path}: {e}"))
+            .with_help("check the path and permissions")
+            .into()
+    })
+    .map(|()| text)
+}
+
+fn parse_json(file: &str, text: &str) -> Result<Json, Error> {
+    serde_json::from_str(text).map_err(|e| json_error(file, &e))
+}
+
+fn json_error(file: &str, e: &serde_json::Error) -> Error {
+    Diagnostic::new(ErrorCode::BadInput, format!("invalid JSON: {e}"))
+        .at(Location::at(file, e.line(), e.column()))
+        .into()
+}
+
+fn bad_input(file: &str, message: String) -> Error {
+    Diagnostic::new(ErrorCode::BadInput, format!("{file}: {message}")).into()
+}
+
+fn usage(message: &str) -> Error {
+    Diagnostic::new(ErrorCode::Usage, message).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_fill_numbered_placeholders() {
+        let args = [Value::Number(42), Value::Symbol("north pier".into())];
+        assert_eq!(
+            fill_template("drone {0} is based at the {1}", &args),
+            "drone 42 is based at the north pier"
+        );
+        assert_eq!(fill_template("{2} {x} {", &args), "{2} {x} {");
+        assert_eq!(fill_template("{1}{0}", &args), "north pier42");
+    }
+
+    #[test]
+    fn cited_fact_prefers_text_then_template_then_fact() {
+        let texts = HashMap::from([("member".to_string(), "{0} is in {1}".to_string())]);
+        let node = |v: Json| v.as_object().cloned().unwrap_or_default();
+        let with_text = node(serde_json::json!({"predicate": "member", "args": [1, 2],
+            "text": "one is in two", "fact": "member(1, 2)"}));
+        let plain = node(serde_json::json!({"predicate": "member", "args": [1, 2],
+            "fact": "member(1, 2)"}));
+        let other = node(serde_json::json!({"predicate": "seen", "args": [1]}));
+        let text = |o| cited_fact("HEDGE-1".into(), o, &texts).map(|f| f.text);
+        assert_eq!(text(&with_text).as_deref(), Ok("one is in two"));
+        assert_eq!(text(&plain).as_deref(), Ok("1 is in 2"));
+        assert_eq!(text(&other).as_deref(), Ok("seen(1)"));
+        let bad = node(serde_json::json!({"predicate": "seen", "args": [[1]]}));
+        assert!(cited_fact("HEDGE-1".into(), &bad, &texts).is_err());
+    }
 }

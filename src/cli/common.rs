@@ -1,10 +1,26 @@
 //! What engine commands share: output format, program and input loading, error output.
-#![allow(dead_code)] // filled in as the commands land
+#![allow(dead_code)] // shared by commands that land separately
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::ValueEnum;
-use prooflog::Error;
+use prooflog::store::{InputFact, Loader};
+use prooflog::{Error, Program, Result};
+
+/// The default rule pack's program, compiled into the binary so that engine commands
+/// work with no arguments from any directory.
+pub const DEFAULT_PROGRAM: (&str, &str) = (
+    "rules/drones/drones.dl",
+    include_str!("../../rules/drones/drones.dl"),
+);
+
+/// The default rule pack's evidence.
+pub const DEFAULT_EVIDENCE: (&str, &str) = (
+    "rules/drones/evidence.jsonl",
+    include_str!("../../rules/drones/evidence.jsonl"),
+);
 
 /// Output format for people (`text`) or programs (`json`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -16,15 +32,240 @@ pub enum Format {
     Text,
 }
 
+/// The inputs every engine command takes: program files, fact files, evidence.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EngineInputs {
+    /// Program files (.dl), compiled in the order given. Without any, the embedded
+    /// default rule pack is used: rules/drones/drones.dl with its evidence
+    /// rules/drones/evidence.jsonl (built into the binary, so this works from any
+    /// directory); --facts and --evidence then add to that evidence.
+    #[arg(value_name = "PROGRAM")]
+    pub programs: Vec<PathBuf>,
+
+    /// A fact file or a directory of them (every *.json, *.csv, *.tsv, *.facts in it,
+    /// by name). JSON: {"rel": [[v, …], …]}; CSV/TSV/.facts: rows of the relation the
+    /// file is named after (<rel>.csv). Repeatable.
+    #[arg(long = "facts", value_name = "FILE|DIR")]
+    pub facts: Vec<PathBuf>,
+
+    /// An evidence file: one {"predicate", "args", "confidence"?, "provenance"?} JSON
+    /// object per line. Repeatable.
+    #[arg(long = "evidence", value_name = "FILE.jsonl")]
+    pub evidence: Vec<PathBuf>,
+
+    /// Where `.input` relations' files are looked up (default: the directory of the
+    /// program file that declares them).
+    #[arg(long = "fact-dir", value_name = "DIR")]
+    pub fact_dir: Option<PathBuf>,
+}
+
+impl EngineInputs {
+    /// Compile the programs (or the default pack) and load every input, all or
+    /// nothing.
+    pub fn load(&self) -> Result<(Arc<Program>, Vec<InputFact>)> {
+        let mut loader = Loader::new();
+        if self.programs.is_empty() {
+            loader.program_text(DEFAULT_PROGRAM.0, DEFAULT_PROGRAM.1);
+            loader.evidence_jsonl(DEFAULT_EVIDENCE.0, DEFAULT_EVIDENCE.1)?;
+        }
+        for p in &self.programs {
+            loader.program_file(p)?;
+        }
+        if let Some(dir) = &self.fact_dir {
+            loader.fact_dir(dir);
+        }
+        for f in &self.facts {
+            loader.facts(f)?;
+        }
+        for e in &self.evidence {
+            loader.evidence(e)?;
+        }
+        let loaded = loader.load()?;
+        Ok((loaded.program, loaded.facts))
+    }
+}
+
 /// Print an error on stderr in the requested format and return exit code 2.
+///
+/// JSON: one document `{"error": {"code", "message", "file", "line", "col", "help"?}}`;
+/// when there are several diagnostics, the others follow in `"more": [{…}, …]`.
 pub fn fail(err: &Error, format: Format) -> ExitCode {
     match format {
-        Format::Json => {
-            for d in &err.diagnostics {
-                eprintln!("{}", d.to_json());
-            }
-        }
+        Format::Json => eprintln!("{}", error_json(err)),
         Format::Text => eprintln!("{err}"),
     }
     ExitCode::from(2)
+}
+
+/// The JSON form of an error (see [`fail`]).
+pub fn error_json(err: &Error) -> serde_json::Value {
+    let mut doc = err.primary().to_json();
+    if err.diagnostics.len() > 1 {
+        let more: Vec<serde_json::Value> = err.diagnostics[1..]
+            .iter()
+            .map(|d| d.to_json()["error"].take())
+            .collect();
+        doc["more"] = serde_json::Value::Array(more);
+    }
+    doc
+}
+
+/// Write `text` to stdout. A closed pipe (`prooflog run | head`) is not an error.
+pub fn print(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+/// Live progress of a long evaluation on stderr, for a person watching a terminal.
+///
+/// Only created when stderr is a terminal (never in pipes, files or tests), redrawn
+/// at most every [`ProgressLine::INTERVAL`] (nothing at all during the first one, so
+/// quick runs show nothing), and erased by [`finish`](Self::finish) so that it leaves
+/// nothing behind.
+pub struct ProgressLine {
+    state: std::sync::Mutex<ProgressState>,
+}
+
+struct ProgressState {
+    sink: Box<dyn std::io::Write + Send>,
+    started: std::time::Instant,
+    last_drawn: Option<std::time::Instant>,
+    drawn: bool,
+}
+
+impl ProgressLine {
+    /// The least time between two redraws.
+    pub const INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+
+    /// A progress line when stderr is a terminal, else `None`.
+    pub fn for_stderr() -> Option<Arc<ProgressLine>> {
+        use std::io::IsTerminal;
+        std::io::stderr()
+            .is_terminal()
+            .then(|| Arc::new(ProgressLine::new(Box::new(std::io::stderr()))))
+    }
+
+    /// A progress line drawn on `sink`, starting now.
+    fn new(sink: Box<dyn std::io::Write + Send>) -> ProgressLine {
+        ProgressLine {
+            state: std::sync::Mutex::new(ProgressState {
+                sink,
+                started: std::time::Instant::now(),
+                last_drawn: None,
+                drawn: false,
+            }),
+        }
+    }
+
+    /// Show `message` unless the line was drawn less than an interval ago.
+    pub fn update(&self, message: impl FnOnce() -> String) {
+        self.update_at(std::time::Instant::now(), message);
+    }
+
+    fn update_at(&self, now: std::time::Instant, message: impl FnOnce() -> String) {
+        let Ok(mut st) = self.state.lock() else {
+            return;
+        };
+        let since = st.last_drawn.unwrap_or(st.started);
+        if now.saturating_duration_since(since) < Self::INTERVAL {
+            return;
+        }
+        st.last_drawn = Some(now);
+        st.drawn = true;
+        let line = format!("\r\x1b[2K{}", message());
+        let _ = st.sink.write_all(line.as_bytes());
+        let _ = st.sink.flush();
+    }
+
+    /// Erase the line, if anything was shown.
+    pub fn finish(&self) {
+        if let Ok(mut st) = self.state.lock()
+            && st.drawn
+        {
+            let _ = st.sink.write_all(b"\r\x1b[2K");
+            let _ = st.sink.flush();
+            st.drawn = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prooflog::diag::{Diagnostic, ErrorCode, Location};
+
+    #[test]
+    fn one_json_document_carries_every_diagnostic() {
+        let err = Error {
+            diagnostics: vec![
+                Diagnostic::new(ErrorCode::BadInput, "first").at(Location::at("e.jsonl", 2, 5)),
+                Diagnostic::new(ErrorCode::BadInput, "second").with_help("fix it"),
+            ],
+        };
+        let j = error_json(&err);
+        assert_eq!(j["error"]["message"], "first");
+        assert_eq!(j["error"]["line"], 2);
+        assert_eq!(j["more"][0]["message"], "second");
+        assert_eq!(j["more"][0]["help"], "fix it");
+        assert!(j["more"][0]["file"].is_null());
+        let single = error_json(&Error {
+            diagnostics: vec![Diagnostic::new(ErrorCode::Io, "x")],
+        });
+        assert!(single.get("more").is_none());
+    }
+
+    /// A sink the test can read back.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn progress_is_throttled_and_erased() {
+        let sink = Shared::default();
+        let line = ProgressLine::new(Box::new(sink.clone()));
+        let t0 = line.state.lock().unwrap().started;
+        let ms = |n| t0 + std::time::Duration::from_millis(n);
+        let text = || String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
+        line.update_at(ms(50), || "early".into());
+        assert_eq!(text(), "", "nothing during the first interval");
+        line.update_at(ms(120), || "round 1".into());
+        line.update_at(ms(180), || "round 2".into());
+        assert_eq!(
+            text(),
+            "\r\x1b[2Kround 1",
+            "at most one redraw per interval"
+        );
+        line.update_at(ms(230), || "round 3".into());
+        line.finish();
+        assert_eq!(text(), "\r\x1b[2Kround 1\r\x1b[2Kround 3\r\x1b[2K");
+        line.finish();
+        assert!(text().ends_with("round 3\r\x1b[2K"), "erased once");
+    }
+
+    #[test]
+    fn a_quick_run_leaves_no_trace() {
+        let sink = Shared::default();
+        let line = ProgressLine::new(Box::new(sink.clone()));
+        line.finish();
+        assert!(sink.0.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_embedded_pack_is_the_repository_pack() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        for (name, text) in [DEFAULT_PROGRAM, DEFAULT_EVIDENCE] {
+            let on_disk = std::fs::read_to_string(format!("{root}/{name}")).unwrap();
+            assert_eq!(text, on_disk, "{name}");
+        }
+    }
 }

@@ -24,6 +24,12 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Evaluate a program and print its output relations as JSON.
+    ///
+    /// Prints the `.output` relations (every relation with --all, or when none is
+    /// marked) as {"rel": [[arg, …], …], …}: keys and rows sorted, numbers as JSON
+    /// numbers, symbols as strings. Without PROGRAM it runs the embedded default rule
+    /// pack (rules/drones/drones.dl and rules/drones/evidence.jsonl, built into the
+    /// binary). Exit status: 0 success, 2 bad input (diagnostics on stderr).
     Run(run::RunArgs),
     /// Prove a goal and print its proof DAG.
     Prove(prove::ProveArgs),

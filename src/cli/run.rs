@@ -1,15 +1,205 @@
-//! `prooflog run`.
+//! `prooflog run`: evaluate a program and print relations.
 
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use clap::Args;
+use prooflog::eval::{self, EvalOptions, FactBase};
+use prooflog::ir::RelId;
+use prooflog::value::{Value, fact_text};
+
+use crate::cli::common::{EngineInputs, Format, ProgressLine, fail, print};
 
 /// Arguments of `prooflog run`.
 #[derive(Args)]
-pub struct RunArgs {}
+pub struct RunArgs {
+    #[command(flatten)]
+    inputs: EngineInputs,
+
+    /// Print every relation, not only the `.output` ones (every relation is printed
+    /// anyway when none is marked `.output`).
+    #[arg(long)]
+    all: bool,
+
+    /// Print only each relation's row count: {"rel": n, …}.
+    #[arg(long, conflicts_with = "confidence")]
+    count: bool,
+
+    /// Do not record derivations (the output is the same; evaluation is lighter).
+    #[arg(long)]
+    no_provenance: bool,
+
+    /// Print each row with its confidence: {"rel": [{"args": […], "confidence": c}, …]}.
+    #[arg(long)]
+    confidence: bool,
+
+    /// Output format: json for programs, text for people.
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    format: Format,
+}
 
 /// Run the command.
 pub fn execute(args: RunArgs) -> ExitCode {
-    let _ = args;
-    ExitCode::from(2)
+    let (program, facts) = match args.inputs.load() {
+        Ok(loaded) => loaded,
+        Err(e) => return fail(&e, args.format),
+    };
+    let progress = ProgressLine::for_stderr();
+    #[allow(clippy::needless_update)] // more options (budget, progress) are coming
+    let options = EvalOptions {
+        provenance: !args.no_provenance,
+        ..EvalOptions::default()
+    };
+    let result = eval::evaluate(program, &facts, &options);
+    if let Some(p) = &progress {
+        p.finish();
+    }
+    let base = match result {
+        Ok(base) => base,
+        Err(e) => return fail(&e, args.format),
+    };
+    let rels = shown_relations(&base, args.all);
+    let out = match (args.format, args.count) {
+        (Format::Json, true) => counts_json(&base, &rels),
+        (Format::Json, false) => rows_json(&base, &rels, args.confidence),
+        (Format::Text, true) => counts_text(&base, &rels),
+        (Format::Text, false) => rows_text(&base, &rels),
+    };
+    print(&out);
+    ExitCode::SUCCESS
+}
+
+/// The relations to print, by name: the `.output` ones, or all of them with `--all`
+/// or when none is marked.
+fn shown_relations(base: &FactBase, all: bool) -> BTreeMap<String, RelId> {
+    let program = base.program();
+    let any_output = program.relations.iter().any(|r| r.output);
+    program
+        .relations
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| all || !any_output || r.output)
+        .map(|(i, r)| (r.name.clone(), i as RelId))
+        .collect()
+}
+
+/// A relation's rows, sorted, with their confidences.
+fn rows_with_confidence(base: &FactBase, rel: RelId) -> Vec<(Vec<Value>, f64)> {
+    let mut rows: Vec<(Vec<Value>, f64)> = base
+        .facts(rel)
+        .map(|f| (base.args(f), base.confidence(f)))
+        .collect();
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    rows
+}
+
+/// `{"rel": [[…], …], …}`, one row per line, keys sorted.
+fn rows_json(base: &FactBase, rels: &BTreeMap<String, RelId>, confidence: bool) -> String {
+    let mut out = String::from("{");
+    for (i, (name, &rel)) in rels.iter().enumerate() {
+        out.push_str(if i == 0 { "\n  " } else { ",\n  " });
+        out.push_str(&serde_json::Value::from(name.as_str()).to_string());
+        out.push_str(": [");
+        let rows: Vec<String> = if confidence {
+            rows_with_confidence(base, rel)
+                .into_iter()
+                .map(|(args, c)| {
+                    let c = serde_json::Value::from(c);
+                    format!("{{\"args\": {}, \"confidence\": {c}}}", row_json(&args))
+                })
+                .collect()
+        } else {
+            base.rows(rel).iter().map(|r| row_json(r)).collect()
+        };
+        for (j, row) in rows.iter().enumerate() {
+            out.push_str(if j == 0 { "\n    " } else { ",\n    " });
+            out.push_str(row);
+        }
+        if !rows.is_empty() {
+            out.push_str("\n  ");
+        }
+        out.push(']');
+    }
+    if !rels.is_empty() {
+        out.push('\n');
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// A row as a JSON array, `[1, "a"]`.
+fn row_json(args: &[Value]) -> String {
+    let cells: Vec<String> = args.iter().map(|v| v.to_json().to_string()).collect();
+    format!("[{}]", cells.join(", "))
+}
+
+/// `{"rel": n, …}`.
+fn counts_json(base: &FactBase, rels: &BTreeMap<String, RelId>) -> String {
+    let counts: BTreeMap<&str, usize> = rels
+        .iter()
+        .map(|(name, &rel)| (name.as_str(), base.len(rel)))
+        .collect();
+    let mut out = serde_json::to_string_pretty(&counts).unwrap_or_default();
+    out.push('\n');
+    out
+}
+
+/// One table per relation: each fact as the rule language writes it, with its
+/// confidence.
+fn rows_text(base: &FactBase, rels: &BTreeMap<String, RelId>) -> String {
+    let mut out = String::new();
+    for (i, (name, &rel)) in rels.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let rows = rows_with_confidence(base, rel);
+        let _ = writeln!(out, "{name} ({} {})", rows.len(), noun(rows.len()));
+        let texts: Vec<String> = rows.iter().map(|(args, _)| fact_text(name, args)).collect();
+        let width = texts.iter().map(|t| t.chars().count()).max().unwrap_or(0);
+        for (text, (_, c)) in texts.iter().zip(&rows) {
+            let _ = writeln!(out, "  {text:<width$}  {}", confidence_text(*c));
+        }
+    }
+    out
+}
+
+/// `rel  n` per relation, aligned.
+fn counts_text(base: &FactBase, rels: &BTreeMap<String, RelId>) -> String {
+    let width = rels.keys().map(|n| n.chars().count()).max().unwrap_or(0);
+    let counts: Vec<String> = rels
+        .values()
+        .map(|&rel| base.len(rel).to_string())
+        .collect();
+    let digits = counts.iter().map(String::len).max().unwrap_or(0);
+    let mut out = String::new();
+    for (name, n) in rels.keys().zip(&counts) {
+        let _ = writeln!(out, "{name:<width$}  {n:>digits$}");
+    }
+    out
+}
+
+fn noun(n: usize) -> &'static str {
+    if n == 1 { "fact" } else { "facts" }
+}
+
+/// A confidence for people: at most four decimals, no trailing zeros.
+fn confidence_text(c: f64) -> String {
+    let s = format!("{c:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn confidences_read_well() {
+        assert_eq!(confidence_text(1.0), "1");
+        assert_eq!(confidence_text(0.9), "0.9");
+        assert_eq!(confidence_text(0.9 * 0.95), "0.855");
+        assert_eq!(confidence_text(0.123456), "0.1235");
+        assert_eq!(confidence_text(0.0), "0");
+    }
 }

@@ -3,14 +3,33 @@
 //! Architecture invariant: evaluation reads a checked [`Program`] and [`InputFact`]s;
 //! it knows nothing of proofs or answers. The [`FactBase`] it returns is immutable and
 //! `Send + Sync`: later layers (proofs, services) read it concurrently.
+//!
+//! Code map: `plan` orders each rule's literals into join steps and picks indexes,
+//! `exec` runs those steps over `relation` storage, `fixpoint` drives the semi-naive
+//! rounds per stratum and merges derivations (keeping the best one per fact).
 
 use std::sync::Arc;
+use std::time::Instant;
 
-use crate::diag::Result;
+use lasso::Rodeo;
+use serde::Serialize;
+
+use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::ir::{Program, RelId, RuleId};
-use crate::store::InputFact;
-use crate::syntax::Goal;
+use crate::store::{InputFact, Provenance};
+use crate::syntax::{Goal, GoalArg};
 use crate::value::Value;
+
+mod exec;
+mod fixpoint;
+mod plan;
+mod relation;
+#[cfg(test)]
+mod tests;
+
+use exec::{Ctx, Frame};
+use plan::{Access, Cell, Plan, Premise, Step, decode, encode, encode_lookup};
+use relation::{AGG_MARK, DerivRec, INPUT_RULE, NO_EVIDENCE, Relation};
 
 /// Identifies one fact in a [`FactBase`]: its relation and its row in that relation.
 /// Stable for the life of the fact base.
@@ -53,12 +72,79 @@ pub struct Match {
 pub struct EvalOptions {
     /// Record the best derivation of every derived fact (on by default in the CLI).
     pub provenance: bool,
+    /// Limits checked inside the evaluation loop.
+    pub budget: Budget,
+    /// Called after every round of every stratum, to show progress.
+    pub progress: Option<ProgressFn>,
+}
+
+/// A progress callback, shared by clones of the options and callable from any thread.
+pub type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// Limits on one evaluation; exceeding any is a `budget_exceeded` error and no fact
+/// base is returned. Unset limits do not apply.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Budget {
+    /// Most facts rules may derive (input facts not counted).
+    pub max_facts: Option<usize>,
+    /// Most rounds one stratum may take to reach its fixpoint.
+    pub max_rounds: Option<u32>,
+    /// Time by which evaluation must finish.
+    pub deadline: Option<Instant>,
+}
+
+/// What a progress callback learns after a round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    /// Index of the stratum in [`Program::strata`].
+    pub stratum: usize,
+    /// Round within the stratum (0 is the first, full evaluation).
+    pub round: u32,
+    /// Facts derived in this round.
+    pub new_facts: usize,
+    /// Facts in the whole fact base after it.
+    pub total_facts: usize,
+}
+
+/// Counters of one evaluation, for progress reports and benchmarks.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Stats {
+    /// Input facts after deduplication.
+    pub input_facts: usize,
+    /// Per stratum, in evaluation order.
+    pub strata: Vec<StratumStats>,
+}
+
+impl Stats {
+    /// Facts derived by rules over all strata.
+    pub fn derived_facts(&self) -> usize {
+        self.strata.iter().map(|s| s.derived).sum()
+    }
+}
+
+/// Counters of one stratum.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct StratumStats {
+    /// Rounds evaluated (1 for a non-recursive stratum).
+    pub rounds: u32,
+    /// New facts derived.
+    pub derived: usize,
+    /// Times a known fact got a strictly better confidence or height.
+    pub improved: usize,
+    /// Derivations produced by rule bodies, duplicates included.
+    pub derivations: u64,
 }
 
 /// The result of evaluation: every fact, its confidence and (with provenance on) its
 /// best derivation or its evidence record.
 pub struct FactBase {
     program: Arc<Program>,
+    rels: Vec<Relation>,
+    interner: Rodeo,
+    provenance: bool,
+    evidence: Vec<InputFact>,
+    plans: Vec<Option<Plan>>,
+    stats: Stats,
 }
 
 impl FactBase {
@@ -74,7 +160,12 @@ impl FactBase {
 
     /// Whether derivations were recorded.
     pub fn provenance_enabled(&self) -> bool {
-        todo!()
+        self.provenance
+    }
+
+    /// Counters of the evaluation that built this fact base.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
     }
 
     /// Every fact of a relation, in row order.
@@ -98,54 +189,351 @@ impl FactBase {
     /// variables' bindings and the fact's confidence. An unknown relation or a wrong
     /// arity is an `unknown_relation` / `arity_mismatch` error.
     pub fn query(&self, goal: &Goal) -> Result<Vec<Match>> {
-        let _ = goal;
-        todo!()
+        let rel = self.relation_id(&goal.predicate).ok_or_else(|| {
+            Diagnostic::new(
+                ErrorCode::UnknownRelation,
+                format!("the program has no relation `{}`", goal.predicate),
+            )
+        })?;
+        let columns = &self.program.relation(rel).columns;
+        if columns.len() != goal.args.len() {
+            return Err(Diagnostic::new(
+                ErrorCode::ArityMismatch,
+                format!(
+                    "`{}` has {} columns, the query gives {}",
+                    goal.predicate,
+                    columns.len(),
+                    goal.args.len()
+                ),
+            )
+            .into());
+        }
+        // Per column: a constant cell to equal, or the column holding the same
+        // variable's first occurrence, or nothing.
+        enum Pat {
+            Const(u64),
+            First,
+            Same(usize),
+            Any,
+        }
+        let mut names: Vec<(&str, usize)> = Vec::new();
+        let mut pats = Vec::with_capacity(columns.len());
+        for (c, (arg, col)) in goal.args.iter().zip(columns).enumerate() {
+            pats.push(match arg {
+                GoalArg::Const(v) => match encode_lookup(v, col.ty, &self.interner) {
+                    Some(x) => Pat::Const(x),
+                    None => return Ok(Vec::new()),
+                },
+                GoalArg::Var(name) => match names.iter().find(|(n, _)| n == name) {
+                    Some(&(_, first)) => Pat::Same(first),
+                    None => {
+                        names.push((name, c));
+                        Pat::First
+                    }
+                },
+                GoalArg::Wildcard => Pat::Any,
+            });
+        }
+        let r = &self.rels[rel as usize];
+        let mut out = Vec::new();
+        for row in 0..r.len() {
+            let cells = r.row(row);
+            let hit = pats.iter().enumerate().all(|(c, p)| match p {
+                Pat::Const(x) => cells[c] == *x,
+                Pat::Same(first) => cells[c] == cells[*first],
+                Pat::First | Pat::Any => true,
+            });
+            if !hit {
+                continue;
+            }
+            let fact = FactId { rel, row };
+            let args = self.args(fact);
+            let bindings = names
+                .iter()
+                .map(|&(n, c)| (n.to_string(), args[c].clone()))
+                .collect();
+            out.push(Match {
+                fact,
+                args,
+                bindings,
+                confidence: r.conf[row as usize],
+            });
+        }
+        out.sort_by(|a, b| a.args.cmp(&b.args));
+        Ok(out)
     }
 
     /// Number of facts in a relation.
     pub fn len(&self, rel: RelId) -> usize {
-        let _ = rel;
-        todo!()
+        self.rels.get(rel as usize).map_or(0, |r| r.len() as usize)
     }
 
     /// Look up a ground fact.
     pub fn lookup(&self, rel: RelId, args: &[Value]) -> Option<FactId> {
-        let _ = (rel, args);
-        todo!()
+        let columns = &self.program.relations.get(rel as usize)?.columns;
+        if columns.len() != args.len() {
+            return None;
+        }
+        let cells: Option<Vec<u64>> = args
+            .iter()
+            .zip(columns)
+            .map(|(v, c)| encode_lookup(v, c.ty, &self.interner))
+            .collect();
+        let row = self.rels[rel as usize].find(&cells?)?;
+        Some(FactId { rel, row })
     }
 
-    /// A fact's values.
+    /// A fact's values. Panics if `fact` is not a fact of this fact base.
     pub fn args(&self, fact: FactId) -> Vec<Value> {
-        let _ = fact;
-        todo!()
+        let columns = &self.program.relation(fact.rel).columns;
+        self.rels[fact.rel as usize]
+            .row(fact.row)
+            .iter()
+            .zip(columns)
+            .map(|(&cell, c)| decode(cell, c.ty, &self.interner))
+            .collect()
     }
 
     /// A fact's confidence in [0, 1].
     pub fn confidence(&self, fact: FactId) -> f64 {
-        let _ = fact;
-        todo!()
+        self.rels[fact.rel as usize].conf[fact.row as usize]
     }
 
     /// The best derivation of a derived fact; `None` for input facts and when
     /// provenance was off.
     pub fn derivation(&self, fact: FactId) -> Option<Derivation> {
-        let _ = fact;
-        todo!()
+        if !self.provenance {
+            return None;
+        }
+        let r = &self.rels[fact.rel as usize];
+        let rec = *r.deriv.get(fact.row as usize)?;
+        if rec.rule == INPUT_RULE {
+            return None;
+        }
+        let premises = &r.premises[rec.start as usize..(rec.start + rec.len) as usize];
+        Some(Derivation {
+            rule: rec.rule,
+            premises: premises
+                .iter()
+                .copied()
+                .filter(|p| p.rel != AGG_MARK)
+                .collect(),
+            absent: self.absent(rec, premises),
+            height: rec.height,
+        })
     }
 
     /// The input record of a fact that was given as input (its evidence), if any.
     pub fn evidence(&self, fact: FactId) -> Option<&InputFact> {
-        let _ = fact;
-        todo!()
+        let r = self.rels.get(fact.rel as usize)?;
+        let k = *r.evidence.get(fact.row as usize)?;
+        if k == NO_EVIDENCE {
+            return None;
+        }
+        self.evidence.get(k as usize)
+    }
+
+    /// The ground negated atoms a derivation checked absent: replay the rule's base
+    /// plan with the recorded premises to recover the variables' values.
+    fn absent(&self, rec: DerivRec, premises: &[FactId]) -> Vec<(RelId, Vec<Value>)> {
+        let Some(Some(plan)) = self.plans.get(rec.rule as usize) else {
+            return Vec::new();
+        };
+        let mut frame = Frame::new(plan);
+        let mut it = premises.iter().copied();
+        for p in &plan.premises {
+            match *p {
+                Premise::Fact(f) => {
+                    if let Some(x) = it.next() {
+                        frame.facts[f] = x;
+                    }
+                }
+                Premise::Agg(a) => {
+                    let n = it.next().map_or(0, |m| m.row as usize);
+                    frame.agg_facts[a] = it.by_ref().take(n).collect();
+                }
+            }
+        }
+        let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
+        let ctx = Ctx {
+            rels: &self.rels,
+            old: &lens,
+            full: &lens,
+            delta: &[],
+            interner: &self.interner,
+            provenance: false,
+        };
+        let mut found: Vec<(usize, RelId, Vec<u64>)> = Vec::new();
+        for step in &plan.steps {
+            match step {
+                Step::Scan { binds, fact, .. } => {
+                    let f = frame.facts[*fact];
+                    let cells = self.rels[f.rel as usize].row(f.row);
+                    for &(c, s) in binds {
+                        frame.slots[s] = cells[c];
+                    }
+                }
+                Step::Assign { slot, expr } => match exec::eval(expr, &frame.slots) {
+                    Some(v) => frame.slots[*slot] = v,
+                    None => break,
+                },
+                Step::Aggregate(agg) => {
+                    if !agg.result_bound {
+                        match exec::aggregate(&ctx, agg, &mut frame) {
+                            Some((v, _, _)) => frame.slots[agg.result] = v,
+                            None => break,
+                        }
+                    }
+                }
+                Step::Absent {
+                    rel,
+                    access: Access::Exact { key },
+                    literal,
+                } => {
+                    let cells = key
+                        .iter()
+                        .map(|c| match *c {
+                            Cell::Const(x) => x,
+                            Cell::Slot(s) => frame.slots[s],
+                        })
+                        .collect();
+                    found.push((*literal, *rel, cells));
+                }
+                Step::Absent { .. } | Step::Filter { .. } => {}
+            }
+        }
+        found.sort_by_key(|(lit, _, _)| *lit);
+        found
+            .into_iter()
+            .map(|(_, rel, cells)| {
+                let columns = &self.program.relation(rel).columns;
+                let values = cells
+                    .iter()
+                    .zip(columns)
+                    .map(|(&x, c)| decode(x, c.ty, &self.interner))
+                    .collect();
+                (rel, values)
+            })
+            .collect()
     }
 }
 
+fn bad_input(k: usize, fact: &InputFact, program: &Program, what: &str) -> crate::diag::Error {
+    let name = program
+        .relations
+        .get(fact.rel as usize)
+        .map_or("?", |r| r.name.as_str());
+    Diagnostic::new(
+        ErrorCode::BadInput,
+        format!(
+            "input fact {} ({}): {what}",
+            k + 1,
+            crate::value::fact_text(name, &fact.args)
+        ),
+    )
+    .into()
+}
+
 /// Evaluate a program over input facts.
+///
+/// The input facts are `inputs` followed by the facts written in the program text
+/// (`Program::facts`, with provenance source `"program"`); a fact given twice keeps its
+/// highest confidence and, on ties, its first record. An input of an unknown relation,
+/// of the wrong arity, with a value its column cannot hold, or with a confidence outside
+/// [0, 1] is a `bad_input` error.
 pub fn evaluate(
     program: Arc<Program>,
     inputs: &[InputFact],
     options: &EvalOptions,
 ) -> Result<FactBase> {
-    let _ = (inputs, options);
-    Ok(FactBase { program })
+    let mut interner = Rodeo::new();
+    let mut rels: Vec<Relation> = program
+        .relations
+        .iter()
+        .map(|r| Relation::new(r.arity()))
+        .collect();
+    let mut evidence: Vec<InputFact> = Vec::with_capacity(inputs.len() + program.facts.len());
+    let program_facts = program.facts.iter().map(|f| InputFact {
+        rel: f.rel,
+        args: f.args.clone(),
+        confidence: 1.0,
+        provenance: Provenance {
+            source: "program".into(),
+            ..Provenance::default()
+        },
+    });
+    let mut cells = Vec::new();
+    let mut input_facts = 0;
+    for (k, fact) in inputs.iter().cloned().chain(program_facts).enumerate() {
+        let Some(relation) = program.relations.get(fact.rel as usize) else {
+            return Err(bad_input(k, &fact, &program, "unknown relation"));
+        };
+        if relation.arity() != fact.args.len() {
+            return Err(bad_input(
+                k,
+                &fact,
+                &program,
+                &format!("`{}` has {} columns", relation.name, relation.arity()),
+            ));
+        }
+        if !(0.0..=1.0).contains(&fact.confidence) {
+            return Err(bad_input(
+                k,
+                &fact,
+                &program,
+                "confidence must be in [0, 1]",
+            ));
+        }
+        cells.clear();
+        for (v, c) in fact.args.iter().zip(&relation.columns) {
+            match encode(v, c.ty, &mut interner) {
+                Some(x) => cells.push(x),
+                None => {
+                    return Err(bad_input(
+                        k,
+                        &fact,
+                        &program,
+                        &format!("{v} is not a {} value for column `{}`", c.ty, c.name),
+                    ));
+                }
+            }
+        }
+        let r = &mut rels[fact.rel as usize];
+        let (row, new) = r.insert(&cells, fact.confidence);
+        if new {
+            input_facts += 1;
+            r.evidence.push(evidence.len() as u32);
+            if options.provenance {
+                r.deriv.push(DerivRec {
+                    rule: INPUT_RULE,
+                    height: 0,
+                    start: 0,
+                    len: 0,
+                });
+            }
+        } else if fact.confidence > r.conf[row as usize] {
+            r.conf[row as usize] = fact.confidence;
+            r.evidence[row as usize] = evidence.len() as u32;
+        }
+        evidence.push(fact);
+    }
+    let mut engine = fixpoint::Engine::new(&program, options, rels, interner);
+    engine.stats.input_facts = input_facts;
+    engine.run()?;
+    let fixpoint::Engine {
+        rels,
+        interner,
+        stats,
+        base_plans,
+        ..
+    } = engine;
+    Ok(FactBase {
+        program,
+        rels,
+        interner,
+        provenance: options.provenance,
+        evidence,
+        plans: base_plans,
+        stats,
+    })
 }

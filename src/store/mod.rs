@@ -1,18 +1,52 @@
 //! Input facts and their provenance: the evidence an evaluation starts from.
 //!
 //! Every input fact (written in the program, loaded from JSON/CSV/TSV fact files, or
-//! from evidence JSONL) becomes an [`InputFact`] with a [`Provenance`] record. Loading
-//! is all-or-nothing per file: a file with any bad line adds nothing.
+//! from evidence JSONL) becomes an [`InputFact`] with a [`Provenance`] record.
+//!
+//! Loading has two phases, because a relation the program does not declare takes its
+//! column types from the data:
+//!
+//! 1. [`RawInputs`] reads fact files and evidence into untyped records that remember
+//!    their file, line and columns, and reports the column types the data suggests
+//!    ([`RawInputs::type_hints`]) for [`check::compile`](crate::check::compile).
+//! 2. [`RawInputs::resolve`] types the records against the compiled program, adds the
+//!    program's own facts and its `.input` files, and numbers the evidence.
+//!
+//! [`Loader`] does both (and the compile between them) in one call. Loading is
+//! all-or-nothing: any bad record makes the whole load fail with a `bad_input` error
+//! naming file, line and column, and no facts.
+//!
+//! ```no_run
+//! # fn main() -> prooflog::Result<()> {
+//! let mut loader = prooflog::store::Loader::new();
+//! loader.program_file("rules/drones/drones.dl")?;
+//! loader.evidence("rules/drones/evidence.jsonl")?;
+//! let loaded = loader.load()?;
+//! let facts = prooflog::eval::evaluate(loaded.program, &loaded.facts, &Default::default())?;
+//! # let _ = facts; Ok(()) }
+//! ```
 //!
 //! Architecture invariant: this layer knows the checked [`Program`](crate::ir::Program)
 //! (relation names, arities, column types) but nothing of evaluation.
 
+mod delimited;
+mod json;
+mod jsonpos;
+mod raw;
+mod resolve;
+
 use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ir::RelId;
+use crate::diag::{Result, SourceMap};
+use crate::ir::{Program, RelId};
 use crate::value::Value;
+
+pub use delimited::Dialect;
+pub use raw::RawInputs;
 
 /// Where an input fact came from. Serializes with the seed's field names; `extra`
 /// fields (any other keys of the evidence line's `provenance` object) are flattened
@@ -50,4 +84,96 @@ pub struct InputFact {
     pub confidence: f64,
     /// Where it came from.
     pub provenance: Provenance,
+}
+
+/// A compiled program with its input facts, ready for
+/// [`eval::evaluate`](crate::eval::evaluate).
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The checked program (shared: evaluation and proofs keep a handle).
+    pub program: Arc<Program>,
+    /// Every input fact, each with its `edge_idx` assigned.
+    pub facts: Vec<InputFact>,
+}
+
+/// Loads a program and its inputs in one go: collect program sources, fact files and
+/// evidence, then [`load`](Self::load) compiles the program (with the data's type
+/// hints) and types the inputs against it.
+///
+/// Load order, which decides the `edge_idx` of evidence that gives none: the
+/// program's facts, its `.input` files (in relation order), then fact files and
+/// evidence in the order they were added.
+#[derive(Debug, Clone, Default)]
+pub struct Loader {
+    sources: SourceMap,
+    inputs: RawInputs,
+}
+
+impl Loader {
+    /// An empty loader.
+    pub fn new() -> Loader {
+        Loader::default()
+    }
+
+    /// Add a program file (`.dl`). Files are compiled in the order added.
+    pub fn program_file(&mut self, path: impl AsRef<Path>) -> Result<&mut Loader> {
+        let path = path.as_ref();
+        let text = raw::read_text(path)?;
+        self.sources.add(path.display().to_string(), text);
+        Ok(self)
+    }
+
+    /// Add program text; `name` is what diagnostics call it (and the directory of a
+    /// path-like name is where its relative `.input` files are looked up).
+    pub fn program_text(&mut self, name: &str, text: &str) -> &mut Loader {
+        self.sources.add(name, text);
+        self
+    }
+
+    /// Add a fact file or directory (see [`RawInputs::read_facts`]).
+    pub fn facts(&mut self, path: impl AsRef<Path>) -> Result<&mut Loader> {
+        self.inputs.read_facts(path.as_ref())?;
+        Ok(self)
+    }
+
+    /// Add an evidence JSONL file (see [`RawInputs::read_evidence`]).
+    pub fn evidence(&mut self, path: impl AsRef<Path>) -> Result<&mut Loader> {
+        self.inputs.read_evidence(path.as_ref())?;
+        Ok(self)
+    }
+
+    /// Add a JSON fact document given as text.
+    pub fn facts_json(&mut self, name: &str, text: &str) -> Result<&mut Loader> {
+        self.inputs.add_facts_json(name, text)?;
+        Ok(self)
+    }
+
+    /// Add evidence JSONL given as text.
+    pub fn evidence_jsonl(&mut self, name: &str, text: &str) -> Result<&mut Loader> {
+        self.inputs.add_evidence_jsonl(name, text)?;
+        Ok(self)
+    }
+
+    /// Look up `.input` files relative to `dir` instead of the program's directory.
+    pub fn fact_dir(&mut self, dir: impl AsRef<Path>) -> &mut Loader {
+        self.inputs.set_fact_dir(dir.as_ref());
+        self
+    }
+
+    /// The records read so far.
+    pub fn inputs(&self) -> &RawInputs {
+        &self.inputs
+    }
+
+    /// Compile the program and type every input against it. All-or-nothing: an error
+    /// in the program or in any input returns every diagnostic found and no facts.
+    pub fn load(self) -> Result<Loaded> {
+        let hints = self.inputs.type_hints();
+        let program = crate::check::compile(self.sources, &hints)?;
+        let facts = self.inputs.resolve(&program)?;
+        Ok(Loaded {
+            program: Arc::new(program),
+            facts,
+        })
+    }
 }

@@ -1,0 +1,706 @@
+//! Lowering one rule: variables, types, safety and a safe evaluation order.
+//!
+//! A rule body is reordered so that every variable is bound before it is read:
+//! positive atoms keep their source order, and every other literal (negation,
+//! comparison, assignment, aggregate) moves to just after the earliest point where all
+//! the variables it reads are bound. A variable nothing binds is an error: a head
+//! variable breaks range restriction, any other is unsafe.
+
+use std::collections::HashMap;
+
+use crate::diag::{ErrorCode, Span};
+use crate::ir::{AggFunc, ArithOp, CmpOp, RelId, VarId};
+use crate::syntax::ast::{self, Expr, Lit};
+use crate::value::ColumnType;
+
+use super::Ctx;
+use super::stratify::{Dep, DepKind};
+use super::types::{Kind, Origin, Slot};
+
+/// A body-atom argument before constants are typed.
+#[derive(Debug, Clone)]
+pub(crate) enum LTerm {
+    Var(VarId),
+    Const(Lit, Slot, Span),
+    Wildcard,
+}
+
+/// An expression before constants are typed.
+#[derive(Debug, Clone)]
+pub(crate) enum LExpr {
+    Var(VarId),
+    Const(Lit, Slot, Span),
+    Binary(ArithOp, Box<LExpr>, Box<LExpr>),
+    Neg(Box<LExpr>),
+    /// Stands in for something already reported as an error.
+    Invalid,
+}
+
+/// A body atom.
+#[derive(Debug, Clone)]
+pub(crate) struct LAtom {
+    pub rel: RelId,
+    pub args: Vec<LTerm>,
+    pub span: Span,
+}
+
+/// A body literal before constants are typed.
+#[derive(Debug, Clone)]
+pub(crate) enum LLit {
+    Atom(LAtom),
+    Negated(LAtom),
+    Compare {
+        op: CmpOp,
+        left: LExpr,
+        right: LExpr,
+        assigns: Option<VarId>,
+        span: Span,
+    },
+    Aggregate {
+        result: VarId,
+        func: AggFunc,
+        target: Option<LExpr>,
+        body: Vec<LLit>,
+        span: Span,
+    },
+}
+
+/// A rule lowered, checked and ordered, waiting for final types.
+#[derive(Debug, Clone)]
+pub(crate) struct LRule {
+    pub name: Option<String>,
+    pub confidence: f64,
+    pub head: RelId,
+    pub head_args: Vec<LExpr>,
+    pub body: Vec<LLit>,
+    /// Name and type slot of every variable, by `VarId`.
+    pub vars: Vec<(String, Slot)>,
+    pub deps: Vec<Dep>,
+    pub span: Span,
+}
+
+struct VarInfo {
+    name: String,
+    slot: Slot,
+    head_span: Option<Span>,
+    body_span: Option<Span>,
+    in_negation: bool,
+}
+
+/// Builds one [`LRule`].
+pub(crate) struct Lowerer<'c> {
+    ctx: &'c mut Ctx,
+    vars: Vec<VarInfo>,
+    ids: HashMap<String, VarId>,
+    deps: Vec<Dep>,
+    in_head: bool,
+    /// Variables not to report as unbound (their error was reported another way).
+    excused: Vec<VarId>,
+}
+
+fn expr_vars(e: &LExpr, out: &mut Vec<VarId>) {
+    match e {
+        LExpr::Var(v) => out.push(*v),
+        LExpr::Binary(_, l, r) => {
+            expr_vars(l, out);
+            expr_vars(r, out);
+        }
+        LExpr::Neg(e) => expr_vars(e, out),
+        LExpr::Const(..) | LExpr::Invalid => {}
+    }
+}
+
+fn atom_vars(a: &LAtom, out: &mut Vec<VarId>) {
+    for t in &a.args {
+        if let LTerm::Var(v) = t {
+            out.push(*v);
+        }
+    }
+}
+
+/// Every variable a literal mentions (an aggregate: its body, target and result).
+fn lit_vars(l: &LLit, out: &mut Vec<VarId>) {
+    match l {
+        LLit::Atom(a) | LLit::Negated(a) => atom_vars(a, out),
+        LLit::Compare { left, right, .. } => {
+            expr_vars(left, out);
+            expr_vars(right, out);
+        }
+        LLit::Aggregate {
+            result,
+            target,
+            body,
+            ..
+        } => {
+            out.push(*result);
+            agg_inner_vars(target, body, out);
+        }
+    }
+}
+
+fn agg_inner_vars(target: &Option<LExpr>, body: &[LLit], out: &mut Vec<VarId>) {
+    if let Some(t) = target {
+        expr_vars(t, out);
+    }
+    for l in body {
+        lit_vars(l, out);
+    }
+}
+
+impl<'c> Lowerer<'c> {
+    pub(crate) fn new(ctx: &'c mut Ctx) -> Self {
+        Lowerer {
+            ctx,
+            vars: Vec::new(),
+            ids: HashMap::new(),
+            deps: Vec::new(),
+            in_head: false,
+            excused: Vec::new(),
+        }
+    }
+
+    fn var(&mut self, id: &ast::Ident) -> VarId {
+        let v = match self.ids.get(&id.name) {
+            Some(&v) => v,
+            None => {
+                let slot = self.ctx.types.slot(Kind::Any, Origin::Var(id.name.clone()));
+                let v = self.vars.len() as VarId;
+                self.vars.push(VarInfo {
+                    name: id.name.clone(),
+                    slot,
+                    head_span: None,
+                    body_span: None,
+                    in_negation: false,
+                });
+                self.ids.insert(id.name.clone(), v);
+                v
+            }
+        };
+        let info = &mut self.vars[v as usize];
+        if self.in_head {
+            info.head_span.get_or_insert(id.span);
+        } else {
+            info.body_span.get_or_insert(id.span);
+        }
+        v
+    }
+
+    fn unify(&mut self, context: Slot, new: Slot, subject: &str, span: Span) {
+        if let Err(c) = self.ctx.types.unify(context, new) {
+            self.ctx.type_conflict(c, subject, span);
+        }
+    }
+
+    fn const_slot(&mut self, lit: &Lit) -> Slot {
+        self.ctx
+            .types
+            .slot(Kind::of_lit(lit), Origin::Const(lit.clone()))
+    }
+
+    /// Lower an expression (head argument, comparison side, aggregate target).
+    fn expr(&mut self, e: &Expr) -> (LExpr, Slot) {
+        match e {
+            Expr::Var(id) => {
+                let v = self.var(id);
+                (LExpr::Var(v), self.vars[v as usize].slot)
+            }
+            Expr::Lit(l, span) => {
+                let s = self.const_slot(l);
+                (LExpr::Const(l.clone(), s, *span), s)
+            }
+            Expr::Wildcard(span) => {
+                if self.in_head {
+                    self.ctx.error(
+                        ErrorCode::WildcardInHead,
+                        *span,
+                        "`_` cannot appear in a rule head",
+                        "every head argument needs a value: use a variable bound by the body, \
+                         or a constant",
+                    );
+                } else {
+                    self.ctx.error(
+                        ErrorCode::UnsafeVariable,
+                        *span,
+                        "`_` cannot be used in a comparison or arithmetic",
+                        "use a named variable that a positive body atom binds",
+                    );
+                }
+                let s = self.ctx.types.slot(Kind::Any, Origin::Arith);
+                (LExpr::Invalid, s)
+            }
+            Expr::Binary {
+                op, left, right, ..
+            } => {
+                let (l, ls) = self.expr(left);
+                let (r, rs) = self.expr(right);
+                let s = self.ctx.types.slot(Kind::Numeric, Origin::Arith);
+                let subj = format!("the operand of `{}`", ast::arith_symbol(*op));
+                self.unify(s, ls, &subj, left.span());
+                self.unify(s, rs, &subj, right.span());
+                (LExpr::Binary(*op, Box::new(l), Box::new(r)), s)
+            }
+            Expr::Neg(inner, _) => {
+                let (e, s) = self.expr(inner);
+                let n = self.ctx.types.slot(Kind::Numeric, Origin::Arith);
+                self.unify(n, s, "the operand of unary `-`", inner.span());
+                (LExpr::Neg(Box::new(e)), s)
+            }
+        }
+    }
+
+    fn atom(&mut self, a: &ast::Atom, kind: DepKind) -> LAtom {
+        let rel = self.ctx.rel_ids[&a.name.name];
+        self.deps.push(Dep {
+            rel,
+            kind,
+            span: a.span,
+        });
+        let arity = self.ctx.rels[rel as usize].arity;
+        let base = self.ctx.rels[rel as usize].slot;
+        let mut args = Vec::with_capacity(a.args.len());
+        for (i, e) in a.args.iter().enumerate() {
+            let col = (i < arity).then(|| base + i as Slot);
+            let term = match e {
+                Expr::Var(id) => {
+                    let v = self.var(id);
+                    if kind == DepKind::Negated {
+                        self.vars[v as usize].in_negation = true;
+                    }
+                    if let Some(col) = col {
+                        let s = self.vars[v as usize].slot;
+                        self.unify(col, s, &format!("variable `{}`", id.name), id.span);
+                    }
+                    LTerm::Var(v)
+                }
+                Expr::Wildcard(_) => LTerm::Wildcard,
+                Expr::Lit(l, span) => {
+                    let s = self.const_slot(l);
+                    if let Some(col) = col {
+                        self.unify(col, s, &format!("constant `{l}`"), *span);
+                    }
+                    LTerm::Const(l.clone(), s, *span)
+                }
+                other => {
+                    // Its variables are not reported again as unbound.
+                    let (lowered, _) = self.expr(other);
+                    let mut vs = Vec::new();
+                    expr_vars(&lowered, &mut vs);
+                    self.excused.extend(vs);
+                    self.ctx.error(
+                        ErrorCode::Parse,
+                        other.span(),
+                        format!("an expression (`{other}`) cannot be an argument of a body atom"),
+                        format!(
+                            "bind it to a variable first: add the literal `v = {other}` and \
+                             write `v` in the atom"
+                        ),
+                    );
+                    LTerm::Wildcard
+                }
+            };
+            args.push(term);
+        }
+        LAtom {
+            rel,
+            args,
+            span: a.span,
+        }
+    }
+
+    fn literal(&mut self, l: &ast::Literal, in_aggregate: Option<AggFunc>) -> LLit {
+        let atom_kind = |positive: bool| match (in_aggregate, positive) {
+            (Some(f), _) => DepKind::Aggregated(f),
+            (None, true) => DepKind::Positive,
+            (None, false) => DepKind::Negated,
+        };
+        match l {
+            ast::Literal::Atom(a) => LLit::Atom(self.atom(a, atom_kind(true))),
+            ast::Literal::Negated(a, _) => {
+                let mut atom = self.atom(a, atom_kind(false));
+                if let Some(d) = self.deps.last_mut() {
+                    d.span = l.span();
+                }
+                if in_aggregate.is_some() {
+                    // Negated inside an aggregate: still a negated read for safety.
+                    for t in &atom.args {
+                        if let LTerm::Var(v) = t {
+                            self.vars[*v as usize].in_negation = true;
+                        }
+                    }
+                }
+                atom.span = l.span();
+                LLit::Negated(atom)
+            }
+            ast::Literal::Compare {
+                op,
+                left,
+                right,
+                span,
+            } => {
+                let (le, ls) = self.expr(left);
+                let (re, rs) = self.expr(right);
+                self.unify(
+                    ls,
+                    rs,
+                    &format!("comparison `{}`", ast::cmp_symbol(*op)),
+                    *span,
+                );
+                LLit::Compare {
+                    op: *op,
+                    left: le,
+                    right: re,
+                    assigns: None,
+                    span: *span,
+                }
+            }
+            ast::Literal::Aggregate(agg) => {
+                if in_aggregate.is_some() {
+                    self.ctx.error(
+                        ErrorCode::Parse,
+                        agg.span,
+                        "aggregates cannot be nested",
+                        "compute the inner aggregate in a rule of its own and read its relation",
+                    );
+                }
+                let result = self.var(&agg.result);
+                let rslot = self.vars[result as usize].slot;
+                let mut body = Vec::with_capacity(agg.body.len());
+                for inner in &agg.body {
+                    body.push(self.literal(inner, Some(agg.func)));
+                }
+                let target = agg.target.as_ref().map(|t| {
+                    let (e, s) = self.expr(t);
+                    (e, s, t.span())
+                });
+                let subject = format!("the result of `{}`", ast::agg_keyword(agg.func));
+                match (agg.func, &target) {
+                    (AggFunc::Count, _) | (_, None) => {
+                        let s = self.ctx.types.slot(
+                            Kind::Exact(ColumnType::Number),
+                            Origin::Aggregate(AggFunc::Count),
+                        );
+                        self.unify(s, rslot, &subject, agg.result.span);
+                    }
+                    (AggFunc::Sum, Some((_, ts, tspan))) => {
+                        let s = self
+                            .ctx
+                            .types
+                            .slot(Kind::Numeric, Origin::Aggregate(AggFunc::Sum));
+                        self.unify(s, *ts, "the target of `sum`", *tspan);
+                        self.unify(*ts, rslot, &subject, agg.result.span);
+                    }
+                    (_, Some((_, ts, _))) => {
+                        self.unify(*ts, rslot, &subject, agg.result.span);
+                    }
+                }
+                LLit::Aggregate {
+                    result,
+                    func: agg.func,
+                    target: target.map(|(e, _, _)| e),
+                    body,
+                    span: agg.span,
+                }
+            }
+        }
+    }
+
+    /// Lower `head :- body`, check it and order its body. `fact_like` says the clause
+    /// had no body (for the error message about non-ground facts).
+    pub(crate) fn rule(
+        mut self,
+        head: &ast::Atom,
+        body: &[ast::Literal],
+        name: Option<String>,
+        confidence: f64,
+        span: Span,
+    ) -> LRule {
+        let rel = self.ctx.rel_ids[&head.name.name];
+        let arity = self.ctx.rels[rel as usize].arity;
+        let base = self.ctx.rels[rel as usize].slot;
+        self.in_head = true;
+        let mut head_args = Vec::with_capacity(head.args.len());
+        for (i, e) in head.args.iter().enumerate() {
+            let (le, s) = self.expr(e);
+            if i < arity {
+                let subject = match e {
+                    Expr::Var(v) => format!("variable `{}`", v.name),
+                    other => format!("`{other}`"),
+                };
+                self.unify(base + i as Slot, s, &subject, e.span());
+            }
+            head_args.push(le);
+        }
+        self.in_head = false;
+        let lits: Vec<LLit> = body.iter().map(|l| self.literal(l, None)).collect();
+        let ordered = self.order_rule(lits, &head_args, body.is_empty());
+        LRule {
+            name,
+            confidence,
+            head: rel,
+            head_args,
+            body: ordered,
+            vars: self.vars.iter().map(|v| (v.name.clone(), v.slot)).collect(),
+            deps: self.deps,
+            span,
+        }
+    }
+
+    fn order_rule(&mut self, lits: Vec<LLit>, head: &[LExpr], is_fact: bool) -> Vec<LLit> {
+        let n = self.vars.len();
+        // Regions: the head, each literal (an aggregate's result only), and each
+        // aggregate's inside. A variable of an aggregate's inside that occurs in any
+        // other region groups the aggregate; the others are local to it.
+        let mut regions = vec![0u32; n];
+        let mut scratch = Vec::new();
+        let count_region = |vars: &mut Vec<VarId>, regions: &mut Vec<u32>| {
+            vars.sort_unstable();
+            vars.dedup();
+            for &v in vars.iter() {
+                regions[v as usize] += 1;
+            }
+            vars.clear();
+        };
+        for e in head {
+            expr_vars(e, &mut scratch);
+        }
+        count_region(&mut scratch, &mut regions);
+        for l in &lits {
+            match l {
+                LLit::Aggregate {
+                    result,
+                    target,
+                    body,
+                    ..
+                } => {
+                    scratch.push(*result);
+                    count_region(&mut scratch, &mut regions);
+                    agg_inner_vars(target, body, &mut scratch);
+                    count_region(&mut scratch, &mut regions);
+                }
+                other => {
+                    lit_vars(other, &mut scratch);
+                    count_region(&mut scratch, &mut regions);
+                }
+            }
+        }
+        let mut local = vec![false; n];
+        let mut grouping: Vec<Vec<VarId>> = Vec::with_capacity(lits.len());
+        for l in &lits {
+            let mut g = Vec::new();
+            if let LLit::Aggregate { target, body, .. } = l {
+                agg_inner_vars(target, body, &mut g);
+                g.sort_unstable();
+                g.dedup();
+                g.retain(|&v| {
+                    let shared = regions[v as usize] >= 2;
+                    if !shared {
+                        local[v as usize] = true;
+                    }
+                    shared
+                });
+            }
+            grouping.push(g);
+        }
+        // Order each aggregate's inside on its own, its grouping variables bound.
+        let mut lits = lits;
+        for (l, g) in lits.iter_mut().zip(&grouping) {
+            if let LLit::Aggregate { target, body, .. } = l {
+                let mut bound = vec![false; n];
+                for &v in g {
+                    bound[v as usize] = true;
+                }
+                let inner = std::mem::take(body);
+                let inner_groups = vec![Vec::new(); inner.len()];
+                let (placed, _) = order(inner, &inner_groups, &mut bound);
+                *body = placed;
+                let mut vars = Vec::new();
+                agg_inner_vars(target, body, &mut vars);
+                vars.sort_unstable();
+                vars.dedup();
+                for v in vars {
+                    if !bound[v as usize] {
+                        self.report_unbound(v, false, false);
+                        bound[v as usize] = true;
+                    }
+                }
+            }
+        }
+        let mut bound = vec![false; n];
+        let (mut placed, rest) = order(lits, &grouping, &mut bound);
+        // An aggregate that cannot run would still bind its result: report only the
+        // grouping variables that block it.
+        for l in &rest {
+            if let LLit::Aggregate { result, .. } = l {
+                self.excused.push(*result);
+            }
+        }
+        for &v in &self.excused {
+            bound[v as usize] = true;
+        }
+        placed.extend(rest);
+        let mut in_head = vec![false; n];
+        for e in head {
+            let mut vs = Vec::new();
+            expr_vars(e, &mut vs);
+            for v in vs {
+                in_head[v as usize] = true;
+            }
+        }
+        for v in 0..n {
+            if !bound[v] && !local[v] {
+                self.report_unbound(v as VarId, in_head[v], is_fact);
+            }
+        }
+        placed
+    }
+
+    fn report_unbound(&mut self, v: VarId, in_head: bool, is_fact: bool) {
+        let info = &self.vars[v as usize];
+        let name = info.name.clone();
+        if in_head {
+            let span = info.head_span.unwrap_or_default();
+            let (message, help) = if is_fact {
+                (
+                    format!("a fact must be ground, but `{name}` is a variable"),
+                    format!("write a constant instead of `{name}`, or add a body that binds it"),
+                )
+            } else {
+                (
+                    format!("head variable `{name}` is not bound by the rule body"),
+                    format!(
+                        "bind `{name}` in a positive body atom, or assign it with \
+                         `{name} = <expression>` over bound variables"
+                    ),
+                )
+            };
+            self.ctx
+                .error(ErrorCode::RangeRestriction, span, message, help);
+        } else {
+            let span = info.body_span.unwrap_or_default();
+            let help = if info.in_negation {
+                format!(
+                    "bind `{name}` in a positive body atom, or write `_` instead of it in the \
+                     negated atom"
+                )
+            } else {
+                format!("bind `{name}` in a positive body atom before comparing it")
+            };
+            self.ctx.error(
+                ErrorCode::UnsafeVariable,
+                span,
+                format!(
+                    "variable `{name}` is unsafe: it occurs only in negated atoms or comparisons"
+                ),
+                help,
+            );
+        }
+    }
+}
+
+/// What a pending literal needs before it can run, given the variables bound so far;
+/// `None` if it cannot run yet. On success returns the variables it binds and, for an
+/// `=` comparison, which side it assigns (swapping sides so that `left` is assigned).
+fn ready(l: &mut LLit, group: &[VarId], bound: &[bool]) -> Option<Vec<VarId>> {
+    let all_bound = |e: &LExpr| {
+        let mut vs = Vec::new();
+        expr_vars(e, &mut vs);
+        vs.iter().all(|&v| bound[v as usize])
+    };
+    match l {
+        LLit::Atom(a) => {
+            let mut vs = Vec::new();
+            atom_vars(a, &mut vs);
+            Some(vs)
+        }
+        LLit::Negated(a) => {
+            let mut vs = Vec::new();
+            atom_vars(a, &mut vs);
+            vs.iter().all(|&v| bound[v as usize]).then(Vec::new)
+        }
+        LLit::Compare {
+            op,
+            left,
+            right,
+            assigns,
+            ..
+        } => {
+            if all_bound(left) && all_bound(right) {
+                return Some(Vec::new());
+            }
+            if *op != CmpOp::Eq {
+                return None;
+            }
+            if let LExpr::Var(v) = left
+                && !bound[*v as usize]
+                && all_bound(right)
+            {
+                *assigns = Some(*v);
+                return Some(vec![*v]);
+            }
+            if let LExpr::Var(v) = right
+                && !bound[*v as usize]
+                && all_bound(left)
+            {
+                let v = *v;
+                std::mem::swap(left, right);
+                *assigns = Some(v);
+                return Some(vec![v]);
+            }
+            None
+        }
+        LLit::Aggregate { result, .. } => group
+            .iter()
+            .all(|&v| bound[v as usize])
+            .then(|| vec![*result]),
+    }
+}
+
+/// Order literals safely (see the module doc). Returns the placed literals and the
+/// ones that never became ready; `bound` ends as the variables bound by the placed ones.
+fn order(lits: Vec<LLit>, groups: &[Vec<VarId>], bound: &mut [bool]) -> (Vec<LLit>, Vec<LLit>) {
+    let mut pending: Vec<Option<(LLit, &[VarId])>> = Vec::new();
+    let mut atoms = Vec::new();
+    for (l, g) in lits.into_iter().zip(groups) {
+        match l {
+            LLit::Atom(_) => atoms.push(l),
+            other => pending.push(Some((other, g.as_slice()))),
+        }
+    }
+    let mut out = Vec::new();
+    let flush =
+        |pending: &mut Vec<Option<(LLit, &[VarId])>>, bound: &mut [bool], out: &mut Vec<LLit>| {
+            loop {
+                let mut progress = false;
+                for slot in pending.iter_mut() {
+                    let Some((l, g)) = slot else { continue };
+                    if let Some(binds) = ready(l, g, bound) {
+                        for v in binds {
+                            bound[v as usize] = true;
+                        }
+                        if let Some((l, _)) = slot.take() {
+                            out.push(l);
+                        }
+                        progress = true;
+                        break;
+                    }
+                }
+                if !progress {
+                    return;
+                }
+            }
+        };
+    flush(&mut pending, bound, &mut out);
+    for a in atoms {
+        if let LLit::Atom(atom) = &a {
+            for t in &atom.args {
+                if let LTerm::Var(v) = t {
+                    bound[*v as usize] = true;
+                }
+            }
+        }
+        out.push(a);
+        flush(&mut pending, bound, &mut out);
+    }
+    let rest = pending.into_iter().flatten().map(|(l, _)| l).collect();
+    (out, rest)
+}

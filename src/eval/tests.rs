@@ -1,0 +1,981 @@
+//! Evaluator unit tests over hand-built checked programs.
+
+use std::sync::{Arc, Mutex};
+
+use super::*;
+use crate::diag::Span;
+use crate::ir::{
+    AggFunc, ArithOp, Atom, CmpOp, Column, Expr, Head, Literal, Relation as IrRelation, Rule,
+    Stratum, Term, Variable,
+};
+use crate::syntax::GoalArg;
+use crate::value::ColumnType;
+
+const N: ColumnType = ColumnType::Number;
+const S: ColumnType = ColumnType::Symbol;
+
+/// Builds a checked program by hand: relations, rules (with named variables) and an
+/// explicit stratification.
+#[derive(Default)]
+struct Builder {
+    relations: Vec<IrRelation>,
+    rules: Vec<Rule>,
+    strata: Vec<Stratum>,
+}
+
+/// Builds one rule's variable table while its literals are written.
+#[derive(Default)]
+struct Vars {
+    vars: Vec<Variable>,
+}
+
+impl Vars {
+    fn id(&mut self, name: &str, ty: ColumnType) -> u32 {
+        if let Some(i) = self.vars.iter().position(|v| v.name == name) {
+            return i as u32;
+        }
+        self.vars.push(Variable {
+            name: name.into(),
+            ty,
+        });
+        (self.vars.len() - 1) as u32
+    }
+    /// A number-typed variable term.
+    fn n(&mut self, name: &str) -> Term {
+        Term::Var(self.id(name, N))
+    }
+    /// A symbol-typed variable term.
+    fn s(&mut self, name: &str) -> Term {
+        Term::Var(self.id(name, S))
+    }
+}
+
+fn atom(rel: RelId, args: Vec<Term>) -> Atom {
+    Atom {
+        rel,
+        args,
+        span: Span::default(),
+    }
+}
+
+fn pos(rel: RelId, args: Vec<Term>) -> Literal {
+    Literal::Atom(atom(rel, args))
+}
+
+fn neg(rel: RelId, args: Vec<Term>) -> Literal {
+    Literal::Negated(atom(rel, args))
+}
+
+fn cmp(op: CmpOp, left: Expr, right: Expr) -> Literal {
+    Literal::Compare {
+        op,
+        left,
+        right,
+        assigns: None,
+        span: Span::default(),
+    }
+}
+
+fn assign(var: u32, right: Expr) -> Literal {
+    Literal::Compare {
+        op: CmpOp::Eq,
+        left: Expr::Var(var),
+        right,
+        assigns: Some(var),
+        span: Span::default(),
+    }
+}
+
+fn num(i: i64) -> Expr {
+    Expr::Const(Value::Number(i))
+}
+
+fn bin(op: ArithOp, l: Expr, r: Expr) -> Expr {
+    Expr::Binary(op, Box::new(l), Box::new(r))
+}
+
+fn t(e: &Term) -> Expr {
+    match e {
+        Term::Var(v) => Expr::Var(*v),
+        Term::Const(c) => Expr::Const(c.clone()),
+        Term::Wildcard => unreachable!("no wildcard in heads"),
+    }
+}
+
+impl Builder {
+    fn rel(&mut self, name: &str, types: &[ColumnType]) -> RelId {
+        self.relations.push(IrRelation {
+            name: name.into(),
+            columns: types
+                .iter()
+                .enumerate()
+                .map(|(i, &ty)| Column {
+                    name: format!("_{i}"),
+                    ty,
+                })
+                .collect(),
+            input: None,
+            output: false,
+            functional: None,
+            text: None,
+            span: Span::default(),
+        });
+        (self.relations.len() - 1) as RelId
+    }
+
+    /// Add a rule `head :- body` with confidence `conf` to stratum `stratum`.
+    fn rule(
+        &mut self,
+        stratum: usize,
+        conf: f64,
+        head: (RelId, Vec<Expr>),
+        body: Vec<Literal>,
+        vars: Vars,
+    ) -> RuleId {
+        let id = self.rules.len() as RuleId;
+        self.rules.push(Rule {
+            id,
+            name: format!("r{id}"),
+            confidence: conf,
+            head: Head {
+                rel: head.0,
+                args: head.1,
+            },
+            body,
+            vars: vars.vars,
+            stratum,
+            span: Span::default(),
+        });
+        id
+    }
+
+    fn build(mut self, strata: &[(&[RelId], bool)]) -> Arc<Program> {
+        for (i, (rels, recursive)) in strata.iter().enumerate() {
+            let rules = self
+                .rules
+                .iter()
+                .filter(|r| r.stratum == i)
+                .map(|r| r.id)
+                .collect();
+            self.strata.push(Stratum {
+                relations: rels.to_vec(),
+                rules,
+                recursive: *recursive,
+            });
+        }
+        Arc::new(Program {
+            relations: self.relations,
+            rules: self.rules,
+            strata: self.strata,
+            facts: Vec::new(),
+            sources: Default::default(),
+        })
+    }
+}
+
+fn input(rel: RelId, args: &[i64], confidence: f64) -> InputFact {
+    InputFact {
+        rel,
+        args: args.iter().map(|&i| Value::Number(i)).collect(),
+        confidence,
+        provenance: Provenance {
+            source: "test".into(),
+            ..Provenance::default()
+        },
+    }
+}
+
+fn prov() -> EvalOptions {
+    EvalOptions {
+        provenance: true,
+        ..EvalOptions::default()
+    }
+}
+
+fn nums(fb: &FactBase, rel: RelId) -> Vec<Vec<i64>> {
+    fb.rows(rel)
+        .into_iter()
+        .map(|r| {
+            r.into_iter()
+                .map(|v| match v {
+                    Value::Number(i) => i,
+                    other => panic!("not a number: {other}"),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn fact(fb: &FactBase, rel: RelId, args: &[i64]) -> FactId {
+    let vals: Vec<Value> = args.iter().map(|&i| Value::Number(i)).collect();
+    fb.lookup(rel, &vals)
+        .unwrap_or_else(|| panic!("missing {}", crate::value::fact_text("?", &vals)))
+}
+
+/// `path(x, y) :- edge(x, y). path(x, z) :- edge(x, y), path(y, z).`
+fn tc_program(left_linear: bool) -> (Arc<Program>, RelId, RelId) {
+    let mut b = Builder::default();
+    let edge = b.rel("edge", &[N, N]);
+    let path = b.rel("path", &[N, N]);
+    let mut v = Vars::default();
+    let (x, y) = (v.n("x"), v.n("y"));
+    b.rule(
+        0,
+        1.0,
+        (path, vec![t(&x), t(&y)]),
+        vec![pos(edge, vec![x, y])],
+        v,
+    );
+    let mut v = Vars::default();
+    let (x, y, z) = (v.n("x"), v.n("y"), v.n("z"));
+    let body = if left_linear {
+        vec![
+            pos(path, vec![x.clone(), y.clone()]),
+            pos(edge, vec![y, z.clone()]),
+        ]
+    } else {
+        vec![
+            pos(edge, vec![x.clone(), y.clone()]),
+            pos(path, vec![y, z.clone()]),
+        ]
+    };
+    b.rule(0, 1.0, (path, vec![t(&x), t(&z)]), body, v);
+    (b.build(&[(&[path], true)]), edge, path)
+}
+
+/// The transitive closure computed naively, for comparison.
+fn closure(edges: &[(i64, i64)]) -> Vec<Vec<i64>> {
+    let mut set: std::collections::BTreeSet<(i64, i64)> = edges.iter().copied().collect();
+    loop {
+        let mut more = Vec::new();
+        for &(a, b) in &set {
+            for &(c, d) in edges {
+                if b == c && !set.contains(&(a, d)) {
+                    more.push((a, d));
+                }
+            }
+        }
+        if more.is_empty() {
+            break;
+        }
+        set.extend(more);
+    }
+    set.into_iter().map(|(a, b)| vec![a, b]).collect()
+}
+
+#[test]
+fn transitive_closure_on_chain_and_cycle() {
+    for left in [false, true] {
+        let (p, edge, path) = tc_program(left);
+        let chain: Vec<(i64, i64)> = (0..10).map(|i| (i, i + 1)).collect();
+        let inputs: Vec<InputFact> = chain
+            .iter()
+            .map(|&(a, b)| input(edge, &[a, b], 1.0))
+            .collect();
+        let fb = evaluate(p.clone(), &inputs, &prov()).unwrap();
+        assert_eq!(fb.len(path), 55);
+        assert_eq!(nums(&fb, path), closure(&chain));
+
+        let cycle = [(1, 2), (2, 3), (3, 1), (3, 4)];
+        let inputs: Vec<InputFact> = cycle
+            .iter()
+            .map(|&(a, b)| input(edge, &[a, b], 1.0))
+            .collect();
+        let fb = evaluate(p, &inputs, &EvalOptions::default()).unwrap();
+        assert_eq!(nums(&fb, path), closure(&cycle));
+        assert_eq!(fb.len(path), 12);
+    }
+}
+
+#[test]
+fn nonlinear_closure_matches_naive() {
+    let mut b = Builder::default();
+    let edge = b.rel("edge", &[N, N]);
+    let path = b.rel("path", &[N, N]);
+    let mut v = Vars::default();
+    let (x, y) = (v.n("x"), v.n("y"));
+    b.rule(
+        0,
+        1.0,
+        (path, vec![t(&x), t(&y)]),
+        vec![pos(edge, vec![x, y])],
+        v,
+    );
+    let mut v = Vars::default();
+    let (x, y, z) = (v.n("x"), v.n("y"), v.n("z"));
+    let body = vec![
+        pos(path, vec![x.clone(), y.clone()]),
+        pos(path, vec![y, z.clone()]),
+    ];
+    b.rule(0, 1.0, (path, vec![t(&x), t(&z)]), body, v);
+    let p = b.build(&[(&[path], true)]);
+    let edges: Vec<(i64, i64)> = vec![(1, 2), (2, 3), (3, 4), (4, 5), (5, 2), (6, 1), (7, 7)];
+    let inputs: Vec<InputFact> = edges
+        .iter()
+        .map(|&(a, c)| input(edge, &[a, c], 1.0))
+        .collect();
+    let fb = evaluate(p, &inputs, &prov()).unwrap();
+    assert_eq!(nums(&fb, path), closure(&edges));
+}
+
+#[test]
+fn same_generation() {
+    // sg(x, y) :- parent(x, p), parent(y, p), x != y.
+    // sg(x, y) :- parent(x, a), sg(a, b), parent(y, b).
+    let mut b = Builder::default();
+    let parent = b.rel("parent", &[N, N]);
+    let sg = b.rel("sg", &[N, N]);
+    let mut v = Vars::default();
+    let (x, y, p) = (v.n("x"), v.n("y"), v.n("p"));
+    let (ex, ey) = (t(&x), t(&y));
+    b.rule(
+        0,
+        1.0,
+        (sg, vec![ex.clone(), ey.clone()]),
+        vec![
+            pos(parent, vec![x, p.clone()]),
+            pos(parent, vec![y, p]),
+            cmp(CmpOp::Ne, ex, ey),
+        ],
+        v,
+    );
+    let mut v = Vars::default();
+    let (x, y, a, bb) = (v.n("x"), v.n("y"), v.n("a"), v.n("b"));
+    b.rule(
+        0,
+        1.0,
+        (sg, vec![t(&x), t(&y)]),
+        vec![
+            pos(parent, vec![x, a.clone()]),
+            pos(sg, vec![a, bb.clone()]),
+            pos(parent, vec![y, bb]),
+        ],
+        v,
+    );
+    let p = b.build(&[(&[sg], true)]);
+    // Tree: 1 is the root; 2, 3 children of 1; 4, 5 of 2; 6 of 3.
+    let tree = [(2, 1), (3, 1), (4, 2), (5, 2), (6, 3)];
+    let inputs: Vec<InputFact> = tree
+        .iter()
+        .map(|&(c, pa)| input(parent, &[c, pa], 1.0))
+        .collect();
+    let fb = evaluate(p, &inputs, &prov()).unwrap();
+    let expect = vec![
+        vec![2, 3],
+        vec![3, 2],
+        vec![4, 5],
+        vec![4, 6],
+        vec![5, 4],
+        vec![5, 6],
+        vec![6, 4],
+        vec![6, 5],
+    ];
+    assert_eq!(nums(&fb, sg), expect);
+}
+
+#[test]
+fn negation_across_strata() {
+    // reach(x) :- source(x). reach(y) :- reach(x), edge(x, y).
+    // unreached(x) :- node(x), !reach(x).
+    let mut b = Builder::default();
+    let node = b.rel("node", &[N]);
+    let edge = b.rel("edge", &[N, N]);
+    let source = b.rel("source", &[N]);
+    let reach = b.rel("reach", &[N]);
+    let unreached = b.rel("unreached", &[N]);
+    let mut v = Vars::default();
+    let x = v.n("x");
+    b.rule(0, 1.0, (reach, vec![t(&x)]), vec![pos(source, vec![x])], v);
+    let mut v = Vars::default();
+    let (x, y) = (v.n("x"), v.n("y"));
+    b.rule(
+        0,
+        1.0,
+        (reach, vec![t(&y)]),
+        vec![pos(reach, vec![x.clone()]), pos(edge, vec![x, y])],
+        v,
+    );
+    let mut v = Vars::default();
+    let x = v.n("x");
+    b.rule(
+        1,
+        0.5,
+        (unreached, vec![t(&x)]),
+        vec![pos(node, vec![x.clone()]), neg(reach, vec![x])],
+        v,
+    );
+    let p = b.build(&[(&[reach], true), (&[unreached], false)]);
+    let mut inputs: Vec<InputFact> = (1..=6).map(|i| input(node, &[i], 0.8)).collect();
+    inputs.extend(
+        [(1, 2), (2, 3), (4, 5)]
+            .iter()
+            .map(|&(a, c)| input(edge, &[a, c], 1.0)),
+    );
+    inputs.push(input(source, &[1], 1.0));
+    let fb = evaluate(p, &inputs, &prov()).unwrap();
+    assert_eq!(nums(&fb, reach), vec![vec![1], vec![2], vec![3]]);
+    assert_eq!(nums(&fb, unreached), vec![vec![4], vec![5], vec![6]]);
+    let f = fact(&fb, unreached, &[4]);
+    // Negation does not change confidence: 0.5 × 0.8.
+    assert!((fb.confidence(f) - 0.4).abs() < 1e-12);
+    let d = fb.derivation(f).unwrap();
+    assert_eq!(d.premises, vec![fact(&fb, node, &[4])]);
+    assert_eq!(d.absent, vec![(reach, vec![Value::Number(4)])]);
+    assert_eq!(d.height, 1);
+}
+
+#[test]
+fn aggregates_with_grouping() {
+    // size(g, n) :- member(g, _), n = count : { member(g, _) }.
+    // total(g, s) :- member(g, _), s = sum w : { member(g, d), weight(d, w) }.
+    // lightest(g, m) :- member(g, _), m = min w : { member(g, d), weight(d, w) }.
+    // heaviest(g, m) :- member(g, _), m = max w : { member(g, d), weight(d, w) }.
+    // empty(g, n) :- group(g), n = count : { member(g, _) }.
+    // nomin(g, m) :- group(g), m = min w : { member(g, d), weight(d, w) }.
+    let mut b = Builder::default();
+    let member = b.rel("member", &[N, N]);
+    let weight = b.rel("weight", &[N, N]);
+    let group = b.rel("group", &[N]);
+    let size = b.rel("size", &[N, N]);
+    let total = b.rel("total", &[N, N]);
+    let lightest = b.rel("lightest", &[N, N]);
+    let heaviest = b.rel("heaviest", &[N, N]);
+    let empty = b.rel("empty", &[N, N]);
+    let nomin = b.rel("nomin", &[N, N]);
+    let mut rules = Vec::new();
+    for (head, func, grouped_by_group) in [
+        (size, AggFunc::Count, false),
+        (total, AggFunc::Sum, false),
+        (lightest, AggFunc::Min, false),
+        (heaviest, AggFunc::Max, false),
+        (empty, AggFunc::Count, true),
+        (nomin, AggFunc::Min, true),
+    ] {
+        let mut v = Vars::default();
+        let g = v.n("g");
+        let n = v.id("n", N);
+        let first = if grouped_by_group {
+            pos(group, vec![g.clone()])
+        } else {
+            pos(member, vec![g.clone(), Term::Wildcard])
+        };
+        let (body, target) = if func == AggFunc::Count {
+            (vec![pos(member, vec![g.clone(), Term::Wildcard])], None)
+        } else {
+            let (d, w) = (v.n("d"), v.n("w"));
+            let target = Some(t(&w));
+            (
+                vec![
+                    pos(member, vec![g.clone(), d.clone()]),
+                    pos(weight, vec![d, w]),
+                ],
+                target,
+            )
+        };
+        let agg = Literal::Aggregate {
+            result: n,
+            func,
+            target,
+            body,
+            span: Span::default(),
+        };
+        rules.push(b.rule(
+            0,
+            1.0,
+            (head, vec![t(&g), Expr::Var(n)]),
+            vec![first, agg],
+            v,
+        ));
+    }
+    let p = b.build(&[(&[size, total, lightest, heaviest, empty, nomin], false)]);
+    let mut inputs = vec![
+        input(member, &[1, 10], 1.0),
+        input(member, &[1, 11], 0.7),
+        input(member, &[1, 12], 1.0),
+        input(member, &[2, 20], 1.0),
+        input(weight, &[10, 5], 1.0),
+        input(weight, &[11, 3], 0.9),
+        input(weight, &[12, 5], 1.0),
+        input(weight, &[20, -4], 0.6),
+    ];
+    inputs.extend([1, 2, 3].iter().map(|&g| input(group, &[g], 1.0)));
+    let fb = evaluate(p, &inputs, &prov()).unwrap();
+    assert_eq!(nums(&fb, size), vec![vec![1, 3], vec![2, 1]]);
+    assert_eq!(nums(&fb, total), vec![vec![1, 13], vec![2, -4]]);
+    assert_eq!(nums(&fb, lightest), vec![vec![1, 3], vec![2, -4]]);
+    assert_eq!(nums(&fb, heaviest), vec![vec![1, 5], vec![2, -4]]);
+    // Count of nothing is 0 and still fires; min of nothing does not.
+    assert_eq!(nums(&fb, empty), vec![vec![1, 3], vec![2, 1], vec![3, 0]]);
+    assert_eq!(nums(&fb, nomin), vec![vec![1, 3], vec![2, -4]]);
+    // The aggregate's premises are every fact aggregated; it contributes their
+    // minimum confidence.
+    let f = fact(&fb, total, &[1, 13]);
+    assert!((fb.confidence(f) - 0.7).abs() < 1e-12);
+    let d = fb.derivation(f).unwrap();
+    assert_eq!(d.rule, rules[1]);
+    assert_eq!(d.premises.len(), 1 + 6);
+    assert!(d.premises.contains(&fact(&fb, weight, &[11, 3])));
+    let e = fact(&fb, empty, &[3, 0]);
+    assert_eq!(fb.confidence(e), 1.0);
+    assert_eq!(
+        fb.derivation(e).unwrap().premises,
+        vec![fact(&fb, group, &[3])]
+    );
+}
+
+#[test]
+fn arithmetic_heads_and_failures() {
+    // next(x, y) :- num(x), y = x + 1.
+    // half(x, x / d) :- num(x), div(d).
+    // big(x * x) :- num(x).
+    let mut b = Builder::default();
+    let numr = b.rel("num", &[N]);
+    let div = b.rel("div", &[N]);
+    let next = b.rel("next", &[N, N]);
+    let half = b.rel("half", &[N, N]);
+    let big = b.rel("big", &[N]);
+    let mut v = Vars::default();
+    let x = v.n("x");
+    let y = v.id("y", N);
+    b.rule(
+        0,
+        1.0,
+        (next, vec![t(&x), Expr::Var(y)]),
+        vec![
+            pos(numr, vec![x.clone()]),
+            assign(y, bin(ArithOp::Add, t(&x), num(1))),
+        ],
+        v,
+    );
+    let mut v = Vars::default();
+    let (x, d) = (v.n("x"), v.n("d"));
+    b.rule(
+        0,
+        1.0,
+        (half, vec![t(&x), bin(ArithOp::Div, t(&x), t(&d))]),
+        vec![pos(numr, vec![x.clone()]), pos(div, vec![d])],
+        v,
+    );
+    let mut v = Vars::default();
+    let x = v.n("x");
+    b.rule(
+        0,
+        1.0,
+        (big, vec![bin(ArithOp::Mul, t(&x), t(&x))]),
+        vec![pos(numr, vec![x])],
+        v,
+    );
+    let p = b.build(&[(&[next, half, big], false)]);
+    let inputs = vec![
+        input(numr, &[6], 1.0),
+        input(numr, &[i64::MAX], 1.0),
+        input(div, &[2], 1.0),
+        input(div, &[0], 1.0),
+    ];
+    let fb = evaluate(p, &inputs, &EvalOptions::default()).unwrap();
+    // i64::MAX + 1 overflows: no fact for it.
+    assert_eq!(nums(&fb, next), vec![vec![6, 7]]);
+    // Division by zero drops the binding.
+    assert_eq!(
+        nums(&fb, half),
+        vec![vec![6, 3], vec![i64::MAX, i64::MAX / 2]]
+    );
+    assert_eq!(nums(&fb, big), vec![vec![36]]);
+}
+
+#[test]
+fn symbols_compare_by_text() {
+    // before(a, b) :- name(a), name(b), a < b.
+    let mut b = Builder::default();
+    let name = b.rel("name", &[S]);
+    let before = b.rel("before", &[S, S]);
+    let mut v = Vars::default();
+    let (a, c) = (v.s("a"), v.s("b"));
+    b.rule(
+        0,
+        1.0,
+        (before, vec![t(&a), t(&c)]),
+        vec![
+            pos(name, vec![a.clone()]),
+            pos(name, vec![c.clone()]),
+            cmp(CmpOp::Lt, t(&a), t(&c)),
+        ],
+        v,
+    );
+    let p = b.build(&[(&[before], false)]);
+    // Interned in the order zeta, alpha, mid: ids would order them wrongly.
+    let inputs: Vec<InputFact> = ["zeta", "alpha", "mid"]
+        .iter()
+        .map(|s| InputFact {
+            rel: name,
+            args: vec![Value::Symbol((*s).into())],
+            confidence: 1.0,
+            provenance: Provenance::default(),
+        })
+        .collect();
+    let fb = evaluate(p, &inputs, &EvalOptions::default()).unwrap();
+    let sym = |s: &str| Value::Symbol(s.into());
+    assert_eq!(
+        fb.rows(before),
+        vec![
+            vec![sym("alpha"), sym("mid")],
+            vec![sym("alpha"), sym("zeta")],
+            vec![sym("mid"), sym("zeta")],
+        ]
+    );
+}
+
+#[test]
+fn confidence_is_max_over_derivations_of_min_over_premises() {
+    // r0 (0.9): c(x) :- a(x), b(x).     r1 (0.5): c(x) :- d(x).
+    let mut b = Builder::default();
+    let a = b.rel("a", &[N]);
+    let bb = b.rel("b", &[N]);
+    let d = b.rel("d", &[N]);
+    let c = b.rel("c", &[N]);
+    let mut v = Vars::default();
+    let x = v.n("x");
+    let r0 = b.rule(
+        0,
+        0.9,
+        (c, vec![t(&x)]),
+        vec![pos(a, vec![x.clone()]), pos(bb, vec![x])],
+        v,
+    );
+    let mut v = Vars::default();
+    let x = v.n("x");
+    let r1 = b.rule(0, 0.5, (c, vec![t(&x)]), vec![pos(d, vec![x])], v);
+    let p = b.build(&[(&[c], false)]);
+    let inputs = vec![
+        input(a, &[1], 0.8),
+        input(bb, &[1], 0.6),
+        input(d, &[1], 1.0),
+        input(a, &[2], 0.4),
+        input(bb, &[2], 1.0),
+        input(d, &[2], 1.0),
+    ];
+    let fb = evaluate(p, &inputs, &prov()).unwrap();
+    // c(1): max(0.9 × min(0.8, 0.6) = 0.54, 0.5 × 1.0) = 0.54 by r0.
+    let c1 = fact(&fb, c, &[1]);
+    assert!((fb.confidence(c1) - 0.54).abs() < 1e-12);
+    let d1 = fb.derivation(c1).unwrap();
+    assert_eq!(d1.rule, r0);
+    assert_eq!(d1.premises, vec![fact(&fb, a, &[1]), fact(&fb, bb, &[1])]);
+    // c(2): max(0.9 × 0.4 = 0.36, 0.5) = 0.5 by r1.
+    let c2 = fact(&fb, c, &[2]);
+    assert!((fb.confidence(c2) - 0.5).abs() < 1e-12);
+    assert_eq!(fb.derivation(c2).unwrap().rule, r1);
+    // Input facts have evidence and no derivation.
+    let a1 = fact(&fb, a, &[1]);
+    assert!(fb.derivation(a1).is_none());
+    assert_eq!(fb.evidence(a1).unwrap().confidence, 0.8);
+    assert!(fb.evidence(c1).is_none());
+    // Without provenance the confidences are the same.
+    let plain = evaluate(fb.program.clone(), &inputs, &EvalOptions::default()).unwrap();
+    assert_eq!(
+        plain.confidence(plain.lookup(c, &[Value::Number(1)]).unwrap()),
+        fb.confidence(c1)
+    );
+    assert!(plain.derivation(c1).is_none());
+    assert!(!plain.provenance_enabled());
+}
+
+#[test]
+fn better_derivation_repropagates_downstream() {
+    // path over weighted-confidence edges: a later, longer but more confident route
+    // must raise path(1, 4) and everything built on it.
+    // r0 (0.9): path(x, y) :- edge(x, y).
+    // r1 (0.9): path(x, z) :- path(x, y), edge(y, z).
+    let (p, edge, path) = {
+        let mut b = Builder::default();
+        let edge = b.rel("edge", &[N, N]);
+        let path = b.rel("path", &[N, N]);
+        let mut v = Vars::default();
+        let (x, y) = (v.n("x"), v.n("y"));
+        b.rule(
+            0,
+            0.9,
+            (path, vec![t(&x), t(&y)]),
+            vec![pos(edge, vec![x, y])],
+            v,
+        );
+        let mut v = Vars::default();
+        let (x, y, z) = (v.n("x"), v.n("y"), v.n("z"));
+        b.rule(
+            0,
+            0.9,
+            (path, vec![t(&x), t(&z)]),
+            vec![
+                pos(path, vec![x.clone(), y.clone()]),
+                pos(edge, vec![y, z.clone()]),
+            ],
+            v,
+        );
+        (b.build(&[(&[path], true)]), edge, path)
+    };
+    let inputs = vec![
+        input(edge, &[1, 4], 0.1), // direct but weak
+        input(edge, &[1, 2], 1.0),
+        input(edge, &[2, 3], 1.0),
+        input(edge, &[3, 4], 1.0),
+        input(edge, &[4, 5], 1.0),
+    ];
+    let fb = evaluate(p, &inputs, &prov()).unwrap();
+    let p14 = fact(&fb, path, &[1, 4]);
+    // Found first at 0.9 × 0.1 = 0.09 in round 0, then via 1-2-3-4 at 0.9^3.
+    assert!((fb.confidence(p14) - 0.9f64.powi(3)).abs() < 1e-12);
+    assert_eq!(fb.derivation(p14).unwrap().height, 3);
+    // Downstream path(1, 5) was derived from the weak path(1, 4) first and must
+    // have been raised too: 0.9 × min(0.729, 1.0).
+    let p15 = fact(&fb, path, &[1, 5]);
+    assert!((fb.confidence(p15) - 0.9f64.powi(4)).abs() < 1e-12);
+    let d = fb.derivation(p15).unwrap();
+    assert_eq!(d.premises, vec![p14, fact(&fb, edge, &[4, 5])]);
+    assert_eq!(d.height, 4);
+    assert!(fb.stats().strata[0].improved > 0);
+}
+
+#[test]
+fn best_derivation_prefers_lower_height_then_lower_rule() {
+    // All confidences 1: q(x) has derivations of height 1 (r1, from a) and height 2
+    // (r0, via p); the lower height wins although r0 comes first.
+    // r0: q(x) :- p(x).   r1: q(x) :- a(x).   r2: p(x) :- a(x).
+    // r3: s(x) :- a(x).   r4: s(x) :- b(x).   (equal height: r3 wins)
+    let mut b = Builder::default();
+    let a = b.rel("a", &[N]);
+    let bb = b.rel("b", &[N]);
+    let p = b.rel("p", &[N]);
+    let q = b.rel("q", &[N]);
+    let s = b.rel("s", &[N]);
+    let mk = |b: &mut Builder, stratum: usize, head: RelId, body: RelId| {
+        let mut v = Vars::default();
+        let x = v.n("x");
+        b.rule(
+            stratum,
+            1.0,
+            (head, vec![t(&x)]),
+            vec![pos(body, vec![x])],
+            v,
+        )
+    };
+    let _r0 = mk(&mut b, 1, q, p);
+    let r1 = mk(&mut b, 1, q, a);
+    let _r2 = mk(&mut b, 0, p, a);
+    let r3 = mk(&mut b, 2, s, a);
+    let _r4 = mk(&mut b, 2, s, bb);
+    let prog = b.build(&[(&[p], false), (&[q], false), (&[s], false)]);
+    let inputs = vec![input(a, &[1], 1.0), input(bb, &[1], 1.0)];
+    let fb = evaluate(prog, &inputs, &prov()).unwrap();
+    let dq = fb.derivation(fact(&fb, q, &[1])).unwrap();
+    assert_eq!((dq.rule, dq.height), (r1, 1));
+    let ds = fb.derivation(fact(&fb, s, &[1])).unwrap();
+    assert_eq!((ds.rule, ds.height), (r3, 1));
+}
+
+#[test]
+fn evaluation_is_deterministic() {
+    let (p, edge, path) = tc_program(false);
+    let mut inputs = Vec::new();
+    let mut x: u64 = 7;
+    for _ in 0..300 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let a = (x >> 33) % 60;
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let c = (x >> 33) % 60;
+        let conf = ((x >> 20) % 100) as f64 / 100.0;
+        inputs.push(input(edge, &[a as i64, c as i64], conf));
+    }
+    let one = evaluate(p.clone(), &inputs, &prov()).unwrap();
+    let two = evaluate(p, &inputs, &prov()).unwrap();
+    assert_eq!(one.len(path), two.len(path));
+    assert!(one.len(path) > 100);
+    for f in one.facts(path) {
+        assert_eq!(one.args(f), two.args(f));
+        assert_eq!(one.confidence(f).to_bits(), two.confidence(f).to_bits());
+        assert_eq!(one.derivation(f), two.derivation(f));
+    }
+    assert_eq!(one.stats(), two.stats());
+}
+
+#[test]
+fn budget_limits_stop_evaluation() {
+    let (p, edge, _) = tc_program(false);
+    let chain: Vec<InputFact> = (0..50).map(|i| input(edge, &[i, i + 1], 1.0)).collect();
+    let few = EvalOptions {
+        budget: Budget {
+            max_facts: Some(100),
+            ..Budget::default()
+        },
+        ..EvalOptions::default()
+    };
+    let err = evaluate(p.clone(), &chain, &few).err().unwrap();
+    assert_eq!(err.code(), ErrorCode::BudgetExceeded);
+    let short = EvalOptions {
+        budget: Budget {
+            max_rounds: Some(5),
+            ..Budget::default()
+        },
+        ..EvalOptions::default()
+    };
+    assert_eq!(
+        evaluate(p.clone(), &chain, &short).err().unwrap().code(),
+        ErrorCode::BudgetExceeded
+    );
+    let late = EvalOptions {
+        budget: Budget {
+            deadline: Some(Instant::now()),
+            ..Budget::default()
+        },
+        ..EvalOptions::default()
+    };
+    assert_eq!(
+        evaluate(p.clone(), &chain, &late).err().unwrap().code(),
+        ErrorCode::BudgetExceeded
+    );
+    // Enough budget: it completes.
+    let enough = EvalOptions {
+        budget: Budget {
+            max_facts: Some(50 * 51 / 2),
+            max_rounds: Some(60),
+            deadline: None,
+        },
+        ..EvalOptions::default()
+    };
+    assert!(evaluate(p, &chain, &enough).is_ok());
+}
+
+#[test]
+fn progress_reports_every_round() {
+    let (p, edge, _) = tc_program(false);
+    let chain: Vec<InputFact> = (0..5).map(|i| input(edge, &[i, i + 1], 1.0)).collect();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let options = EvalOptions {
+        progress: Some(Arc::new(move |p: &Progress| {
+            sink.lock().unwrap().push(p.clone());
+        })),
+        ..EvalOptions::default()
+    };
+    let fb = evaluate(p, &chain, &options).unwrap();
+    let seen = seen.lock().unwrap();
+    let rounds = fb.stats().strata[0].rounds as usize;
+    assert_eq!(seen.len(), rounds);
+    assert_eq!(seen.iter().map(|p| p.new_facts).sum::<usize>(), 15);
+    assert_eq!(seen.last().unwrap().total_facts, 5 + 15);
+    assert_eq!(seen[0].new_facts, 5);
+}
+
+#[test]
+fn query_binds_variables() {
+    let (p, edge, _) = tc_program(false);
+    let chain: Vec<InputFact> = [(1, 2), (2, 3), (3, 3)]
+        .iter()
+        .map(|&(a, c)| input(edge, &[a, c], 0.5))
+        .collect();
+    let fb = evaluate(p, &chain, &prov()).unwrap();
+    let goal = |args: Vec<GoalArg>| Goal {
+        predicate: "path".into(),
+        args,
+        span: Span::default(),
+    };
+    let var = |s: &str| GoalArg::Var(s.into());
+    let ms = fb
+        .query(&goal(vec![GoalArg::Const(Value::Number(1)), var("y")]))
+        .unwrap();
+    assert_eq!(ms.len(), 2);
+    assert_eq!(ms[0].args, vec![Value::Number(1), Value::Number(2)]);
+    assert_eq!(ms[0].bindings, vec![("y".to_string(), Value::Number(2))]);
+    assert_eq!(ms[1].bindings, vec![("y".to_string(), Value::Number(3))]);
+    assert_eq!(ms[0].confidence, 0.5);
+    // Repeated names must agree.
+    let loops = fb.query(&goal(vec![var("x"), var("x")])).unwrap();
+    assert_eq!(loops.len(), 1);
+    assert_eq!(loops[0].args, vec![Value::Number(3), Value::Number(3)]);
+    let all = fb
+        .query(&goal(vec![GoalArg::Wildcard, GoalArg::Wildcard]))
+        .unwrap();
+    assert_eq!(all.len(), fb.len(fb.relation_id("path").unwrap()));
+    assert!(all[0].bindings.is_empty());
+    // A symbol no fact holds matches nothing.
+    let none = fb
+        .query(&goal(vec![
+            GoalArg::Const(Value::Symbol("x".into())),
+            var("y"),
+        ]))
+        .unwrap();
+    assert!(none.is_empty());
+    let unknown = Goal {
+        predicate: "nope".into(),
+        args: vec![],
+        span: Span::default(),
+    };
+    assert_eq!(
+        fb.query(&unknown).err().unwrap().code(),
+        ErrorCode::UnknownRelation
+    );
+    let arity = fb.query(&goal(vec![var("x")])).err().unwrap();
+    assert_eq!(arity.code(), ErrorCode::ArityMismatch);
+}
+
+#[test]
+fn bad_inputs_are_typed_errors() {
+    let (p, edge, _) = tc_program(false);
+    let wrong_arity = vec![input(edge, &[1], 1.0)];
+    assert_eq!(
+        evaluate(p.clone(), &wrong_arity, &prov())
+            .err()
+            .unwrap()
+            .code(),
+        ErrorCode::BadInput
+    );
+    let bad_conf = vec![input(edge, &[1, 2], f64::NAN)];
+    assert_eq!(
+        evaluate(p.clone(), &bad_conf, &prov())
+            .err()
+            .unwrap()
+            .code(),
+        ErrorCode::BadInput
+    );
+    let mut wrong_type = input(edge, &[1, 2], 1.0);
+    wrong_type.args[0] = Value::Symbol("a".into());
+    assert_eq!(
+        evaluate(p.clone(), &[wrong_type], &prov())
+            .err()
+            .unwrap()
+            .code(),
+        ErrorCode::BadInput
+    );
+    let unknown = vec![input(99, &[1, 2], 1.0)];
+    assert_eq!(
+        evaluate(p, &unknown, &prov()).err().unwrap().code(),
+        ErrorCode::BadInput
+    );
+}
+
+#[test]
+fn duplicate_inputs_keep_highest_confidence() {
+    let (p, edge, _) = tc_program(false);
+    let mut first = input(edge, &[1, 2], 0.5);
+    first.provenance.edge_idx = Some(1);
+    let mut second = input(edge, &[1, 2], 0.9);
+    second.provenance.edge_idx = Some(2);
+    let mut third = input(edge, &[1, 2], 0.9);
+    third.provenance.edge_idx = Some(3);
+    let fb = evaluate(p, &[first, second, third], &prov()).unwrap();
+    let f = fact(&fb, edge, &[1, 2]);
+    assert_eq!(fb.len(edge), 1);
+    assert_eq!(fb.confidence(f), 0.9);
+    assert_eq!(fb.evidence(f).unwrap().provenance.edge_idx, Some(2));
+    assert_eq!(fb.stats().input_facts, 1);
+}
+
+#[test]
+fn fact_base_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<FactBase>();
+    assert_send_sync::<EvalOptions>();
+}

@@ -1,0 +1,540 @@
+//! Phase 1 of loading: input records read from files, not yet typed by a program.
+//!
+//! Reading happens before the program is compiled, because relations the program
+//! does not declare take their column types from the data ([`RawInputs::type_hints`]).
+//! Each record keeps the file, line and columns it came from, so that phase 2
+//! ([`RawInputs::resolve`]) can point at the offending cell.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::check::TypeHints;
+use crate::diag::{Diagnostic, Error, ErrorCode, Location, Result, SourceFile};
+use crate::store::Provenance;
+use crate::store::delimited::{self, Dialect};
+use crate::store::json;
+use crate::value::ColumnType;
+
+/// Where a record came from: file, line, and the column of each of its parts.
+#[derive(Debug, Clone)]
+pub(crate) struct Origin {
+    /// The file name as given.
+    pub file: Arc<str>,
+    /// The file's text, shared by its records, for caret snippets in diagnostics.
+    pub source: Option<Arc<SourceFile>>,
+    /// 1-based line of the record.
+    pub line: usize,
+    /// 1-based column of the record (its predicate, or its row).
+    pub col: usize,
+    /// 1-based column of each argument (same length as the record's args, or empty
+    /// when unknown).
+    pub arg_cols: Vec<usize>,
+}
+
+impl Origin {
+    /// The location of the record.
+    pub fn location(&self) -> Location {
+        located(&self.file, self.source.as_deref(), self.line, self.col)
+    }
+
+    /// The location of argument `i` (the record's when unknown).
+    pub fn arg_location(&self, i: usize) -> Location {
+        let col = self.arg_cols.get(i).copied().unwrap_or(self.col);
+        located(&self.file, self.source.as_deref(), self.line, col)
+    }
+}
+
+/// One untyped cell.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum RawValue {
+    /// A JSON scalar (number or string) from a JSON fact file or evidence line.
+    Json(serde_json::Value),
+    /// A cell of a CSV/TSV file, parsed once its column type is known.
+    Text(String),
+}
+
+impl RawValue {
+    /// The type this value suggests on its own.
+    fn observed(&self) -> Observed {
+        match self {
+            RawValue::Json(serde_json::Value::Number(n)) => {
+                if let Some(i) = n.as_i64() {
+                    Observed::int(i)
+                } else if n.is_u64() {
+                    Observed::BigUnsigned
+                } else {
+                    Observed::Float
+                }
+            }
+            RawValue::Json(_) => Observed::Symbol,
+            RawValue::Text(s) => {
+                let t = s.trim();
+                if let Ok(i) = t.parse::<i64>() {
+                    Observed::int(i)
+                } else if t.parse::<u64>().is_ok() {
+                    Observed::BigUnsigned
+                } else if t.parse::<f64>().is_ok_and(f64::is_finite) && !t.is_empty() {
+                    Observed::Float
+                } else {
+                    Observed::Symbol
+                }
+            }
+        }
+    }
+}
+
+/// One input record before typing.
+#[derive(Debug, Clone)]
+pub(crate) struct RawFact {
+    /// The relation's name.
+    pub predicate: String,
+    /// Its cells.
+    pub args: Vec<RawValue>,
+    /// Already checked to be in [0, 1].
+    pub confidence: f64,
+    /// `edge_idx` is `Some` only when the record gave one.
+    pub provenance: Provenance,
+    /// Where it was read.
+    pub origin: Origin,
+}
+
+/// What the values of one column have shown so far (for type hints).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Observed {
+    NonNegative,
+    Negative,
+    BigUnsigned,
+    Float,
+    Symbol,
+}
+
+impl Observed {
+    fn int(i: i64) -> Observed {
+        if i < 0 {
+            Observed::Negative
+        } else {
+            Observed::NonNegative
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct ColumnEvidence {
+    negative: bool,
+    int: bool,
+    big_unsigned: bool,
+    float: bool,
+    symbol: bool,
+}
+
+impl ColumnEvidence {
+    fn add(&mut self, o: Observed) {
+        match o {
+            Observed::NonNegative => self.int = true,
+            Observed::Negative => {
+                self.int = true;
+                self.negative = true
+            }
+            Observed::BigUnsigned => self.big_unsigned = true,
+            Observed::Float => self.float = true,
+            Observed::Symbol => self.symbol = true,
+        }
+    }
+
+    /// The type every value seen fits, or `None` when they disagree (numbers and
+    /// symbols mixed, or negative numbers beside ones too large for `number`).
+    fn settle(self) -> Option<ColumnType> {
+        let numeric = self.int || self.big_unsigned || self.float;
+        if self.symbol {
+            return (!numeric).then_some(ColumnType::Symbol);
+        }
+        if self.float {
+            Some(ColumnType::Float)
+        } else if self.big_unsigned {
+            (!self.negative).then_some(ColumnType::Unsigned)
+        } else if self.int {
+            Some(ColumnType::Number)
+        } else {
+            None
+        }
+    }
+}
+
+/// Input records read from fact files and evidence, before a program types them.
+///
+/// Build it with the `read_*`/`add_*` methods (each all-or-nothing: a file with any
+/// bad record adds nothing and returns every problem found in it), ask it for
+/// [`type_hints`](Self::type_hints) to compile the program, then
+/// [`resolve`](Self::resolve) it against the compiled program.
+#[derive(Debug, Clone, Default)]
+pub struct RawInputs {
+    pub(crate) facts: Vec<RawFact>,
+    pub(crate) fact_dir: Option<PathBuf>,
+}
+
+impl RawInputs {
+    /// No records yet.
+    pub fn new() -> RawInputs {
+        RawInputs::default()
+    }
+
+    /// Number of records read so far.
+    pub fn len(&self) -> usize {
+        self.facts.len()
+    }
+
+    /// Whether nothing has been read.
+    pub fn is_empty(&self) -> bool {
+        self.facts.is_empty()
+    }
+
+    /// Where `.input` relations' relative file names are looked up (Soufflé's
+    /// `--fact-dir`); without it, relative to the directory of the program file that
+    /// declares the `.input`.
+    pub fn set_fact_dir(&mut self, dir: impl Into<PathBuf>) {
+        self.fact_dir = Some(dir.into());
+    }
+
+    /// Read a fact file, or every fact file of a directory (its `*.json`, `*.csv`,
+    /// `*.tsv` and `*.facts` entries, in name order; not recursive).
+    ///
+    /// A `.json` file holds `{"rel": [row, …], …}` where a row is an array of values
+    /// or an object `{"args": […], "confidence"?, "provenance"?}`. A `<rel>.csv` file
+    /// (comma-separated, RFC 4180 quoting), `<rel>.tsv` or `<rel>.facts` file
+    /// (tab-separated, no quoting: Soufflé's convention) holds rows of relation
+    /// `<rel>`. Nothing is added unless the whole file (or directory) is good.
+    pub fn read_facts(&mut self, path: &Path) -> Result<()> {
+        let meta = std::fs::metadata(path).map_err(|e| io_error(path, &e))?;
+        let files = if meta.is_dir() {
+            fact_files_in(path)?
+        } else {
+            vec![path.to_path_buf()]
+        };
+        let mut all = Vec::new();
+        for file in &files {
+            let text = read_text(file)?;
+            let name = file.display().to_string();
+            all.extend(parse_fact_file(&name, file, &text)?);
+        }
+        self.facts.extend(all);
+        Ok(())
+    }
+
+    /// Read an evidence file: one JSON object per line,
+    /// `{"predicate", "args", "confidence"?, "provenance"?}` (blank lines skipped).
+    pub fn read_evidence(&mut self, path: &Path) -> Result<()> {
+        let text = read_text(path)?;
+        self.add_evidence_jsonl(&path.display().to_string(), &text)
+    }
+
+    /// Add the records of a JSON fact document given as text; `name` is used in
+    /// diagnostics and provenance.
+    pub fn add_facts_json(&mut self, name: &str, text: &str) -> Result<()> {
+        let facts = json::parse_facts(name, text)?;
+        self.facts.extend(facts);
+        Ok(())
+    }
+
+    /// Add the records of an evidence JSONL document given as text.
+    pub fn add_evidence_jsonl(&mut self, name: &str, text: &str) -> Result<()> {
+        let facts = json::parse_evidence(name, text)?;
+        self.facts.extend(facts);
+        Ok(())
+    }
+
+    /// Add the rows of relation `relation` from delimited text (CSV, TSV, `.facts`).
+    pub fn add_delimited(
+        &mut self,
+        name: &str,
+        relation: &str,
+        text: &str,
+        dialect: Dialect,
+    ) -> Result<()> {
+        let facts = delimited::parse_untyped(name, relation, text, dialect)?;
+        self.facts.extend(facts);
+        Ok(())
+    }
+
+    /// Column types the data suggests for each relation, for
+    /// [`check::compile`](crate::check::compile). A relation's arity is taken from its
+    /// first record (records of another arity are reported by `resolve`); a column
+    /// whose values disagree (numbers beside symbols) gets `None`. Integers beside
+    /// floats make a `float` column; integers above `i64::MAX` an `unsigned` one.
+    pub fn type_hints(&self) -> TypeHints {
+        let mut seen: std::collections::BTreeMap<&str, Vec<ColumnEvidence>> =
+            std::collections::BTreeMap::new();
+        for f in &self.facts {
+            let cols = seen
+                .entry(f.predicate.as_str())
+                .or_insert_with(|| vec![ColumnEvidence::default(); f.args.len()]);
+            if cols.len() != f.args.len() {
+                continue;
+            }
+            for (c, v) in cols.iter_mut().zip(&f.args) {
+                c.add(v.observed());
+            }
+        }
+        seen.into_iter()
+            .map(|(rel, cols)| {
+                (
+                    rel.to_string(),
+                    cols.into_iter().map(ColumnEvidence::settle).collect(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// The fact files of a directory, sorted by name.
+fn fact_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = std::fs::read_dir(dir).map_err(|e| io_error(dir, &e))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| io_error(dir, &e))?.path();
+        let known = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| matches!(e, "json" | "csv" | "tsv" | "facts"));
+        if known && path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    Ok(files)
+}
+
+/// Parse one fact file by its extension.
+fn parse_fact_file(name: &str, path: &Path, text: &str) -> Result<Vec<RawFact>> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    let dialect = match ext {
+        "json" => return json::parse_facts(name, text),
+        "csv" => Dialect::csv(),
+        "tsv" | "facts" => Dialect::tsv(),
+        _ => {
+            return Err(Diagnostic::new(
+                ErrorCode::BadInput,
+                format!("`{name}` is not a fact file (expected .json, .csv, .tsv or .facts)"),
+            )
+            .with_help("evidence JSONL files go to --evidence")
+            .into());
+        }
+    };
+    delimited::parse_untyped(name, stem, text, dialect)
+}
+
+/// Read a whole file as UTF-8 (without a leading byte-order mark, which some
+/// spreadsheet exports write).
+pub(crate) fn read_text(path: &Path) -> Result<String> {
+    let text = std::fs::read_to_string(path).map_err(|e| io_error(path, &e))?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    })
+}
+
+/// An `io_error` naming the path.
+pub(crate) fn io_error(path: &Path, e: &std::io::Error) -> Error {
+    Diagnostic::new(
+        ErrorCode::Io,
+        format!("cannot read `{}`: {e}", path.display()),
+    )
+    .into()
+}
+
+/// Collects the diagnostics of one load, so that a user sees every problem of a file
+/// at once; stops collecting after [`Problems::LIMIT`].
+#[derive(Debug, Default)]
+pub(crate) struct Problems {
+    list: Vec<Diagnostic>,
+    dropped: usize,
+}
+
+impl Problems {
+    /// How many diagnostics one load reports at most.
+    pub const LIMIT: usize = 20;
+
+    /// Record a problem.
+    pub fn push(&mut self, d: Diagnostic) {
+        if self.list.len() < Self::LIMIT {
+            self.list.push(d);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Whether nothing went wrong.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// `Ok(value)` when nothing went wrong, else every problem recorded.
+    pub fn finish<T>(mut self, value: T) -> Result<T> {
+        if self.list.is_empty() {
+            return Ok(value);
+        }
+        if self.dropped > 0 {
+            self.list.push(Diagnostic::new(
+                ErrorCode::BadInput,
+                format!("{} more problems not shown", self.dropped),
+            ));
+        }
+        Err(Error {
+            diagnostics: self.list,
+        })
+    }
+}
+
+/// Provenance of a row of a fact file (or a fact of the program text): `source`, the
+/// file as its table, and the row's line as an extra field.
+pub(crate) fn file_provenance(source: &str, origin: &Origin) -> Provenance {
+    let mut extra = std::collections::BTreeMap::new();
+    extra.insert("line".to_string(), serde_json::Value::from(origin.line));
+    Provenance {
+        source: source.to_string(),
+        table: Some(origin.file.to_string()),
+        extra,
+        ..Provenance::default()
+    }
+}
+
+/// A location in a data file, with a caret snippet of its line when the text is at
+/// hand (long lines are cut to a window around the column).
+pub(crate) fn located(
+    file: &str,
+    source: Option<&SourceFile>,
+    line: usize,
+    col: usize,
+) -> Location {
+    let mut loc = Location::at(file, line, col);
+    let Some(src) = source else {
+        return loc;
+    };
+    let lines = src.text.bytes().filter(|&b| b == b'\n').count() + 1;
+    if line == 0 || line > lines || col == 0 {
+        return loc;
+    }
+    const WINDOW: usize = 100;
+    let text = src.line_text(line);
+    let chars: Vec<char> = text.chars().collect();
+    let start = if chars.len() > WINDOW && col > WINDOW / 2 {
+        (col - WINDOW / 2).min(chars.len().saturating_sub(WINDOW))
+    } else {
+        0
+    };
+    let end = (start + WINDOW).min(chars.len());
+    let mut shown: String = chars[start..end].iter().collect();
+    let mut caret_at = col - 1 - start.min(col - 1);
+    if start > 0 {
+        shown.insert(0, '…');
+        caret_at += 1;
+    }
+    if end < chars.len() {
+        shown.push('…');
+    }
+    let prefix: String = shown
+        .chars()
+        .take(caret_at)
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    let gutter = line.to_string().len();
+    loc.snippet = Some(format!(
+        "{:gutter$} |\n{line} | {shown}\n{:gutter$} | {prefix}^",
+        "", ""
+    ));
+    loc
+}
+
+/// A `bad_input` diagnostic at a location.
+pub(crate) fn bad_input(at: Location, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(ErrorCode::BadInput, message).at(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hints(json: &str) -> TypeHints {
+        let mut raw = RawInputs::new();
+        raw.add_facts_json("f.json", json).unwrap();
+        raw.type_hints()
+    }
+
+    #[test]
+    fn hints_settle_column_types() {
+        let h = hints(r#"{"e": [[1, "a", 1.5, 2], [-3, "b", 2, 18446744073709551615]]}"#);
+        assert_eq!(
+            h["e"],
+            vec![
+                Some(ColumnType::Number),
+                Some(ColumnType::Symbol),
+                Some(ColumnType::Float),
+                Some(ColumnType::Unsigned)
+            ]
+        );
+    }
+
+    #[test]
+    fn mixed_columns_settle_nothing() {
+        let h = hints(r#"{"e": [[1, -1], ["a", 18446744073709551615]], "n": [[]]}"#);
+        assert_eq!(h["e"], vec![None, None]);
+        assert_eq!(h["n"], Vec::<Option<ColumnType>>::new());
+    }
+
+    #[test]
+    fn hints_from_delimited_text() {
+        let mut raw = RawInputs::new();
+        raw.add_delimited("e.csv", "e", "1,x,2.5\n2,y,3\n", Dialect::csv())
+            .unwrap();
+        assert_eq!(
+            raw.type_hints()["e"],
+            vec![
+                Some(ColumnType::Number),
+                Some(ColumnType::Symbol),
+                Some(ColumnType::Float)
+            ]
+        );
+    }
+
+    #[test]
+    fn problems_cap_and_report() {
+        let mut p = Problems::default();
+        for i in 0..Problems::LIMIT + 3 {
+            p.push(bad_input(Location::at("f", i + 1, 1), "bad"));
+        }
+        let err = p.finish(()).unwrap_err();
+        assert_eq!(err.diagnostics.len(), Problems::LIMIT + 1);
+        assert!(err.diagnostics[Problems::LIMIT].message.contains("3 more"));
+    }
+}
+
+#[cfg(test)]
+mod snippet_tests {
+    use super::*;
+
+    #[test]
+    fn data_errors_show_the_line_with_a_caret() {
+        let src = SourceFile::new("e.jsonl", "{\"a\": 1}\n{\"b\":\t2}\n");
+        let loc = located("e.jsonl", Some(&src), 2, 7);
+        assert_eq!(
+            loc.snippet.as_deref(),
+            Some("  |\n2 | {\"b\":\t2}\n  |      \t^")
+        );
+        assert_eq!(located("e.jsonl", Some(&src), 9, 1).snippet, None);
+        assert_eq!(located("e.jsonl", None, 1, 1).snippet, None);
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_column() {
+        let line = format!("{}X{}", "a".repeat(300), "b".repeat(300));
+        let src = SourceFile::new("f", line.as_str());
+        let snippet = located("f", Some(&src), 1, 301).snippet.unwrap();
+        let lines: Vec<&str> = snippet.lines().collect();
+        assert!(
+            lines[1].starts_with("1 | …a") && lines[1].ends_with("b…"),
+            "{snippet}"
+        );
+        let caret = lines[2].chars().count() - 1;
+        assert_eq!(lines[1].chars().nth(caret), Some('X'), "{snippet}");
+    }
+}

@@ -1,0 +1,668 @@
+//! Phase 2 of loading: type raw records against the compiled program, add the
+//! program's own facts and its `.input` files, and number the evidence.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::diag::{Diagnostic, ErrorCode, Location, Result, Span};
+use crate::ir::{IoOptions, Program, RelId, Relation};
+use crate::store::InputFact;
+use crate::store::delimited::{self, Dialect};
+use crate::store::raw::{
+    Origin, Problems, RawFact, RawInputs, RawValue, bad_input, file_provenance, read_text,
+};
+use crate::value::{ColumnType, Value};
+
+impl RawInputs {
+    /// Type every record against `program` and return all input facts: the program's
+    /// own facts (source `"program"`), then the rows of its `.input` files, then the
+    /// records read into `self`, in the order they were read.
+    ///
+    /// Every fact comes back with `provenance.edge_idx` set: records that gave one
+    /// keep it; the others are numbered in that order, from one past the largest
+    /// explicit index. All-or-nothing: any unknown relation, wrong arity, value of the
+    /// wrong type for its column, or one edge index given to two different facts makes
+    /// this return every problem found (as `bad_input`, naming file, line and column)
+    /// and no facts.
+    ///
+    /// Values convert as the column type says: integers into `float` columns,
+    /// non-negative integers into `unsigned`; CSV cells are parsed per column type.
+    pub fn resolve(&self, program: &Program) -> Result<Vec<InputFact>> {
+        let mut problems = Problems::default();
+        let mut out: Vec<(InputFact, Option<Location>)> = Vec::new();
+
+        for sf in &program.facts {
+            let loc = locate(program, sf.span);
+            let origin = Origin {
+                file: loc.as_ref().map_or("", |l| l.file.as_str()).into(),
+                source: None,
+                line: loc.as_ref().map_or(0, |l| l.line),
+                col: loc.as_ref().map_or(0, |l| l.col),
+                arg_cols: Vec::new(),
+            };
+            out.push((
+                InputFact {
+                    rel: sf.rel,
+                    args: sf.args.clone(),
+                    confidence: 1.0,
+                    provenance: file_provenance("program", &origin),
+                },
+                None,
+            ));
+        }
+
+        let supplied: BTreeSet<&str> = self.facts.iter().map(|f| f.predicate.as_str()).collect();
+        let mut file_rows = Vec::new();
+        for rel in &program.relations {
+            let Some(io) = &rel.input else { continue };
+            match read_input(program, rel, io, self.fact_dir.as_deref(), &supplied) {
+                Ok(rows) => file_rows.extend(rows),
+                Err(e) => e.diagnostics.into_iter().for_each(|d| problems.push(d)),
+            }
+        }
+
+        for raw in file_rows.iter().chain(&self.facts) {
+            match type_record(program, raw) {
+                Ok(fact) => out.push((fact, Some(raw.origin.location()))),
+                Err(d) => problems.push(d),
+            }
+        }
+        if !problems.is_empty() {
+            return problems.finish(Vec::new());
+        }
+
+        number_evidence(&mut out, program, &mut problems);
+        problems.finish(out.into_iter().map(|(f, _)| f).collect())
+    }
+}
+
+/// Give every fact without an explicit `edge_idx` the next one after the largest
+/// explicit index; report an index given to two different facts.
+fn number_evidence(
+    facts: &mut [(InputFact, Option<Location>)],
+    program: &Program,
+    problems: &mut Problems,
+) {
+    let mut owners: BTreeMap<u64, usize> = BTreeMap::new();
+    for (i, (f, loc)) in facts.iter().enumerate() {
+        let Some(idx) = f.provenance.edge_idx else {
+            continue;
+        };
+        match owners.get(&idx) {
+            None => {
+                owners.insert(idx, i);
+            }
+            Some(&j) => {
+                let first = &facts[j].0;
+                if first.rel != f.rel || first.args != f.args {
+                    let first_text =
+                        crate::value::fact_text(&program.relation(first.rel).name, &first.args);
+                    let where_first = facts[j]
+                        .1
+                        .as_ref()
+                        .map(|l| format!(" at {}:{}", l.file, l.line))
+                        .unwrap_or_default();
+                    let d = Diagnostic::new(
+                        ErrorCode::BadInput,
+                        format!(
+                            "edge_idx {idx} is already used by {first_text}{where_first}"
+                        ),
+                    )
+                    .with_help("each stored edge index names one fact; give this one another index or none");
+                    problems.push(match loc {
+                        Some(l) => d.at(l.clone()),
+                        None => d,
+                    });
+                }
+            }
+        }
+    }
+    let mut next = owners
+        .keys()
+        .next_back()
+        .map_or(Some(0), |m| m.checked_add(1));
+    for (f, loc) in facts.iter_mut() {
+        if f.provenance.edge_idx.is_some() {
+            continue;
+        }
+        match next {
+            Some(n) => {
+                f.provenance.edge_idx = Some(n);
+                next = n.checked_add(1);
+            }
+            None => {
+                let d = Diagnostic::new(
+                    ErrorCode::BadInput,
+                    "no edge index left to assign (an explicit edge_idx is at the maximum)",
+                );
+                problems.push(match loc {
+                    Some(l) => d.at(l.clone()),
+                    None => d,
+                });
+                return;
+            }
+        }
+    }
+}
+
+/// Type one record: its relation, arity, and each cell per column type.
+fn type_record(program: &Program, raw: &RawFact) -> Result<InputFact, Diagnostic> {
+    let Some(rel) = program.relation_id(&raw.predicate) else {
+        let mut d = bad_input(
+            raw.origin.location(),
+            format!("unknown relation `{}`", raw.predicate),
+        );
+        d = match closest(program, &raw.predicate) {
+            Some(name) => d.with_help(format!("did you mean `{name}`?")),
+            None => d.with_help(format!(
+                "the program neither declares nor uses `{}`; add `.decl {}(…)` or fix the name",
+                raw.predicate, raw.predicate
+            )),
+        };
+        return Err(d);
+    };
+    let relation = program.relation(rel);
+    if raw.args.len() != relation.arity() {
+        return Err(bad_input(
+            raw.origin.location(),
+            format!(
+                "`{}` has {} column{}, this record has {} value{}",
+                relation.name,
+                relation.arity(),
+                plural(relation.arity()),
+                raw.args.len(),
+                plural(raw.args.len())
+            ),
+        ));
+    }
+    let mut args = Vec::with_capacity(raw.args.len());
+    for (i, (cell, column)) in raw.args.iter().zip(&relation.columns).enumerate() {
+        match convert(cell, column.ty) {
+            Some(v) => args.push(v),
+            None => {
+                return Err(bad_input(
+                    raw.origin.arg_location(i),
+                    format!(
+                        "column {} (`{}`) of `{}` is {}, but the value is {}",
+                        i + 1,
+                        column.name,
+                        relation.name,
+                        article(column.ty),
+                        describe(cell)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(InputFact {
+        rel: rel as RelId,
+        args,
+        confidence: raw.confidence,
+        provenance: raw.provenance.clone(),
+    })
+}
+
+/// A cell as a value of `ty`, or `None` when it is not one.
+fn convert(cell: &RawValue, ty: ColumnType) -> Option<Value> {
+    match (cell, ty) {
+        (RawValue::Json(serde_json::Value::String(s)), ColumnType::Symbol) => {
+            Some(Value::Symbol(s.clone()))
+        }
+        (RawValue::Json(serde_json::Value::Number(n)), ColumnType::Number) => {
+            n.as_i64().map(Value::Number)
+        }
+        (RawValue::Json(serde_json::Value::Number(n)), ColumnType::Unsigned) => {
+            n.as_u64().map(Value::Unsigned)
+        }
+        (RawValue::Json(serde_json::Value::Number(n)), ColumnType::Float) => {
+            n.as_f64().map(Value::Float)
+        }
+        (RawValue::Json(_), _) => None,
+        (RawValue::Text(s), ColumnType::Symbol) => Some(Value::Symbol(s.clone())),
+        (RawValue::Text(s), ColumnType::Number) => s.trim().parse().ok().map(Value::Number),
+        (RawValue::Text(s), ColumnType::Unsigned) => s.trim().parse().ok().map(Value::Unsigned),
+        (RawValue::Text(s), ColumnType::Float) => s
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .map(Value::Float),
+    }
+}
+
+/// A cell for a message: `"x"` (a string), `1.5` (a number).
+fn describe(cell: &RawValue) -> String {
+    match cell {
+        RawValue::Json(serde_json::Value::String(s)) => format!("the string {s:?}"),
+        RawValue::Json(v) => format!("the number {v}"),
+        RawValue::Text(s) => format!("{s:?}"),
+    }
+}
+
+fn article(ty: ColumnType) -> String {
+    match ty {
+        ColumnType::Unsigned => "an unsigned".to_string(),
+        other => format!("a {other}"),
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// The program's relation name closest to a misspelt one (edit distance ≤ 2).
+fn closest<'p>(program: &'p Program, name: &str) -> Option<&'p str> {
+    program
+        .relations
+        .iter()
+        .map(|r| (edit_distance(&r.name, name), r.name.as_str()))
+        .filter(|&(d, n)| d <= 2 && d < n.len().max(name.len()))
+        .min()
+        .map(|(_, n)| n)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            let subst = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = subst.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Where a span of the program is, when the program carries its sources.
+fn locate(program: &Program, span: Span) -> Option<Location> {
+    ((span.file as usize) < program.sources.files().len()).then(|| program.sources.locate(span))
+}
+
+/// A `bad_directive` diagnostic at a `.input` directive.
+fn directive_error(program: &Program, io: &IoOptions, message: String) -> Diagnostic {
+    let d = Diagnostic::new(ErrorCode::BadDirective, message);
+    match locate(program, io.span) {
+        Some(l) => d.at(l),
+        None => d,
+    }
+}
+
+/// The file and dialect of a `.input` directive (Soufflé's IO options).
+fn input_file(
+    program: &Program,
+    rel: &Relation,
+    io: &IoOptions,
+    fact_dir: Option<&Path>,
+) -> Result<(PathBuf, Dialect), Diagnostic> {
+    let mut dialect = Dialect::tsv();
+    let mut filename = format!("{}.facts", rel.name);
+    let flag = |key: &str, v: &str| match v.to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(directive_error(
+            program,
+            io,
+            format!(
+                "`.input {}`: {key} must be true or false, not {v:?}",
+                rel.name
+            ),
+        )),
+    };
+    for (key, value) in &io.options {
+        match key.to_ascii_lowercase().as_str() {
+            "io" if value.eq_ignore_ascii_case("file") => {}
+            "io" => {
+                return Err(directive_error(
+                    program,
+                    io,
+                    format!(
+                        "`.input {}`: IO={value} is not supported; only IO=file is",
+                        rel.name
+                    ),
+                ));
+            }
+            "filename" => filename = value.clone(),
+            "delimiter" => {
+                let d = match value.as_str() {
+                    "\\t" => "\t",
+                    other => other,
+                };
+                match d.as_bytes() {
+                    [b] if b.is_ascii() => dialect.delimiter = *b,
+                    _ => {
+                        return Err(directive_error(
+                            program,
+                            io,
+                            format!(
+                                "`.input {}`: the delimiter must be one ASCII character, not {value:?}",
+                                rel.name
+                            ),
+                        ));
+                    }
+                }
+            }
+            "headers" => dialect.headers = flag("headers", value)?,
+            "rfc4180" => dialect.quoting = flag("rfc4180", value)?,
+            other => {
+                return Err(directive_error(
+                    program,
+                    io,
+                    format!(
+                        "`.input {}`: unsupported option `{other}` (supported: IO, filename, delimiter, headers, rfc4180)",
+                        rel.name
+                    ),
+                ));
+            }
+        }
+    }
+    let path = Path::new(&filename);
+    let path = if path.is_absolute() {
+        path.to_path_buf()
+    } else if let Some(dir) = fact_dir {
+        dir.join(path)
+    } else {
+        let program_dir = locate(program, io.span)
+            .and_then(|l| Path::new(&l.file).parent().map(Path::to_path_buf))
+            .unwrap_or_default();
+        program_dir.join(path)
+    };
+    Ok((path, dialect))
+}
+
+/// The rows of one `.input` relation's file. A missing file is an error unless the
+/// relation's facts were supplied another way (fact files or evidence).
+fn read_input(
+    program: &Program,
+    rel: &Relation,
+    io: &IoOptions,
+    fact_dir: Option<&Path>,
+    supplied: &BTreeSet<&str>,
+) -> Result<Vec<RawFact>> {
+    let (path, dialect) = input_file(program, rel, io, fact_dir)?;
+    if !path.exists() && supplied.contains(rel.name.as_str()) {
+        return Ok(Vec::new());
+    }
+    let text = read_text(&path).map_err(|e| {
+        let d = e.primary().clone().with_help(format!(
+            "`.input {}` reads this file; put it there, pass --fact-dir DIR, or give the facts with --facts/--evidence",
+            rel.name
+        ));
+        match locate(program, io.span) {
+            Some(l) => d.at(l),
+            None => d,
+        }
+    })?;
+    delimited::parse_untyped(&path.display().to_string(), &rel.name, &text, dialect)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::SourceMap;
+    use crate::ir::{Column, SourceFact};
+
+    fn relation(name: &str, cols: &[ColumnType]) -> Relation {
+        Relation {
+            name: name.to_string(),
+            columns: cols
+                .iter()
+                .enumerate()
+                .map(|(i, &ty)| Column {
+                    name: format!("c{i}"),
+                    ty,
+                })
+                .collect(),
+            input: None,
+            output: false,
+            functional: None,
+            text: None,
+            span: Span::default(),
+        }
+    }
+
+    /// A program with relations `edge(number, number)`, `label(number, symbol)`,
+    /// `weight(float)`, `count(unsigned)`, one fact `edge(0, 1)` written in `p.dl`.
+    fn program() -> Program {
+        use ColumnType::*;
+        let mut sources = SourceMap::new();
+        let file = sources.add("dir/p.dl", "edge(0, 1).\n");
+        Program {
+            relations: vec![
+                relation("edge", &[Number, Number]),
+                relation("label", &[Number, Symbol]),
+                relation("weight", &[Float]),
+                relation("count", &[Unsigned]),
+            ],
+            rules: Vec::new(),
+            strata: Vec::new(),
+            facts: vec![SourceFact {
+                rel: 0,
+                args: vec![Value::Number(0), Value::Number(1)],
+                span: Span::new(file, 0, 10),
+            }],
+            sources,
+        }
+    }
+
+    fn evidence(text: &str) -> RawInputs {
+        let mut raw = RawInputs::new();
+        raw.add_evidence_jsonl("e.jsonl", text).unwrap();
+        raw
+    }
+
+    fn error_at(raw: &RawInputs, program: &Program) -> (String, usize, usize, String) {
+        let err = raw.resolve(program).unwrap_err();
+        let d = err.primary();
+        let l = d.location.clone().unwrap();
+        assert_eq!(d.code, ErrorCode::BadInput, "{d}");
+        (l.file, l.line, l.col, d.message.clone())
+    }
+
+    #[test]
+    fn program_facts_come_first_and_edges_follow_the_largest_explicit() {
+        let raw = evidence(concat!(
+            "{\"predicate\": \"edge\", \"args\": [1, 2], \"provenance\": {\"edge_idx\": 10}}\n",
+            "{\"predicate\": \"label\", \"args\": [1, \"a\"], \"confidence\": 0.25}\n",
+            "{\"predicate\": \"edge\", \"args\": [2, 3], \"provenance\": {\"edge_idx\": 4}}\n",
+        ));
+        let facts = raw.resolve(&program()).unwrap();
+        let idx: Vec<u64> = facts
+            .iter()
+            .map(|f| f.provenance.edge_idx.unwrap())
+            .collect();
+        assert_eq!(idx, vec![11, 10, 12, 4]);
+        assert_eq!(facts[0].provenance.source, "program");
+        assert_eq!(facts[0].provenance.table.as_deref(), Some("dir/p.dl"));
+        assert_eq!(facts[0].provenance.extra["line"], 1);
+        assert_eq!(facts[0].confidence, 1.0);
+        assert_eq!(facts[2].rel, 1);
+        assert_eq!(
+            facts[2].args,
+            vec![Value::Number(1), Value::Symbol("a".into())]
+        );
+        assert_eq!(facts[2].confidence, 0.25);
+    }
+
+    #[test]
+    fn edges_start_at_zero_without_explicit_ones() {
+        let raw = evidence("{\"predicate\": \"weight\", \"args\": [2]}\n");
+        let facts = raw.resolve(&program()).unwrap();
+        let idx: Vec<u64> = facts
+            .iter()
+            .map(|f| f.provenance.edge_idx.unwrap())
+            .collect();
+        assert_eq!(idx, vec![0, 1]);
+        assert_eq!(facts[1].args, vec![Value::Float(2.0)]);
+    }
+
+    #[test]
+    fn duplicate_edge_index_for_another_fact_is_rejected() {
+        let same = evidence(concat!(
+            "{\"predicate\": \"edge\", \"args\": [1, 2], \"provenance\": {\"edge_idx\": 3}}\n",
+            "{\"predicate\": \"edge\", \"args\": [1, 2], \"provenance\": {\"edge_idx\": 3}}\n",
+        ));
+        assert_eq!(same.resolve(&program()).unwrap().len(), 3);
+        let clash = evidence(concat!(
+            "{\"predicate\": \"edge\", \"args\": [1, 2], \"provenance\": {\"edge_idx\": 3}}\n",
+            "{\"predicate\": \"edge\", \"args\": [1, 3], \"provenance\": {\"edge_idx\": 3}}\n",
+        ));
+        let (file, line, _, msg) = error_at(&clash, &program());
+        assert_eq!((file.as_str(), line), ("e.jsonl", 2));
+        assert!(msg.contains("edge(1, 2) at e.jsonl:1"), "{msg}");
+    }
+
+    #[test]
+    fn typing_errors_name_file_line_and_column() {
+        let cases = [
+            (
+                "{\"predicate\": \"edgee\", \"args\": [1, 2]}",
+                1,
+                "unknown relation `edgee`",
+            ),
+            (
+                "{\"predicate\": \"edge\", \"args\": [1, 2, 3]}",
+                1,
+                "has 2 columns, this record has 3 values",
+            ),
+            (
+                "{\"predicate\": \"edge\", \"args\": [1, \"x\"]}",
+                35,
+                "column 2 (`c1`) of `edge` is a number",
+            ),
+            (
+                "{\"predicate\": \"edge\", \"args\": [1.5, 2]}",
+                32,
+                "the number 1.5",
+            ),
+            (
+                "{\"predicate\": \"label\", \"args\": [1, 2]}",
+                36,
+                "is a symbol",
+            ),
+            (
+                "{\"predicate\": \"count\", \"args\": [-1]}",
+                33,
+                "an unsigned",
+            ),
+        ];
+        for (line, col, what) in cases {
+            let raw = evidence(&format!(
+                "{{\"predicate\": \"weight\", \"args\": [1]}}\n{line}\n"
+            ));
+            let (file, l, c, msg) = error_at(&raw, &program());
+            assert_eq!((file.as_str(), l, c), ("e.jsonl", 2, col), "{msg}");
+            assert!(msg.contains(what), "{msg}");
+        }
+        let raw = evidence("{\"predicate\": \"edgee\", \"args\": [1, 2]}\n");
+        let err = raw.resolve(&program()).unwrap_err();
+        assert_eq!(err.primary().help.as_deref(), Some("did you mean `edge`?"));
+    }
+
+    #[test]
+    fn delimited_cells_parse_per_column_type() {
+        let mut raw = RawInputs::new();
+        raw.add_delimited("label.csv", "label", "1,x\n2, y \n", Dialect::csv())
+            .unwrap();
+        raw.add_delimited("count.tsv", "count", "7\n", Dialect::tsv())
+            .unwrap();
+        let facts = raw.resolve(&program()).unwrap();
+        assert_eq!(facts[2].args[1], Value::Symbol(" y ".into()));
+        assert_eq!(facts[3].args, vec![Value::Unsigned(7)]);
+        assert_eq!(facts[3].provenance.source, "facts");
+        let mut bad = RawInputs::new();
+        bad.add_delimited("edge.csv", "edge", "1,2\n3,x\n", Dialect::csv())
+            .unwrap();
+        let (file, line, col, _) = error_at(&bad, &program());
+        assert_eq!((file.as_str(), line, col), ("edge.csv", 2, 3));
+    }
+
+    #[test]
+    fn every_problem_is_reported_and_nothing_returned() {
+        let raw = evidence(concat!(
+            "{\"predicate\": \"nope\", \"args\": [1]}\n",
+            "{\"predicate\": \"edge\", \"args\": [1, 2]}\n",
+            "{\"predicate\": \"edge\", \"args\": [1]}\n",
+        ));
+        let err = raw.resolve(&program()).unwrap_err();
+        let lines: Vec<usize> = err
+            .diagnostics
+            .iter()
+            .map(|d| d.location.as_ref().unwrap().line)
+            .collect();
+        assert_eq!(lines, vec![1, 3]);
+    }
+
+    fn with_input(options: &[(&str, &str)]) -> Program {
+        let mut p = program();
+        p.relations[0].input = Some(IoOptions {
+            options: options
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            span: Span::new(0, 0, 4),
+        });
+        p
+    }
+
+    #[test]
+    fn input_directive_options() {
+        let (path, d) = input_file(
+            &with_input(&[]),
+            &with_input(&[]).relations[0],
+            with_input(&[]).relations[0].input.as_ref().unwrap(),
+            None,
+        )
+        .unwrap();
+        assert_eq!(path, Path::new("dir/edge.facts"));
+        assert_eq!(d, Dialect::tsv());
+        let p = with_input(&[
+            ("IO", "file"),
+            ("filename", "e.csv"),
+            ("delimiter", ","),
+            ("headers", "true"),
+        ]);
+        let io = p.relations[0].input.as_ref().unwrap();
+        let (path, d) = input_file(&p, &p.relations[0], io, Some(Path::new("facts"))).unwrap();
+        assert_eq!(path, Path::new("facts/e.csv"));
+        assert_eq!((d.delimiter, d.headers, d.quoting), (b',', true, false));
+        for bad in [
+            ("IO", "sqlite"),
+            ("delimiter", "::"),
+            ("headers", "yes"),
+            ("compress", "true"),
+        ] {
+            let p = with_input(&[bad]);
+            let io = p.relations[0].input.as_ref().unwrap();
+            let e = input_file(&p, &p.relations[0], io, None).unwrap_err();
+            assert_eq!(e.code, ErrorCode::BadDirective, "{bad:?}");
+            assert_eq!(e.location.unwrap().file, "dir/p.dl");
+        }
+    }
+
+    #[test]
+    fn missing_input_file_is_an_error_unless_supplied_otherwise() {
+        let p = with_input(&[("filename", "/nonexistent/prooflog/edge.facts")]);
+        let err = RawInputs::new().resolve(&p).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Io);
+        assert!(
+            err.primary()
+                .help
+                .as_deref()
+                .unwrap_or("")
+                .contains("--fact-dir")
+        );
+        let raw = evidence("{\"predicate\": \"edge\", \"args\": [5, 6]}\n");
+        assert_eq!(raw.resolve(&p).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn edit_distance_counts_edits() {
+        assert_eq!(edit_distance("edge", "edge"), 0);
+        assert_eq!(edit_distance("edge", "edgee"), 1);
+        assert_eq!(edit_distance("path", "bath"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}

@@ -1,0 +1,804 @@
+//! Recursive-descent parser: tokens in, [`Module`] out.
+//!
+//! Statements are either directives (`.decl …`, which end at their last token) or
+//! clauses (which end with `.`). After an error the parser skips to the end of the
+//! statement and goes on, so one run reports every syntax error of a file.
+
+use crate::diag::{FileId, Span};
+
+use super::ast::*;
+use super::lexer::{Tok, Token, lex};
+use super::{Goal, GoalArg, SyntaxError};
+use crate::value::Value;
+
+type PResult<T> = std::result::Result<T, SyntaxError>;
+
+/// Representation qualifiers Soufflé allows after a `.decl`.
+const QUALIFIERS: &[&str] = &[
+    "brie",
+    "btree",
+    "btree_delete",
+    "eqrel",
+    "inline",
+    "no_inline",
+    "magic",
+    "no_magic",
+    "overridable",
+];
+
+/// Parse a whole file.
+pub(crate) fn parse_module(file: FileId, text: &str) -> (Module, Vec<SyntaxError>) {
+    let mut errors = Vec::new();
+    let toks = lex(file, text, &mut errors);
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        errors,
+    };
+    let module = p.module();
+    (module, p.errors)
+}
+
+/// Parse one goal such as `path(1, x)`.
+pub(crate) fn parse_goal(file: FileId, text: &str) -> PResult<Goal> {
+    let mut errors = Vec::new();
+    let toks = lex(file, text, &mut errors);
+    if let Some(e) = errors.into_iter().next() {
+        return Err(e);
+    }
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        errors: Vec::new(),
+    };
+    let atom = p.atom()?;
+    if p.peek() == &Tok::Dot {
+        p.bump();
+    }
+    if p.peek() != &Tok::Eof {
+        return Err(p.unexpected("the end of the goal"));
+    }
+    let mut args = Vec::with_capacity(atom.args.len());
+    for arg in atom.args {
+        args.push(match arg {
+            Expr::Var(v) => GoalArg::Var(v.name),
+            Expr::Wildcard(_) => GoalArg::Wildcard,
+            Expr::Lit(l, span) => GoalArg::Const(lit_value(&l).ok_or_else(|| {
+                SyntaxError::new(
+                    span,
+                    "integer constant does not fit in 64 bits",
+                    "use a value between -2^63 and 2^64-1",
+                )
+            })?),
+            other => {
+                return Err(SyntaxError::new(
+                    other.span(),
+                    "a goal argument must be a constant, a variable or `_`",
+                    "compute the value first; goals cannot contain arithmetic",
+                ));
+            }
+        });
+    }
+    Ok(Goal {
+        predicate: atom.name.name,
+        args,
+        span: atom.span,
+    })
+}
+
+/// The natural value of a literal, without a column type to guide it.
+fn lit_value(l: &Lit) -> Option<Value> {
+    Some(match l {
+        Lit::Int(i) => match i64::try_from(*i) {
+            Ok(v) => Value::Number(v),
+            Err(_) => Value::Unsigned(u64::try_from(*i).ok()?),
+        },
+        Lit::Unsigned(u) => Value::Unsigned(*u),
+        Lit::Float(x) => Value::Float(*x),
+        Lit::Str(s) => Value::Symbol(s.clone()),
+    })
+}
+
+struct Parser {
+    toks: Vec<Token>,
+    pos: usize,
+    errors: Vec<SyntaxError>,
+}
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.pos].tok
+    }
+
+    fn peek_at(&self, k: usize) -> &Tok {
+        let i = (self.pos + k).min(self.toks.len() - 1);
+        &self.toks[i].tok
+    }
+
+    fn token(&self) -> &Token {
+        &self.toks[self.pos]
+    }
+
+    fn span(&self) -> Span {
+        self.toks[self.pos].span
+    }
+
+    /// End of the previous token.
+    fn prev_span(&self) -> Span {
+        self.toks[self.pos.saturating_sub(1)].span
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.toks[self.pos].clone();
+        if self.pos + 1 < self.toks.len() {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn eat(&mut self, tok: &Tok) -> bool {
+        if self.peek() == tok {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn unexpected(&self, wanted: &str) -> SyntaxError {
+        let t = self.token();
+        SyntaxError::new(
+            t.span,
+            format!("expected {wanted}, found {}", t.tok.describe()),
+            hint_for(wanted),
+        )
+    }
+
+    fn expect(&mut self, tok: Tok, wanted: &str) -> PResult<Token> {
+        if self.peek() == &tok {
+            Ok(self.bump())
+        } else {
+            Err(self.unexpected(wanted))
+        }
+    }
+
+    fn ident(&mut self, wanted: &str) -> PResult<Ident> {
+        match self.peek() {
+            Tok::Ident(name) => {
+                let name = name.clone();
+                let span = self.bump().span;
+                Ok(Ident { name, span })
+            }
+            _ => Err(self.unexpected(wanted)),
+        }
+    }
+
+    /// Whether the current token starts a directive: a `.` glued to a name.
+    fn at_directive(&self) -> bool {
+        self.peek() == &Tok::Dot
+            && matches!(self.peek_at(1), Tok::Ident(_))
+            && !self.toks[self.pos + 1].spaced
+    }
+
+    fn module(&mut self) -> Module {
+        let mut items = Vec::new();
+        let mut annotations: Vec<Annotation> = Vec::new();
+        while self.peek() != &Tok::Eof {
+            let start = self.pos;
+            let result = if self.peek() == &Tok::At {
+                self.annotation().map(|a| {
+                    annotations.push(a);
+                    None
+                })
+            } else if self.at_directive() {
+                if let Some(a) = annotations.first() {
+                    self.errors.push(SyntaxError::new(
+                        a.span,
+                        "an annotation must be followed by a rule",
+                        "move the annotation to the line just before the rule it describes",
+                    ));
+                    annotations.clear();
+                }
+                self.directive()
+            } else if self.peek() == &Tok::Hash {
+                Err(SyntaxError::new(
+                    self.span(),
+                    "C preprocessor directives (`#include`, `#define`) are not supported",
+                    "pass every rule file on the command line instead of including it",
+                ))
+            } else {
+                self.clause(std::mem::take(&mut annotations))
+                    .map(|c| Some(Item::Clause(c)))
+            };
+            match result {
+                Ok(Some(item)) => items.push(item),
+                Ok(None) => {}
+                Err(e) => {
+                    self.errors.push(e);
+                    self.recover(start);
+                }
+            }
+        }
+        if let Some(a) = annotations.first() {
+            self.errors.push(SyntaxError::new(
+                a.span,
+                "an annotation must be followed by a rule",
+                "move the annotation to the line just before the rule it describes",
+            ));
+        }
+        Module { items }
+    }
+
+    /// Skip to the start of the next statement after an error in one that began at
+    /// token `start`.
+    fn recover(&mut self, start: usize) {
+        if self.pos == start {
+            self.bump();
+        }
+        let mut depth = 0i32;
+        loop {
+            match self.peek() {
+                Tok::Eof => return,
+                Tok::LBrace => depth += 1,
+                Tok::RBrace => depth -= 1,
+                Tok::Dot if depth <= 0 => {
+                    if self.at_directive() && self.token().line_start {
+                        return;
+                    }
+                    if !self.at_directive() {
+                        self.bump();
+                        return;
+                    }
+                }
+                Tok::At | Tok::Hash if depth <= 0 && self.token().line_start => return,
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    fn annotation(&mut self) -> PResult<Annotation> {
+        let at = self.expect(Tok::At, "`@`")?;
+        let name = self.ident("an annotation name such as `name` or `confidence`")?;
+        self.expect(Tok::LParen, "`(` after the annotation name")?;
+        let start = self.span();
+        let value = match self.unary()? {
+            Expr::Lit(l, _) => l,
+            other => {
+                return Err(SyntaxError::new(
+                    other.span(),
+                    format!("the argument of `@{}` must be a constant", name.name),
+                    "write e.g. `@name(\"rule_name\")` or `@confidence(0.9)`",
+                ));
+            }
+        };
+        let value_span = start.to(self.prev_span());
+        let close = self.expect(Tok::RParen, "`)`")?;
+        Ok(Annotation {
+            name,
+            value,
+            value_span,
+            span: at.span.to(close.span),
+        })
+    }
+
+    fn directive(&mut self) -> PResult<Option<Item>> {
+        let dot = self.bump();
+        let name = self.ident("a directive name")?;
+        let start = dot.span;
+        let item = match name.name.as_str() {
+            "decl" => Item::Decl(self.decl(start)?),
+            "type" => Item::Type(self.type_def(start)?),
+            "number_type" | "symbol_type" => {
+                let t = self.ident("a type name")?;
+                let base = if name.name == "number_type" {
+                    "number"
+                } else {
+                    "symbol"
+                };
+                Item::Type(TypeDef {
+                    span: start.to(t.span),
+                    name: t,
+                    kind: TypeDefKind::Subtype,
+                    bases: vec![Ident {
+                        name: base.into(),
+                        span: name.span,
+                    }],
+                })
+            }
+            "input" => Item::Io(self.io(start, IoKind::Input)?),
+            "output" => Item::Io(self.io(start, IoKind::Output)?),
+            "printsize" => Item::Io(self.io(start, IoKind::PrintSize)?),
+            "text" => {
+                let relation = self.ident("a relation name after `.text`")?;
+                let (template, template_span) = match self.peek() {
+                    Tok::Str(s) => {
+                        let s = s.clone();
+                        (s, self.bump().span)
+                    }
+                    _ => return Err(self.unexpected("a template string after the relation")),
+                };
+                Item::Text(TextDirective {
+                    relation,
+                    template,
+                    template_span,
+                    span: start.to(template_span),
+                })
+            }
+            "functional" => {
+                let relation = self.ident("a relation name after `.functional`")?;
+                self.expect(Tok::LParen, "`(` and the key columns")?;
+                let mut keys = Vec::new();
+                loop {
+                    match self.peek().clone() {
+                        Tok::Int(n) => keys.push(KeyColumn::Index(n, self.bump().span)),
+                        Tok::Ident(_) => keys.push(KeyColumn::Name(self.ident("a column")?)),
+                        _ => return Err(self.unexpected("a column index or name")),
+                    }
+                    if !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+                let close = self.expect(Tok::RParen, "`)` or `,`")?;
+                Item::Functional(FunctionalDirective {
+                    relation,
+                    keys,
+                    span: start.to(close.span),
+                })
+            }
+            "pragma" => {
+                let mut args = Vec::new();
+                let mut end = name.span;
+                while let Tok::Str(s) = self.peek() {
+                    args.push(s.clone());
+                    end = self.bump().span;
+                }
+                Item::Pragma(Pragma {
+                    args,
+                    span: start.to(end),
+                })
+            }
+            other => {
+                return Err(SyntaxError::new(
+                    start.to(name.span),
+                    format!("directive `.{other}` is not supported"),
+                    "supported directives: .decl .type .input .output .printsize .text \
+                     .functional .pragma",
+                ));
+            }
+        };
+        Ok(Some(item))
+    }
+
+    fn decl(&mut self, start: Span) -> PResult<Decl> {
+        let name = self.ident("a relation name after `.decl`")?;
+        self.expect(Tok::LParen, "`(` and the column list")?;
+        let mut columns = Vec::new();
+        if self.peek() != &Tok::RParen {
+            loop {
+                let col = self.ident("a column name")?;
+                self.expect(Tok::Colon, "`:` and a type after the column name")?;
+                let ty = self.ident("a type (number, unsigned, float, symbol)")?;
+                columns.push((col, ty));
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        let mut end = self.expect(Tok::RParen, "`)` or `,`")?.span;
+        let mut qualifiers = Vec::new();
+        while let Tok::Ident(q) = self.peek() {
+            if !QUALIFIERS.contains(&q.as_str()) {
+                break;
+            }
+            let q = self.ident("a qualifier")?;
+            end = q.span;
+            qualifiers.push(q);
+        }
+        Ok(Decl {
+            name,
+            columns,
+            qualifiers,
+            span: start.to(end),
+        })
+    }
+
+    fn type_def(&mut self, start: Span) -> PResult<TypeDef> {
+        let name = self.ident("a type name after `.type`")?;
+        let kind = match self.peek() {
+            Tok::Subtype => TypeDefKind::Subtype,
+            Tok::Eq => TypeDefKind::Equal,
+            _ => return Err(self.unexpected("`<:` or `=`")),
+        };
+        self.bump();
+        if matches!(self.peek(), Tok::LBracket | Tok::LBrace) {
+            return Err(SyntaxError::new(
+                self.span(),
+                "record and algebraic data types are not supported",
+                "use a primitive type: number, unsigned, float or symbol",
+            ));
+        }
+        let mut bases = vec![self.ident("a type name")?];
+        if kind == TypeDefKind::Equal {
+            while self.eat(&Tok::Pipe) {
+                bases.push(self.ident("a type name after `|`")?);
+            }
+        }
+        let end = self.prev_span();
+        Ok(TypeDef {
+            name,
+            kind,
+            bases,
+            span: start.to(end),
+        })
+    }
+
+    fn io(&mut self, start: Span, kind: IoKind) -> PResult<IoDirective> {
+        let mut relations = vec![self.ident("a relation name")?];
+        while self.eat(&Tok::Comma) {
+            relations.push(self.ident("a relation name after `,`")?);
+        }
+        let mut options = Vec::new();
+        if self.eat(&Tok::LParen) {
+            if self.peek() != &Tok::RParen {
+                loop {
+                    let key = self.ident("an option name such as `filename`")?;
+                    self.expect(Tok::Eq, "`=` after the option name")?;
+                    let value = match self.peek().clone() {
+                        Tok::Str(s) => s,
+                        Tok::Ident(s) => s,
+                        Tok::Int(n) => n.to_string(),
+                        Tok::Float(x) => x.to_string(),
+                        _ => return Err(self.unexpected("an option value")),
+                    };
+                    self.bump();
+                    options.push((key, value));
+                    if !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+            }
+            self.expect(Tok::RParen, "`)` or `,`")?;
+        }
+        Ok(IoDirective {
+            kind,
+            relations,
+            options,
+            span: start.to(self.prev_span()),
+        })
+    }
+
+    fn clause(&mut self, annotations: Vec<Annotation>) -> PResult<Clause> {
+        let start = self.span();
+        let mut heads = vec![self.atom()?];
+        while self.eat(&Tok::Comma) {
+            heads.push(self.atom()?);
+        }
+        let mut body = Vec::new();
+        if self.eat(&Tok::If) {
+            body.push(self.conjunction()?);
+            while self.eat(&Tok::Semi) {
+                body.push(self.conjunction()?);
+            }
+        }
+        if self.peek() != &Tok::Dot {
+            let wanted = if body.is_empty() {
+                "`.`, `,` or `:-` after the head"
+            } else {
+                "`,`, `;` or `.` after the body literal"
+            };
+            return Err(self.unexpected(wanted));
+        }
+        let end = self.bump().span;
+        Ok(Clause {
+            annotations,
+            heads,
+            body,
+            span: start.to(end),
+        })
+    }
+
+    fn conjunction(&mut self) -> PResult<Vec<Literal>> {
+        let mut lits = vec![self.literal()?];
+        while self.eat(&Tok::Comma) {
+            lits.push(self.literal()?);
+        }
+        Ok(lits)
+    }
+
+    fn atom(&mut self) -> PResult<Atom> {
+        let name = self.ident("a relation name")?;
+        if self.peek() != &Tok::LParen {
+            return Err(SyntaxError::new(
+                self.span(),
+                format!(
+                    "expected `(` after relation name `{}`, found {}",
+                    name.name,
+                    self.peek().describe()
+                ),
+                format!(
+                    "a nullary relation is written `{}()`; a relation takes its arguments in parentheses",
+                    name.name
+                ),
+            ));
+        }
+        self.bump();
+        let mut args = Vec::new();
+        if self.peek() != &Tok::RParen {
+            loop {
+                args.push(self.expr()?);
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        let close = self.expect(Tok::RParen, "`,` or `)` in the argument list")?;
+        Ok(Atom {
+            span: name.span.to(close.span),
+            name,
+            args,
+        })
+    }
+
+    fn literal(&mut self) -> PResult<Literal> {
+        let start = self.span();
+        match self.peek() {
+            Tok::Bang => {
+                self.bump();
+                let atom = self.atom()?;
+                let span = start.to(atom.span);
+                return Ok(Literal::Negated(atom, span));
+            }
+            Tok::Ident(w)
+                if w == "not"
+                    && matches!(self.peek_at(1), Tok::Ident(_))
+                    && self.peek_at(2) == &Tok::LParen =>
+            {
+                self.bump();
+                let atom = self.atom()?;
+                let span = start.to(atom.span);
+                return Ok(Literal::Negated(atom, span));
+            }
+            Tok::Ident(_) if self.peek_at(1) == &Tok::LParen => {
+                return Ok(Literal::Atom(self.atom()?));
+            }
+            Tok::LParen if self.looks_like_nested_formula() => {
+                return Err(SyntaxError::new(
+                    self.span(),
+                    "parenthesised sub-formulas are not supported",
+                    "write each alternative as its own rule, or use `;` between whole bodies",
+                ));
+            }
+            _ => {}
+        }
+        let left = self.expr()?;
+        let op = match self.peek() {
+            Tok::Eq => CmpOp::Eq,
+            Tok::Ne => CmpOp::Ne,
+            Tok::Lt => CmpOp::Lt,
+            Tok::Le => CmpOp::Le,
+            Tok::Gt => CmpOp::Gt,
+            Tok::Ge => CmpOp::Ge,
+            _ => {
+                if let Expr::Var(v) = &left {
+                    return Err(SyntaxError::new(
+                        self.span(),
+                        format!(
+                            "expected `(` or a comparison after `{}`, found {}",
+                            v.name,
+                            self.peek().describe()
+                        ),
+                        format!(
+                            "a relation takes its arguments in parentheses (a nullary one is \
+                             written `{}()`); a comparison needs one of = != < <= > >=",
+                            v.name
+                        ),
+                    ));
+                }
+                return Err(self.unexpected("a comparison operator (= != < <= > >=)"));
+            }
+        };
+        self.bump();
+        if op == CmpOp::Eq
+            && let Expr::Var(result) = &left
+            && let Some(func) = self.aggregate_ahead()
+        {
+            return self.aggregate(result.clone(), func, start);
+        }
+        let right = self.expr()?;
+        Ok(Literal::Compare {
+            op,
+            span: start.to(right.span()),
+            left,
+            right,
+        })
+    }
+
+    /// `(` followed somewhere inside its parentheses by `;` or an atom.
+    fn looks_like_nested_formula(&self) -> bool {
+        let mut depth = 0usize;
+        for (k, t) in self.toks[self.pos..].iter().enumerate() {
+            match t.tok {
+                Tok::LParen => depth += 1,
+                Tok::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return false;
+                    }
+                }
+                Tok::Semi | Tok::Bang => return true,
+                Tok::Ident(_) if self.peek_at(k + 1) == &Tok::LParen => return true,
+                Tok::Dot | Tok::Eof => return false,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// If the tokens ahead begin an aggregate (`count :`, `sum e :`), its function.
+    fn aggregate_ahead(&self) -> Option<AggFunc> {
+        let Tok::Ident(w) = self.peek() else {
+            return None;
+        };
+        let next = self.peek_at(1);
+        match w.as_str() {
+            "count" if next == &Tok::Colon => Some(AggFunc::Count),
+            "sum" | "min" | "max" | "mean"
+                if matches!(
+                    next,
+                    Tok::Ident(_)
+                        | Tok::Int(_)
+                        | Tok::Unsigned(_)
+                        | Tok::Float(_)
+                        | Tok::Str(_)
+                        | Tok::LParen
+                        | Tok::Underscore
+                ) =>
+            {
+                match w.as_str() {
+                    "sum" => Some(AggFunc::Sum),
+                    "min" => Some(AggFunc::Min),
+                    "max" => Some(AggFunc::Max),
+                    // Reported as unsupported by `aggregate`.
+                    _ => Some(AggFunc::Count),
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn aggregate(&mut self, result: Ident, func: AggFunc, start: Span) -> PResult<Literal> {
+        let kw = self.ident("an aggregate")?;
+        if kw.name == "mean" {
+            return Err(SyntaxError::new(
+                kw.span,
+                "aggregate `mean` is not supported",
+                "compute it as `s = sum x : {…}, n = count : {…}` and divide",
+            ));
+        }
+        let target = if func == AggFunc::Count {
+            None
+        } else {
+            Some(self.expr()?)
+        };
+        self.expect(Tok::Colon, "`:` before the aggregate's body")?;
+        let body = if self.eat(&Tok::LBrace) {
+            let body = self.conjunction()?;
+            self.expect(Tok::RBrace, "`,` or `}` in the aggregate body")?;
+            body
+        } else {
+            vec![Literal::Atom(self.atom()?)]
+        };
+        Ok(Literal::Aggregate(Aggregate {
+            result,
+            func,
+            target,
+            body,
+            span: start.to(self.prev_span()),
+        }))
+    }
+
+    fn expr(&mut self) -> PResult<Expr> {
+        self.binary(1)
+    }
+
+    fn binary(&mut self, min_prec: u8) -> PResult<Expr> {
+        let mut left = self.unary()?;
+        loop {
+            let op = match self.peek() {
+                Tok::Plus => ArithOp::Add,
+                Tok::Minus => ArithOp::Sub,
+                Tok::Star => ArithOp::Mul,
+                Tok::Slash => ArithOp::Div,
+                Tok::Percent => ArithOp::Rem,
+                _ => return Ok(left),
+            };
+            let prec = precedence(op);
+            if prec < min_prec {
+                return Ok(left);
+            }
+            self.bump();
+            let right = self.binary(prec + 1)?;
+            left = Expr::Binary {
+                op,
+                span: left.span().to(right.span()),
+                left: Box::new(left),
+                right: Box::new(right),
+            };
+        }
+    }
+
+    fn unary(&mut self) -> PResult<Expr> {
+        if self.peek() != &Tok::Minus {
+            return self.primary();
+        }
+        let minus = self.bump().span;
+        let glued = !self.token().spaced;
+        match self.peek().clone() {
+            Tok::Int(n) if glued => {
+                let end = self.bump().span;
+                Ok(Expr::Lit(Lit::Int(-(n as i128)), minus.to(end)))
+            }
+            Tok::Float(x) if glued => {
+                let end = self.bump().span;
+                Ok(Expr::Lit(Lit::Float(-x), minus.to(end)))
+            }
+            _ => {
+                let e = self.unary()?;
+                let span = minus.to(e.span());
+                Ok(Expr::Neg(Box::new(e), span))
+            }
+        }
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        let span = self.span();
+        let e = match self.peek().clone() {
+            Tok::Ident(name) => {
+                if self.peek_at(1) == &Tok::LParen {
+                    return Err(SyntaxError::new(
+                        span,
+                        format!("`{name}(…)` cannot be used as a value"),
+                        "functors are not supported; a relation can only appear as a body \
+                         literal of its own",
+                    ));
+                }
+                if matches!(name.as_str(), "count" | "sum" | "min" | "max" | "mean")
+                    && (self.peek_at(1) == &Tok::Colon || self.aggregate_ahead().is_some())
+                {
+                    return Err(SyntaxError::new(
+                        span,
+                        "an aggregate must be assigned to a variable",
+                        format!("write it as its own literal: `n = {name} … : {{ … }}`"),
+                    ));
+                }
+                Expr::Var(Ident { name, span })
+            }
+            Tok::Underscore => Expr::Wildcard(span),
+            Tok::Int(n) => Expr::Lit(Lit::Int(n as i128), span),
+            Tok::Unsigned(n) => Expr::Lit(Lit::Unsigned(n), span),
+            Tok::Float(x) => Expr::Lit(Lit::Float(x), span),
+            Tok::Str(s) => Expr::Lit(Lit::Str(s), span),
+            Tok::LParen => {
+                self.bump();
+                let e = self.expr()?;
+                self.expect(Tok::RParen, "`)`")?;
+                return Ok(e);
+            }
+            _ => return Err(self.unexpected("a variable, a constant or `(`")),
+        };
+        self.bump();
+        Ok(e)
+    }
+}
+
+/// Extra advice for the most common ways to go wrong.
+fn hint_for(wanted: &str) -> String {
+    if wanted.contains("after the body literal") {
+        "end every rule with `.`; separate body literals with `,`".into()
+    } else if wanted.contains("after the head") {
+        "end a fact with `.`, or write `:-` and a body to make it a rule".into()
+    } else {
+        format!("write {wanted} here")
+    }
+}

@@ -1,0 +1,573 @@
+//! `prooflog check`, `gate` and `ground` end to end: the real binary, golden JSON
+//! output (`tests/golden/{check,gate,ground}_*.json`) and exit codes.
+//!
+//! Set `UPDATE_GOLDEN=1` to rewrite the golden files after an intended format change.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_prooflog");
+
+/// A scratch directory for one test's input files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli_answer")
+        .join(name);
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+fn write(dir: &Path, file: &str, text: &str) -> String {
+    let path = dir.join(file);
+    std::fs::write(&path, text).expect("write input");
+    path.to_string_lossy().into_owned()
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("run prooflog")
+}
+
+fn run_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn prooflog");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("wait")
+}
+
+fn stdout_json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn stderr_json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stderr).unwrap_or_else(|e| {
+        panic!(
+            "stderr is not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// Compare with `tests/golden/<name>.json` (as JSON values, so layout is free).
+fn golden(name: &str, actual: &serde_json::Value) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(format!("{name}.json"));
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        let text = serde_json::to_string_pretty(actual).expect("pretty JSON");
+        std::fs::write(&path, text + "\n").expect("write golden");
+        return;
+    }
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_GOLDEN=1)", path.display()));
+    let expected: serde_json::Value = serde_json::from_str(&text).expect("golden is JSON");
+    assert_eq!(
+        actual,
+        &expected,
+        "output differs from {}:\n{}",
+        path.display(),
+        serde_json::to_string_pretty(actual).unwrap_or_default()
+    );
+}
+
+/// The seed's proof of `coordinated_threat(42)`, with verbalisations.
+const PROOF: &str = r#"{
+  "proof_id": "proof-1",
+  "goal": {"predicate": "coordinated_threat", "args": [42], "root": "S1"},
+  "status": "proved",
+  "confidence": 0.9,
+  "depth": 1,
+  "rules_fired": ["rule:coordinated_threat"],
+  "nodes": [
+    {"id": "S1", "kind": "conclusion", "fact": "coordinated_threat(42)",
+     "text": "drone 42 is a coordinated threat",
+     "predicate": "coordinated_threat", "args": [42], "rule": "rule:coordinated_threat",
+     "rule_tag": "RULE-0", "step_tag": "STEP-1", "confidence": 0.9, "premises": ["L1"]},
+    {"id": "L1", "kind": "evidence", "evidence_type": "hyperedge", "fact": "member(42, 7)",
+     "text": "drone 42 is a member of group 7",
+     "predicate": "member", "args": [42, 7], "confidence": 1.0, "hedge_tag": "HEDGE-42",
+     "provenance": {"source": "hyperedge", "table": "DRONES", "edge_idx": 42,
+                    "event_ts": 1700000000, "verified": true}}
+  ],
+  "edges": [{"from": "S1", "to": "L1", "role": "premise"}]
+}"#;
+
+const UNPROVED: &str = r#"{"proof_id": "proof-2", "goal": {"predicate": "coordinated_threat",
+  "args": [9]}, "status": "unproved", "confidence": 0.0, "depth": 0, "rules_fired": [],
+  "nodes": [], "edges": []}"#;
+
+const SUPPORTED: &str = "Drone 42 is a coordinated threat [STEP-1, RULE-0]. \
+It is a member of group 7 [HEDGE-42].\nIn short: yes.\n";
+
+const MIXED: &str = "Drone 42 is a coordinated threat [STEP-1]. \
+Drone 42 was built in 2019 [HEDGE-99].\n\
+Drone 42 is a member of group 7 [HEDGE-42]. Drone 42 is heading for the harbour.\n";
+
+#[test]
+fn check_supported_with_proof() {
+    let dir = scratch("check_supported");
+    let proof = write(&dir, "proof.json", PROOF);
+    let answer = write(&dir, "answer.txt", SUPPORTED);
+    let out = run(&["check", "--answer", &answer, "--proof", &proof]);
+    assert_eq!(out.status.code(), Some(0));
+    let j = stdout_json(&out);
+    assert_eq!(j["outcome"], "supported");
+    golden("check_supported", &j);
+}
+
+#[test]
+fn check_stripped_with_allowed_tags() {
+    let dir = scratch("check_stripped");
+    let answer = write(&dir, "answer.txt", MIXED);
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--allowed",
+        "HEDGE-42,RULE-0,STEP-1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let j = stdout_json(&out);
+    assert_eq!(j["outcome"], "stripped");
+    assert_eq!(j["stripped_count"], 2);
+    golden("check_stripped", &j);
+}
+
+#[test]
+fn check_require_proof_with_unproved_proof_abstains() {
+    let dir = scratch("check_abstained");
+    let proof = write(&dir, "proofs.json", &format!("[{UNPROVED}]"));
+    let answer = write(&dir, "answer.txt", SUPPORTED);
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &proof,
+        "--allowed",
+        "HEDGE-42,RULE-0,STEP-1",
+        "--require-proof",
+        "--abstain-message",
+        "No verified answer.",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let j = stdout_json(&out);
+    assert_eq!(j["abstained"], true);
+    assert_eq!(j["answer"], "No verified answer.");
+    golden("check_abstained", &j);
+
+    // The same answer with both proofs: one is proved, so it passes.
+    let both = write(&dir, "both.json", &format!("[{UNPROVED}, {PROOF}]"));
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &both,
+        "--require-proof",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    // --not-proved overrides what the proofs say.
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &both,
+        "--require-proof",
+        "--not-proved",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn check_reads_stdin_and_prints_text() {
+    let out = run_stdin(
+        &[
+            "check",
+            "--answer",
+            "-",
+            "--allowed",
+            "HEDGE-42",
+            "--format",
+            "text",
+        ],
+        "Drone 42 is a member of group 7 [HEDGE-42]. Drone 42 is armed with missiles [HEDGE-3].",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("stripped (coverage 0.50; 1 supported, 1 stripped)"));
+    assert!(text.contains("cites tags not in the allowed set: HEDGE-3"));
+    assert!(
+        text.trim_end()
+            .ends_with("Drone 42 is a member of group 7 [HEDGE-42].")
+    );
+}
+
+#[test]
+fn check_bad_input_exits_2_with_json_error() {
+    let dir = scratch("check_bad");
+    let answer = write(&dir, "answer.txt", SUPPORTED);
+    let broken = write(
+        &dir,
+        "broken.json",
+        "{\"status\": \"proved\",\n \"nodes\": [}",
+    );
+    let out = run(&["check", "--answer", &answer, "--proof", &broken]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = stderr_json(&out);
+    assert_eq!(e["error"]["code"], "bad_input");
+    assert_eq!(e["error"]["line"], 2);
+
+    let bad_tag = write(
+        &dir,
+        "bad_tag.json",
+        r#"{"status": "proved", "nodes": [{"hedge_tag": "EDGE-1"}]}"#,
+    );
+    let out = run(&["check", "--answer", &answer, "--proof", &bad_tag]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr_json(&out)["error"]["code"], "bad_input");
+
+    let out = run(&["check", "--answer", &answer, "--allowed", "HEDGE-x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr_json(&out)["error"]["code"], "usage");
+
+    let out = run(&["check", "--answer", &answer]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr_json(&out)["error"]["code"], "usage");
+
+    let missing = dir.join("missing.txt");
+    let out = run(&[
+        "check",
+        "--answer",
+        &missing.to_string_lossy(),
+        "--allowed",
+        "HEDGE-1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr_json(&out)["error"]["code"], "io_error");
+
+    let out = run(&["check", "--answer", &answer, "--proved", "--not-proved"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// Cited facts, one of a functional predicate.
+const CITED: &str = r#"[
+  {"tag": "HEDGE-42", "predicate": "member", "args": [42, 7],
+   "text": "drone 42 is a member of group 7"},
+  {"tag": "HEDGE-5", "predicate": "based_at", "args": [42, "north pier"],
+   "text": "drone 42 is based at the north pier", "functional_key": [0]}
+]"#;
+
+#[test]
+fn ground_grounded_from_cited_facts() {
+    let dir = scratch("ground_grounded");
+    let cited = write(&dir, "cited.json", CITED);
+    let out = run(&[
+        "ground",
+        "--claim",
+        r#"{"subject": 42, "predicate": "is a member of", "object": "7"}"#,
+        "--cited",
+        &cited,
+        "--tags",
+        "HEDGE-42",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let j = stdout_json(&out);
+    assert_eq!(j["verdict"], "grounded");
+    golden("ground_grounded", &j);
+}
+
+#[test]
+fn ground_weak_from_claim_file() {
+    let dir = scratch("ground_weak");
+    let cited = write(&dir, "cited.json", CITED);
+    let claim = write(
+        &dir,
+        "claim.json",
+        r#"{"subject": "7", "predicate": "commands", "object": "42"}"#,
+    );
+    let out = run(&[
+        "ground",
+        "--claim",
+        &format!("@{claim}"),
+        "--cited",
+        &cited,
+        "--tags",
+        "HEDGE-42",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let j = stdout_json(&out);
+    assert_eq!(j["verdict"], "weak");
+    assert_eq!(j["score"], 0.5);
+    golden("ground_weak", &j);
+}
+
+#[test]
+fn ground_functional_contradiction() {
+    let dir = scratch("ground_contradiction");
+    let cited = write(&dir, "cited.json", CITED);
+    let out = run(&[
+        "ground",
+        "--claim",
+        r#"{"subject": "42", "predicate": "based_at", "object": "south pier"}"#,
+        "--cited",
+        &cited,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let j = stdout_json(&out);
+    assert_eq!(j["verdict"], "ungrounded");
+    assert_eq!(j["contradiction"]["tag"], "HEDGE-5");
+    golden("ground_contradiction", &j);
+}
+
+#[test]
+fn ground_against_a_proof_fails_closed_on_unknown_tags() {
+    let dir = scratch("ground_proof");
+    let proof = write(&dir, "proof.json", PROOF);
+    let claim = r#"{"subject": "42", "predicate": "member", "object": "7"}"#;
+    let out = run(&["ground", "--claim", claim, "--cited", &proof]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = run(&[
+        "ground",
+        "--claim",
+        claim,
+        "--cited",
+        &proof,
+        "--tags",
+        "HEDGE-42,HEDGE-9",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let j = stdout_json(&out);
+    assert_eq!(j["unresolved"], serde_json::json!(["HEDGE-9"]));
+    golden("ground_unresolved", &j);
+}
+
+#[test]
+fn ground_thresholds_and_bad_input() {
+    let dir = scratch("ground_bad");
+    let cited = write(&dir, "cited.json", CITED);
+    let claim = r#"{"subject": "7", "predicate": "commands", "object": "42"}"#;
+    // 0.5 is grounded once permit drops to 0.5.
+    let out = run(&[
+        "ground", "--claim", claim, "--cited", &cited, "--deny", "0.2", "--permit", "0.5",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout_json(&out)["thresholds"]["permit"], 0.5);
+
+    let out = run(&[
+        "ground", "--claim", claim, "--cited", &cited, "--deny", "0.7", "--permit", "0.5",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr_json(&out)["error"]["code"], "bad_input");
+
+    let out = run(&["ground", "--claim", "{\"subject\": 1}", "--cited", &cited]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr_json(&out)["error"]["code"], "bad_input");
+
+    let bad = write(&dir, "bad.json", r#"[{"tag": "HEDGE-1", "args": [[1]]}]"#);
+    let out = run(&["ground", "--claim", claim, "--cited", &bad]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr_json(&out)["error"]["code"], "bad_input");
+}
+
+#[test]
+fn check_verify_content_strips_what_the_facts_do_not_say() {
+    let dir = scratch("check_verify_content");
+    let proof = write(&dir, "proof.json", PROOF);
+    let answer = write(
+        &dir,
+        "answer.txt",
+        "Drone 42 is a coordinated threat [STEP-1]. \
+         Drone 42 is a member of group 9 [HEDGE-42]. \
+         Drone 42 is not a member of group 7 [HEDGE-42]. \
+         Coordinated threats follow from membership [RULE-0].",
+    );
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &proof,
+        "--verify-content",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let j = stdout_json(&out);
+    assert_eq!(j["supported_count"], 1);
+    assert_eq!(j["stripped_count"], 3);
+    golden("check_verify_content", &j);
+    // The same answer on tags alone passes every sentence.
+    let out = run(&["check", "--answer", &answer, "--proof", &proof]);
+    assert_eq!(out.status.code(), Some(0));
+    // Content verification needs facts, so it needs a proof.
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--allowed",
+        "STEP-1",
+        "--verify-content",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+const LEASE: &str =
+    "The tenant shall not sublet the premises without the landlord's written consent.";
+const RENT: &str = "Rent of 500.00 is due on the first day of each month.";
+
+#[test]
+fn gate_drops_unsupported_claims() {
+    let dir = scratch("gate_dropped");
+    let p1 = write(&dir, "lease.txt", LEASE);
+    let p2 = write(&dir, "rent.txt", RENT);
+    let answer = write(
+        &dir,
+        "answer.txt",
+        "The tenant shall not sublet the premises. The tenant shall sublet the premises. \
+         Rent of 500.00 is due on the first day.",
+    );
+    let out = run(&[
+        "gate",
+        "--answer",
+        &answer,
+        "--passage",
+        &p1,
+        "--passage",
+        &p2,
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let j = stdout_json(&out);
+    assert_eq!(j["refused"], false);
+    assert_eq!(j["unsupported_claims_removed"], 1);
+    assert_eq!(j["claims"][2]["passage"], 1);
+    golden("gate_dropped", &j);
+}
+
+#[test]
+fn gate_refuses_when_nothing_survives() {
+    let dir = scratch("gate_refused");
+    let p1 = write(&dir, "lease.txt", LEASE);
+    let answer = write(
+        &dir,
+        "answer.txt",
+        "The landlord shall not sublet the tenant. Rent of 900.00 is due.",
+    );
+    let out = run(&["gate", "--answer", &answer, "--passage", &p1]);
+    assert_eq!(out.status.code(), Some(1));
+    let j = stdout_json(&out);
+    assert_eq!(j["refused"], true);
+    golden("gate_refused", &j);
+
+    let out = run(&["gate", "--answer", &answer]);
+    assert_eq!(out.status.code(), Some(2));
+    let missing = dir.join("missing.txt");
+    let out = run(&[
+        "gate",
+        "--answer",
+        &answer,
+        "--passage",
+        &missing.to_string_lossy(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr_json(&out)["error"]["code"], "io_error");
+}
+
+#[test]
+fn gate_all_verified_from_stdin() {
+    let dir = scratch("gate_verified");
+    let p1 = write(&dir, "lease.txt", LEASE);
+    let out = run_stdin(
+        &["gate", "--answer", "-", "--passage", &p1],
+        "The tenant shall not sublet the premises without consent.",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let j = stdout_json(&out);
+    assert_eq!(j["all_claims_verified"], true);
+    golden("gate_verified", &j);
+}
+
+#[test]
+fn check_explain_adds_sentence_verdicts() {
+    let dir = scratch("check_explain");
+    let answer = write(&dir, "answer.txt", MIXED);
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--allowed",
+        "HEDGE-42,RULE-0,STEP-1",
+        "--explain",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let j = stdout_json(&out);
+    assert_eq!(j["sentences"][1]["reason"]["kind"], "unknown_tags");
+    assert_eq!(j["sentences"][3]["reason"]["kind"], "no_citation");
+    golden("check_explain", &j);
+}
+
+#[test]
+fn check_verify_content_with_texts_for_a_proof_without_words() {
+    let dir = scratch("check_texts");
+    // The proof as the proof module prints it: facts, no verbalisations.
+    let bare: serde_json::Value = {
+        let mut v: serde_json::Value = serde_json::from_str(PROOF).expect("proof JSON");
+        for node in v["nodes"].as_array_mut().expect("nodes") {
+            node.as_object_mut().expect("node").remove("text");
+        }
+        v
+    };
+    let proof = write(&dir, "proof.json", &bare.to_string());
+    let texts = write(
+        &dir,
+        "texts.json",
+        r#"{"member": "drone {0} is a member of group {1}",
+            "coordinated_threat": "drone {0} is a coordinated threat"}"#,
+    );
+    let answer = write(
+        &dir,
+        "answer.txt",
+        "Drone 42 is a member of group 7 [HEDGE-42]. Drone 42 is a coordinated threat [STEP-1].",
+    );
+    let args = [
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &proof,
+        "--verify-content",
+    ];
+    let out = run(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "member(42, 7) does not say it in words"
+    );
+    let mut with_texts = args.to_vec();
+    with_texts.extend(["--texts", &texts]);
+    let out = run(&with_texts);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout_json(&out)["supported_count"], 2);
+
+    let bad = write(&dir, "bad_texts.json", r#"{"member": 3}"#);
+    let mut bad_args = args.to_vec();
+    bad_args.extend(["--texts", &bad]);
+    let out = run(&bad_args);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr_json(&out)["error"]["code"], "bad_input");
+}

@@ -1,0 +1,439 @@
+//! `prooflog run` end to end: the real binary on fixture programs and inputs, checked
+//! against golden files (set `UPDATE_GOLDEN=1` to rewrite them after a deliberate
+//! format change, then review the diff).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const FIX: &str = "tests/fixtures/inputs";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Run `prooflog` from the repository root.
+fn prooflog(args: &[&str]) -> Output {
+    prooflog_in(&root(), args)
+}
+
+fn prooflog_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_prooflog"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the prooflog binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("utf-8 stdout")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("utf-8 stderr")
+}
+
+/// Assert success and return stdout.
+fn ok(args: &[&str]) -> String {
+    let o = prooflog(args);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    assert!(o.stderr.is_empty(), "{args:?}: {}", stderr(&o));
+    stdout(&o)
+}
+
+/// Compare against `tests/golden/<name>`.
+fn golden(name: &str, actual: &str) {
+    let path = root().join("tests/golden").join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, actual).expect("write golden");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 creates it)", path.display()));
+    assert_eq!(actual, expected, "output differs from {}", path.display());
+}
+
+/// Assert exit code 2 with nothing on stdout; return the JSON error document.
+fn fails_json(args: &[&str]) -> serde_json::Value {
+    let o = prooflog(args);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    assert!(
+        o.stdout.is_empty(),
+        "nothing is printed on failure: {}",
+        stdout(&o)
+    );
+    serde_json::from_str(&stderr(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)))
+}
+
+fn fails_text(args: &[&str]) -> String {
+    let o = prooflog(args);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    stderr(&o)
+}
+
+fn path_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec![
+        "run",
+        "tests/fixtures/inputs/graph/path.dl",
+        "--facts",
+        "tests/fixtures/inputs/graph/graph.json",
+        "--evidence",
+        "tests/fixtures/inputs/graph/edges.jsonl",
+    ];
+    v.extend_from_slice(extra);
+    v
+}
+
+#[test]
+fn facts_and_evidence_give_the_golden_output() {
+    let out = ok(&path_args(&[]));
+    golden("run_path.json", &out);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(
+        v["path"].as_array().map(Vec::len),
+        Some(25),
+        "5-cycle: every pair"
+    );
+    assert_eq!(v["label"], serde_json::json!([[1, "start"], [4, "goal"]]));
+    assert!(v.get("edge").is_none(), "only .output relations");
+}
+
+#[test]
+fn all_prints_every_relation() {
+    let out = ok(&path_args(&["--all"]));
+    golden("run_path_all.json", &out);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(
+        v["edge"],
+        serde_json::json!([[1, 2], [2, 3], [3, 4], [4, 5], [5, 1]])
+    );
+}
+
+#[test]
+fn count_prints_row_counts() {
+    let out = ok(&path_args(&["--count"]));
+    golden("run_path_count.json", &out);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(v, serde_json::json!({"label": 2, "path": 25}));
+    let all: serde_json::Value =
+        serde_json::from_str(&ok(&path_args(&["--count", "--all"]))).expect("valid JSON");
+    assert_eq!(all["edge"], 5);
+}
+
+#[test]
+fn confidence_shape_carries_each_rows_confidence() {
+    let out = ok(&path_args(&["--confidence"]));
+    golden("run_path_confidence.json", &out);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    let rows = v["path"].as_array().expect("rows");
+    let find = |a: i64, b: i64| {
+        rows.iter()
+            .find(|r| r["args"] == serde_json::json!([a, b]))
+            .map(|r| r["confidence"].as_f64().expect("number"))
+    };
+    assert_eq!(find(1, 2), Some(0.9));
+    // 4 -> 5 is given with confidence 0.5: every path through it is at most 0.5.
+    assert_eq!(find(4, 5), Some(0.45));
+    assert_eq!(find(1, 3), Some(0.9));
+}
+
+#[test]
+fn no_provenance_changes_nothing_in_the_output() {
+    assert_eq!(ok(&path_args(&[])), ok(&path_args(&["--no-provenance"])));
+    assert_eq!(ok(&["run"]), ok(&["run", "--no-provenance"]));
+}
+
+#[test]
+fn text_format_is_a_table_per_relation() {
+    let out = ok(&path_args(&["--format", "text"]));
+    golden("run_path_text.txt", &out);
+    assert!(out.contains("label (2 facts)\n"), "{out}");
+    assert!(out.contains("  path(1, 2)  0.9\n"), "{out}");
+    let counts = ok(&path_args(&["--format", "text", "--count"]));
+    assert_eq!(counts, "label   2\npath   25\n");
+}
+
+#[test]
+fn csv_and_facts_files_of_input_directives() {
+    let out = ok(&["run", "tests/fixtures/inputs/csv/reach.dl"]);
+    golden("run_csv_input.json", &out);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert!(
+        v["reach"]
+            .as_array()
+            .expect("rows")
+            .contains(&serde_json::json!(["hub", "far, north"])),
+        "quoted CSV field: {out}"
+    );
+    assert_eq!(v["heavy"], serde_json::json!([["hub"], ["south"]]));
+}
+
+#[test]
+fn fact_dir_redirects_input_files() {
+    // From another working directory, with the fact directory given explicitly.
+    let fix = root().join(FIX).join("csv");
+    let prog = fix.join("reach.dl");
+    let o = prooflog_in(
+        &std::env::temp_dir(),
+        &[
+            "run",
+            prog.to_str().expect("utf-8 path"),
+            "--fact-dir",
+            fix.to_str().expect("utf-8 path"),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        ok(&["run", "tests/fixtures/inputs/csv/reach.dl"])
+    );
+    // A fact directory without the files is an error naming the directive.
+    let err = fails_json(&[
+        "run",
+        "tests/fixtures/inputs/csv/reach.dl",
+        "--fact-dir",
+        "tests/fixtures/inputs/graph",
+    ]);
+    assert_eq!(err["error"]["code"], "io_error");
+    assert_eq!(err["error"]["file"], "tests/fixtures/inputs/csv/reach.dl");
+    assert_eq!(err["error"]["line"], 4);
+}
+
+#[test]
+fn undeclared_relations_take_types_from_a_fact_directory() {
+    let out = ok(&[
+        "run",
+        "tests/fixtures/inputs/undeclared/alerts.dl",
+        "--facts",
+        "tests/fixtures/inputs/undeclared/facts",
+    ]);
+    golden("run_undeclared.json", &out);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(
+        v["alert"],
+        serde_json::json!([["s2", "harbor"], ["s3", "airport"]])
+    );
+}
+
+#[test]
+fn no_arguments_run_the_embedded_pack_from_anywhere() {
+    let o = prooflog_in(&std::env::temp_dir(), &["run"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    golden("run_default_pack.json", &out);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(v["coordinated_threat"], serde_json::json!([[42]]));
+    assert_eq!(v["threatens"], serde_json::json!([[42, "airport"]]));
+    assert_eq!(v["group_size"], serde_json::json!([[17, 1], [42, 2]]));
+}
+
+#[test]
+fn extra_evidence_adds_to_the_embedded_pack() {
+    let out = ok(&[
+        "run",
+        "--evidence",
+        "tests/fixtures/inputs/extra/sightings.jsonl",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    // Drone 4 joins group 17, which becomes coordinated and so threatens the harbor
+    // (drone 4's uncleared sighting) and the airport (drone 3's).
+    assert_eq!(v["coordinated_threat"], serde_json::json!([[17], [42]]));
+    assert_eq!(
+        v["threatens"],
+        serde_json::json!([[17, "airport"], [17, "harbor"], [42, "airport"]])
+    );
+    assert_eq!(v["group_size"], serde_json::json!([[17, 2], [42, 2]]));
+}
+
+#[test]
+fn runs_are_byte_identical() {
+    for args in [
+        vec!["run"],
+        path_args(&["--all", "--confidence"]),
+        path_args(&["--format", "text"]),
+    ] {
+        assert_eq!(prooflog(&args).stdout, prooflog(&args).stdout, "{args:?}");
+    }
+}
+
+#[test]
+fn parse_error_points_at_file_line_and_column() {
+    let args = ["run", "tests/fixtures/inputs/bad/parse.dl"];
+    let text = fails_text(&[&args[..], &["--format", "text"]].concat());
+    assert!(text.starts_with("error[parse_error]"), "{text}");
+    assert!(
+        text.contains(" --> tests/fixtures/inputs/bad/parse.dl:2:26"),
+        "{text}"
+    );
+    assert!(text.contains('^'), "caret snippet: {text}");
+    let err = fails_json(&args);
+    assert_eq!(err["error"]["code"], "parse_error");
+    assert_eq!(err["error"]["file"], "tests/fixtures/inputs/bad/parse.dl");
+    assert_eq!(err["error"]["line"], 2);
+    assert!(
+        err["error"]["col"].as_u64().is_some_and(|c| c >= 25),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_evidence_line_names_file_and_line() {
+    let err = fails_json(&[
+        "run",
+        "--evidence",
+        "tests/fixtures/inputs/bad/evidence_line.jsonl",
+    ]);
+    assert_eq!(err["error"]["code"], "bad_input");
+    assert_eq!(
+        err["error"]["file"],
+        "tests/fixtures/inputs/bad/evidence_line.jsonl"
+    );
+    assert_eq!(err["error"]["line"], 3);
+    assert_eq!(err["error"]["col"], 50);
+    let text = fails_text(&[
+        "run",
+        "--format",
+        "text",
+        "--evidence",
+        "tests/fixtures/inputs/bad/evidence_line.jsonl",
+    ]);
+    assert!(
+        text.contains("tests/fixtures/inputs/bad/evidence_line.jsonl:3:50"),
+        "{text}"
+    );
+    // The offending line is shown with a caret under column 50.
+    let caret = format!("  | {}^", " ".repeat(49));
+    assert!(text.contains(&caret), "{text}");
+    assert!(
+        text.contains(
+            "3 | {\"predicate\": \"sighting\", \"args\": [7, \"airport\"] \"confidence\""
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn unknown_relation_in_facts_is_rejected_with_a_suggestion() {
+    let err = fails_json(&[
+        "run",
+        "tests/fixtures/inputs/graph/path.dl",
+        "--facts",
+        "tests/fixtures/inputs/bad/unknown_rel.json",
+    ]);
+    assert_eq!(err["error"]["code"], "bad_input");
+    assert_eq!(
+        err["error"]["file"],
+        "tests/fixtures/inputs/bad/unknown_rel.json"
+    );
+    assert_eq!(
+        (err["error"]["line"].clone(), err["error"]["col"].clone()),
+        (3.into(), 12.into())
+    );
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("unknown relation `egde`")),
+        "{err}"
+    );
+    assert_eq!(err["error"]["help"], "did you mean `edge`?");
+}
+
+#[test]
+fn out_of_range_or_missing_confidences_are_rejected() {
+    for (file, line, what) in [
+        ("conf_high.jsonl", 2, "outside [0, 1]"),
+        ("conf_nan.jsonl", 1, "malformed JSON"),
+        ("conf_string.jsonl", 1, "must be a number"),
+    ] {
+        let path = format!("{FIX}/bad/{file}");
+        let err = fails_json(&["run", "--evidence", &path]);
+        assert_eq!(err["error"]["code"], "bad_input", "{file}");
+        assert_eq!(err["error"]["file"], path.as_str());
+        assert_eq!(err["error"]["line"], line, "{file}");
+        assert!(
+            err["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(what)),
+            "{file}: {err}"
+        );
+    }
+}
+
+#[test]
+fn wrong_cell_type_in_an_input_file_names_the_cell() {
+    let err = fails_json(&["run", "tests/fixtures/inputs/bad/typed.dl"]);
+    assert_eq!(err["error"]["code"], "bad_input");
+    assert_eq!(err["error"]["file"], "tests/fixtures/inputs/bad/scores.csv");
+    assert_eq!(
+        (err["error"]["line"].clone(), err["error"]["col"].clone()),
+        (2.into(), 5.into())
+    );
+}
+
+#[test]
+fn an_edge_index_names_one_fact() {
+    let err = fails_json(&[
+        "run",
+        "--evidence",
+        "tests/fixtures/inputs/bad/dup_edge.jsonl",
+    ]);
+    assert_eq!(err["error"]["code"], "bad_input");
+    assert_eq!(err["error"]["line"], 1);
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("edge_idx 42 is already used by member(42, 7)")),
+        "{err}"
+    );
+}
+
+#[test]
+fn every_problem_is_reported_in_one_json_document() {
+    let err = fails_json(&["run", "--evidence", "tests/fixtures/inputs/bad/many.jsonl"]);
+    // Line 2 fails while reading; lines 4 and 5 would fail typing, but a file that
+    // cannot be read is reported alone, before any typing.
+    assert_eq!(err["error"]["code"], "bad_input");
+    assert_eq!(err["error"]["line"], 2);
+    assert!(err.get("more").is_none(), "{err}");
+    // Typing reports every bad record at once.
+    let err = fails_json(&[
+        "run",
+        "--evidence",
+        "tests/fixtures/inputs/extra/sightings.jsonl",
+        "--facts",
+        "tests/fixtures/inputs/bad/unknown_rel.json",
+    ]);
+    let lines: Vec<(serde_json::Value, serde_json::Value)> = std::iter::once(&err["error"])
+        .chain(err["more"].as_array().into_iter().flatten())
+        .map(|e| (e["file"].clone(), e["line"].clone()))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![
+            (
+                "tests/fixtures/inputs/bad/unknown_rel.json".into(),
+                2.into()
+            ),
+            (
+                "tests/fixtures/inputs/bad/unknown_rel.json".into(),
+                3.into()
+            ),
+        ],
+        "{err}"
+    );
+}
+
+#[test]
+fn a_missing_program_file_is_an_io_error() {
+    let err = fails_json(&["run", "tests/fixtures/inputs/nope.dl"]);
+    assert_eq!(err["error"]["code"], "io_error");
+    let text = fails_text(&["run", "tests/fixtures/inputs/nope.dl", "--format", "text"]);
+    assert!(text.contains("tests/fixtures/inputs/nope.dl"), "{text}");
+}
+
+#[test]
+fn help_documents_the_embedded_pack() {
+    let help = ok(&["run", "--help"]);
+    assert!(help.contains("rules/drones/drones.dl"), "{help}");
+    assert!(help.contains("--no-provenance"), "{help}");
+}
