@@ -1,17 +1,17 @@
 //! Classic Datalog programs (tests/programs/) with hand-computed expected outputs.
 //!
-//! Each `NAME.dl` (with facts in its text and/or `NAME.facts.json`) is evaluated by the
+//! Each `NAME.dl` is loaded by the real loader with its inputs (facts in its text,
+//! `NAME.facts.json`, `NAME.evidence.jsonl` with confidences) and evaluated by the
 //! engine and by the naive reference evaluator; both must give exactly the rows of
 //! `NAME.expected.json` for the relations it lists, and the confidences it lists.
 
 mod support;
 
+use prooflog::Value;
+use prooflog::store::{Loaded, Loader};
+use serde_json::Value as Json;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::Arc;
-
-use prooflog::Value;
-use serde_json::Value as Json;
 
 use support::naive::Relations;
 
@@ -73,17 +73,26 @@ fn check(who: &str, result: &Relations, expected: &Json) {
 
 fn run_classic(name: &str) {
     let dir = programs_dir();
-    let source_path = dir.join(format!("{name}.dl"));
-    let source = std::fs::read_to_string(&source_path).expect("program file");
-    let program = match support::compile(&format!("{name}.dl"), &source) {
-        Ok(p) => Arc::new(p),
-        Err(e) => panic!("{name}.dl rejected: {e}"),
+    let mut loader = Loader::new();
+    let loaded = (|| {
+        loader.program_file(dir.join(format!("{name}.dl")))?;
+        let facts = dir.join(format!("{name}.facts.json"));
+        if facts.exists() {
+            loader.facts(facts)?;
+        }
+        let evidence = dir.join(format!("{name}.evidence.jsonl"));
+        if evidence.exists() {
+            loader.evidence(evidence)?;
+        }
+        loader.clone().load()
+    })();
+    let Loaded {
+        program,
+        facts: inputs,
+    } = match loaded {
+        Ok(l) => l,
+        Err(e) => panic!("{name} does not load: {e}"),
     };
-    let mut inputs = support::source_inputs(&program);
-    let facts_path = dir.join(format!("{name}.facts.json"));
-    if facts_path.exists() {
-        inputs.extend(support::json_inputs(&program, &read_json(&facts_path)));
-    }
     let expected = read_json(&dir.join(format!("{name}.expected.json")));
 
     let reference = support::naive::evaluate(&program, &inputs);

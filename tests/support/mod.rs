@@ -2,7 +2,7 @@
 //!
 //! - [`naive`]: a reference evaluator written independently of `src/eval`;
 //! - [`random`]: proptest strategies for random stratified programs and inputs;
-//! - here: glue that compiles source text, turns generated or JSON facts into
+//! - here: glue that compiles source text, turns generated facts into
 //!   [`InputFact`]s, runs the engine and compares its result with the reference.
 //!
 //! Use it from a test crate with `mod support;`.
@@ -83,35 +83,6 @@ pub fn gen_inputs(program: &Program, facts: &[GenFact], first_idx: usize) -> Vec
             input(rel, args, f.confidence, "facts", first_idx + i)
         })
         .collect()
-}
-
-/// Facts from a JSON object `{"rel": [row, …]}` where a row is either an array of
-/// values or `{"args": [...], "confidence": c}`.
-pub fn json_inputs(program: &Program, json: &serde_json::Value) -> Vec<InputFact> {
-    let mut out = Vec::new();
-    let obj = json.as_object().expect("facts JSON must be an object");
-    for (name, rows) in obj {
-        let rel = program
-            .relation_id(name)
-            .unwrap_or_else(|| panic!("facts for unknown relation {name}"));
-        for row in rows.as_array().expect("rows must be an array") {
-            let (args, conf) = match row {
-                serde_json::Value::Array(a) => (a, 1.0),
-                serde_json::Value::Object(o) => (
-                    o["args"].as_array().expect("args must be an array"),
-                    o.get("confidence").and_then(|c| c.as_f64()).unwrap_or(1.0),
-                ),
-                other => panic!("bad fact row {other}"),
-            };
-            let args = args
-                .iter()
-                .map(|v| Value::from_json(v).expect("fact values are numbers or strings"))
-                .collect();
-            let idx = out.len();
-            out.push(input(rel, args, conf, "facts", idx));
-        }
-    }
-    out
 }
 
 /// Run the engine, panicking on an evaluation error.
