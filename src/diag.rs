@@ -215,6 +215,9 @@ pub enum ErrorCode {
     BudgetExceeded,
     /// A command-line usage error.
     Usage,
+    /// A proof was asked of a fact base whose derivation record is off (or is
+    /// inconsistent).
+    ProvenanceUnavailable,
 }
 
 impl ErrorCode {
@@ -234,6 +237,7 @@ impl ErrorCode {
             ErrorCode::Io => "io_error",
             ErrorCode::BudgetExceeded => "budget_exceeded",
             ErrorCode::Usage => "usage",
+            ErrorCode::ProvenanceUnavailable => "provenance_unavailable",
         }
     }
 }

@@ -275,7 +275,9 @@ pub enum Literal {
 /// One stratum: relations computed together and the rules that compute them.
 #[derive(Debug, Clone, Default)]
 pub struct Stratum {
-    /// Relations whose facts this stratum derives.
+    /// Relations whose facts this stratum derives. A relation no rule derives (loaded
+    /// input, program facts only) belongs to no stratum: it is complete before the
+    /// first one runs.
     pub relations: Vec<RelId>,
     /// Rules with heads in `relations`, ascending by id.
     pub rules: Vec<RuleId>,

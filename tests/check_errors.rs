@@ -306,3 +306,65 @@ fn every_error_is_collected_in_source_order() {
         .collect();
     assert_eq!(lines, vec![2, 3, 4, 5]);
 }
+
+#[test]
+fn unsafe_variable_aggregate_result_inside_its_own_body() {
+    let d = single(
+        "e(1, 2).\np(a) :- e(a, _), n = count : { e(n, _) }.",
+        ErrorCode::UnsafeVariable,
+        2,
+        18,
+    );
+    assert!(
+        d.message.contains("`n` also occurs inside the aggregate"),
+        "{}",
+        d.message
+    );
+}
+
+#[test]
+fn aggregates_waiting_on_each_other_are_rejected() {
+    let errs = errors("e(1, 2).\np() :- a = count : { e(b, _) }, b = count : { e(a, _) }.");
+    assert!(!errs.is_empty());
+    assert!(
+        errs.iter().all(|d| d.code == ErrorCode::UnsafeVariable),
+        "{errs:#?}"
+    );
+}
+
+#[test]
+fn parse_error_disjunction_inside_aggregate() {
+    let d = single(
+        "e(1, 2).\np(n) :- n = count : { (e(x, _) ; e(_, x)) }.",
+        ErrorCode::Parse,
+        2,
+        23,
+    );
+    assert!(d.message.contains("inside an aggregate"), "{}", d.message);
+}
+
+#[test]
+fn errors_name_the_file_they_are_in() {
+    let mut sources = prooflog::diag::SourceMap::new();
+    sources.add("decls.dl", ".decl e(a: number, b: number)\n");
+    sources.add("rules.dl", "p(x) :- e(x).\n");
+    let err = prooflog::check::compile(sources, &Default::default()).unwrap_err();
+    let d = err.primary();
+    assert_eq!(d.code, ErrorCode::ArityMismatch);
+    let loc = d.location.as_ref().unwrap();
+    assert_eq!((loc.file.as_str(), loc.line, loc.col), ("rules.dl", 1, 9));
+}
+
+#[test]
+fn parse_errors_of_every_file_are_reported() {
+    let mut sources = prooflog::diag::SourceMap::new();
+    sources.add("a.dl", "p(x) :- \n");
+    sources.add("b.dl", "q(1)\n");
+    let err = prooflog::check::compile(sources, &Default::default()).unwrap_err();
+    let files: Vec<&str> = err
+        .diagnostics
+        .iter()
+        .map(|d| d.location.as_ref().unwrap().file.as_str())
+        .collect();
+    assert_eq!(files, vec!["a.dl", "b.dl"]);
+}

@@ -285,3 +285,253 @@ fn large_program_compiles() {
     let last = p.relation_id("r10000").unwrap();
     assert_eq!(p.strata.last().unwrap().relations, vec![last]);
 }
+
+// ---- property: the stored body order binds every variable before it is read ----
+
+mod safe_order {
+    use super::*;
+    use prooflog::ErrorCode;
+    use prooflog::ir::{Rule, VarId};
+    use proptest::prelude::*;
+
+    const VARS: &[&str] = &["a", "b", "c", "d"];
+
+    fn var() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(VARS)
+    }
+
+    fn term() -> impl Strategy<Value = String> {
+        prop_oneof![
+            3 => var().prop_map(String::from),
+            1 => Just("_".to_string()),
+            1 => (0i64..5).prop_map(|i| i.to_string()),
+        ]
+    }
+
+    /// One body literal over e/2, f/1 and the variables a–d.
+    fn literal() -> impl Strategy<Value = String> {
+        prop_oneof![
+            3 => (term(), term()).prop_map(|(x, y)| format!("e({x}, {y})")),
+            2 => term().prop_map(|x| format!("f({x})")),
+            1 => (term(), term()).prop_map(|(x, y)| format!("!e({x}, {y})")),
+            1 => (var(), var()).prop_map(|(x, y)| format!("{x} < {y}")),
+            1 => (var(), var(), 0i64..3).prop_map(|(x, y, k)| format!("{x} = {y} + {k}")),
+            1 => (var(), var()).prop_map(|(x, y)| format!("{x} = count : {{ e({y}, _) }}")),
+        ]
+    }
+
+    fn expr_vars(e: &Expr, out: &mut Vec<VarId>) {
+        match e {
+            Expr::Var(v) => out.push(*v),
+            Expr::Binary(_, l, r) => {
+                expr_vars(l, out);
+                expr_vars(r, out);
+            }
+            Expr::Neg(e) => expr_vars(e, out),
+            Expr::Const(_) => {}
+        }
+    }
+
+    /// Walk `body` in order, checking reads against `bound` and adding bindings.
+    fn check_body(body: &[Literal], bound: &mut [bool]) -> Result<(), String> {
+        for l in body {
+            match l {
+                Literal::Atom(a) => {
+                    for t in &a.args {
+                        if let Term::Var(v) = t {
+                            bound[*v as usize] = true;
+                        }
+                    }
+                }
+                Literal::Negated(a) => {
+                    for t in &a.args {
+                        if let Term::Var(v) = t
+                            && !bound[*v as usize]
+                        {
+                            return Err(format!("negation reads unbound {v}"));
+                        }
+                    }
+                }
+                Literal::Compare {
+                    left,
+                    right,
+                    assigns,
+                    ..
+                } => {
+                    let mut reads = Vec::new();
+                    if assigns.is_none() {
+                        expr_vars(left, &mut reads);
+                    }
+                    expr_vars(right, &mut reads);
+                    if let Some(v) = reads.iter().find(|v| !bound[**v as usize]) {
+                        return Err(format!("comparison reads unbound {v}"));
+                    }
+                    if let Some(v) = assigns {
+                        if bound[*v as usize] || *left != Expr::Var(*v) {
+                            return Err(format!("bad assignment of {v}"));
+                        }
+                        bound[*v as usize] = true;
+                    }
+                }
+                Literal::Aggregate {
+                    result,
+                    body,
+                    target,
+                    ..
+                } => {
+                    let mut inner = bound.to_vec();
+                    check_body(body, &mut inner)?;
+                    if let Some(t) = target {
+                        let mut reads = Vec::new();
+                        expr_vars(t, &mut reads);
+                        if reads.iter().any(|v| !inner[*v as usize]) {
+                            return Err("aggregate target unbound".into());
+                        }
+                    }
+                    bound[*result as usize] = true;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Positive atoms as written back: `e(a, _)`, `f(2)`.
+    fn positive_atoms(p: &Program, rule: &Rule) -> Vec<String> {
+        rule.body
+            .iter()
+            .filter_map(|l| match l {
+                Literal::Atom(a) => {
+                    let args: Vec<String> = a
+                        .args
+                        .iter()
+                        .map(|t| match t {
+                            Term::Var(v) => rule.vars[*v as usize].name.clone(),
+                            Term::Const(c) => c.to_string(),
+                            Term::Wildcard => "_".into(),
+                        })
+                        .collect();
+                    Some(format!("{}({})", p.relation(a.rel).name, args.join(", ")))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        #[test]
+        fn body_order_is_safe(
+            head in prop::collection::vec(var(), 0..3),
+            body in prop::collection::vec(literal(), 1..6),
+        ) {
+            let text = format!(
+                ".decl e(x: number, y: number)\n.decl f(x: number)\np({}) :- {}.",
+                head.join(", "),
+                body.join(", ")
+            );
+            match Program::from_source("t.dl", &text) {
+                Ok(p) => {
+                    let rule = &p.rules[0];
+                    let mut bound = vec![false; rule.vars.len()];
+                    if let Err(e) = check_body(&rule.body, &mut bound) {
+                        return Err(TestCaseError::fail(format!("{e} in\n{text}\n{:#?}", rule.body)));
+                    }
+                    for e in &rule.head.args {
+                        let mut reads = Vec::new();
+                        expr_vars(e, &mut reads);
+                        prop_assert!(reads.iter().all(|v| bound[*v as usize]), "{}", text);
+                    }
+                    // Positive atoms keep their source order.
+                    let written: Vec<String> = body
+                        .iter()
+                        .filter(|l| l.starts_with("e(") || l.starts_with("f("))
+                        .cloned()
+                        .collect();
+                    prop_assert_eq!(positive_atoms(&p, rule), written);
+                }
+                Err(e) => {
+                    for d in &e.diagnostics {
+                        prop_assert!(
+                            matches!(
+                                d.code,
+                                ErrorCode::RangeRestriction
+                                    | ErrorCode::UnsafeVariable
+                                    | ErrorCode::NotStratifiable
+                            ),
+                            "{}\n{}",
+                            text,
+                            d
+                        );
+                        prop_assert!(d.location.is_some());
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn nested_disjunction_expands_in_order() {
+    let p = Program::from_source(
+        "t.dl",
+        "a(1). b(1). c(1). d(1).\np(x) :- a(x), (b(x) ; c(x)), d(x).\nq(x) :- a(x).",
+    )
+    .unwrap();
+    let bodies: Vec<Vec<String>> = p
+        .rules
+        .iter()
+        .map(|r| {
+            r.body
+                .iter()
+                .map(|l| match l {
+                    Literal::Atom(a) => p.relation(a.rel).name.clone(),
+                    _ => "?".into(),
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        bodies,
+        vec![vec!["a", "b", "d"], vec!["a", "c", "d"], vec!["a"]]
+    );
+    assert_eq!(p.rules[0].name, "rule:p#1");
+    assert_eq!(p.rules[1].name, "rule:p#2");
+    assert_eq!(p.rules[2].id, 2);
+}
+
+// ---- the evaluator accepts what the front end builds ----
+
+#[test]
+fn compiled_programs_evaluate_as_written() {
+    use std::sync::Arc;
+    let p = Program::from_source(
+        "t.dl",
+        "q(1). q(5). q(7). e(5, 6). e(6, 7). e(7, 5).\n\
+         big(x) :- x > 3, q(x).\n\
+         next(x, w) :- w = y + 1, q(x), e(x, y).\n\
+         path(x, y) :- e(x, y).\n\
+         path(x, z) :- path(x, y), e(y, z).\n\
+         lonely(x) :- q(x), !path(x, _).\n\
+         fan(x, n) :- q(x), n = count : { path(x, _) }.\n\
+         either(x) :- q(x), (x = 1 ; x = 7).",
+    )
+    .unwrap();
+    let fb = prooflog::eval::evaluate(Arc::new(p), &[], &prooflog::EvalOptions::default()).unwrap();
+    let rows = |name: &str| {
+        let id = fb.relation_id(name).unwrap();
+        let mut r = fb.rows(id);
+        r.sort();
+        r
+    };
+    let n = |i: i64| Value::Number(i);
+    assert_eq!(rows("big"), vec![vec![n(5)], vec![n(7)]]);
+    assert_eq!(rows("next"), vec![vec![n(5), n(7)], vec![n(7), n(6)]]);
+    assert_eq!(rows("lonely"), vec![vec![n(1)]]);
+    // Soufflé semantics: a count over an empty group is 0.
+    assert_eq!(
+        rows("fan"),
+        vec![vec![n(1), n(0)], vec![n(5), n(3)], vec![n(7), n(3)]]
+    );
+    assert_eq!(rows("either"), vec![vec![n(1)], vec![n(7)]]);
+}

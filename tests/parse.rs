@@ -130,6 +130,29 @@ fn several_heads_disjunction_and_annotations() {
 }
 
 #[test]
+fn nested_disjunction() {
+    let c = clause("p(x) :- a(x), (b(x) ; c(x), x > 1 ; (x < 2)), (d(x)).");
+    match &c.body[0][1] {
+        Literal::Disjunction(alts, _) => {
+            assert_eq!(alts.len(), 3);
+            assert_eq!(alts[1].len(), 2);
+            // `(x < 2)` is a sub-formula of one alternative.
+            assert!(matches!(&alts[2][0], Literal::Disjunction(inner, _)
+                if matches!(inner[0][0], Literal::Compare { op: CmpOp::Lt, .. })));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(&c.body[0][2], Literal::Disjunction(alts, _) if alts.len() == 1));
+    assert_eq!(
+        c.to_string(),
+        "p(x) :- a(x), (b(x); c(x), x > 1; (x < 2)), (d(x))."
+    );
+    // Parenthesised arithmetic is still arithmetic.
+    let c = clause("p(y) :- a(x), (x + 1) * 2 = y.");
+    assert!(matches!(c.body[0][1], Literal::Compare { .. }));
+}
+
+#[test]
 fn directives() {
     let m = parse(
         ".type Id <: number\n.type U = A | B\n.decl e(a: Id, b: symbol) brie\n\
@@ -187,8 +210,6 @@ fn syntax_errors_point_at_the_token() {
     assert_eq!((loc.line, loc.col), (1, 15));
     let err = parse("p(x) :- q(x), r(cat(x, y)).").unwrap_err();
     assert!(err.primary().message.contains("`cat(…)`"));
-    let err = parse("p(x) :- q(x), (r(x) ; s(x)).").unwrap_err();
-    assert!(err.primary().message.contains("sub-formulas"));
     let err = parse("@confidence(0.5)\n.decl a(x: number)").unwrap_err();
     assert!(
         err.primary()
@@ -267,6 +288,10 @@ fn strip_lit(l: &mut Literal) {
             *span = Span::default();
             strip_expr(left);
             strip_expr(right);
+        }
+        Literal::Disjunction(alts, s) => {
+            *s = Span::default();
+            alts.iter_mut().flatten().for_each(strip_lit);
         }
         Literal::Aggregate(a) => {
             a.span = Span::default();
@@ -462,7 +487,9 @@ fn literal() -> impl Strategy<Value = Literal> {
                 span: z,
             })
         });
-    prop_oneof![3 => simple_literal(), 1 => agg]
+    let disjunction = prop::collection::vec(prop::collection::vec(simple_literal(), 1..3), 1..3)
+        .prop_map(move |alts| Literal::Disjunction(alts, z));
+    prop_oneof![4 => simple_literal(), 1 => agg, 1 => disjunction]
 }
 
 fn clause_item() -> impl Strategy<Value = Item> {
@@ -583,5 +610,87 @@ proptest! {
         prop_assert_eq!(&parsed, &m, "text:\n{}", text);
         // And printing is stable.
         prop_assert_eq!(parsed.to_string(), text);
+    }
+}
+
+// ---- robustness: no input makes the front end panic ----
+
+const FRAGMENTS: &[&str] = &[
+    "p",
+    "q",
+    "x",
+    "y",
+    "_",
+    "(",
+    ")",
+    ",",
+    ".",
+    ":-",
+    "!",
+    "not",
+    "=",
+    "!=",
+    "<",
+    "+",
+    "-",
+    "*",
+    "/",
+    "count",
+    "sum",
+    "min",
+    ":",
+    "{",
+    "}",
+    ";",
+    "1",
+    "-2",
+    "1.5",
+    "7u",
+    "0x1f",
+    "\"s\"",
+    "\"",
+    ".decl",
+    "a: number",
+    "b: symbol",
+    ".output",
+    ".input",
+    ".text",
+    ".type",
+    "<:",
+    ".functional",
+    "@confidence(0.5)",
+    "@name(\"r\")",
+    "\n",
+    "/*",
+    "*/",
+    "//",
+    "#",
+    "eqrel",
+    ".comp",
+    "p(x)",
+    "q(x, y)",
+    "p(1).",
+    "x = count : { q(x, _) }",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn token_soup_never_panics(parts in prop::collection::vec(prop::sample::select(FRAGMENTS), 0..40)) {
+        let text = parts.join(" ");
+        if let Err(e) = prooflog::Program::from_source("soup.dl", &text) {
+            prop_assert!(!e.diagnostics.is_empty());
+            for d in &e.diagnostics {
+                let loc = d.location.as_ref();
+                prop_assert!(loc.is_some(), "no location: {}", d);
+            }
+        }
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(text in "\\PC{0,80}") {
+        let _ = prooflog::Program::from_source("any.dl", &text);
+        let _ = parse_goal(&text);
     }
 }

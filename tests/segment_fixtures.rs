@@ -94,3 +94,25 @@ fn guarded_scanner_beats_naive_split() {
         rate(errors)
     );
 }
+
+#[test]
+fn offsets_are_exact_on_every_fixture() {
+    for case in load() {
+        let segs = segment(&case.text);
+        let mut last = 0;
+        for s in &segs {
+            assert!(s.start >= last && s.start < s.end, "{:?}", case.text);
+            assert_eq!(&case.text[s.start..s.end], s.text);
+            last = s.end;
+        }
+        for (b, c) in case.text.char_indices() {
+            if !c.is_whitespace() {
+                assert!(
+                    segs.iter().any(|s| s.start <= b && b < s.end),
+                    "{c:?} lost in {:?}",
+                    case.text
+                );
+            }
+        }
+    }
+}

@@ -3,7 +3,8 @@
 //! Token-set containment (kept as [`is_supported_v1`] for comparison) is closed under
 //! reordering and deletion, so it accepts role inversions ("the tenant indemnifies the
 //! landlord") and dropped negations ("the tenant shall sublet"). The gate narrows it
-//! in three ways, and admits nothing the old predicate rejected:
+//! in three ways; on text without citation tags it admits nothing the old predicate
+//! rejected (a property test checks it):
 //!
 //! 1. **Ordered, gap-bounded containment** ([`align`]): the claim's tokens must occur in
 //!    the passage in order, with multiplicity, as a subsequence; at most
@@ -13,12 +14,18 @@
 //! 2. **The polarity guard**: for every marker of [`POLARITY_MARKERS`] in the matched
 //!    passage span, the claim must contain it at least as often as the span does, so
 //!    dropping one of two negations fails as surely as dropping the only one.
+//!    Matched tokens are the claim's own, so the guard fails exactly when the chosen
+//!    (minimum-gap) alignment skips a marker. Only that alignment is judged: a claim
+//!    is rejected even if some wider in-budget alignment elsewhere would skip none.
 //! 3. **Per atomic claim, drop-not-fail** ([`Gate`]): the answer is cut into claims by
 //!    [`segment`]; an unsupported claim is removed, and the gate refuses only when no
 //!    claim survives on any passage.
 //!
 //! The gate proves that a claim follows from a passage, not that the passage is the
-//! right one (authority and scope are checked elsewhere).
+//! right one (authority and scope are checked elsewhere). A claim is a sentence, not a
+//! clause: a faithful answer that drops a whole conjunct ("Photons always travel at
+//! the speed of light" from "Photons have no rest mass and always travel at …") skips
+//! more than the gap budget, or a marker, and is rejected.
 //!
 //! # Tokens
 //!
@@ -89,10 +96,43 @@ pub const POLARITY_LANGUAGES: [&str; 1] = ["en"];
 /// Lower-cased word and number tokens of a text (rules in the module docs).
 pub fn tokenize(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for word in text.unicode_words() {
-        push_token(word, &mut out);
-    }
+    for_each_token(text, |t| out.push(t.to_string()));
     out
+}
+
+/// Call `emit` with each token of `text`, reusing one buffer (no allocation per token).
+fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
+    let mut buf = String::new();
+    for word in text.unicode_words() {
+        buf.clear();
+        if word.is_ascii() {
+            buf.push_str(word);
+            buf.make_ascii_lowercase();
+        } else {
+            for c in word.chars() {
+                match c {
+                    '’' | 'ʼ' => buf.push('\''),
+                    c => buf.extend(c.to_lowercase()),
+                }
+            }
+        }
+        match buf.strip_suffix("n't") {
+            None => emit(&buf),
+            Some("ca") => emit("cannot"),
+            Some(stem) => {
+                let stem = match stem {
+                    "wo" => "will",
+                    "sha" => "shall",
+                    "ai" => "is",
+                    s => s,
+                };
+                if !stem.is_empty() {
+                    emit(stem);
+                }
+                emit("not");
+            }
+        }
+    }
 }
 
 /// The tokens of a claim: [`tokenize`] after removing citation tags (`[HEDGE-4]`,
@@ -120,30 +160,6 @@ pub fn strip_citation_tags(text: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-fn push_token(word: &str, out: &mut Vec<String>) {
-    let lower: String = word
-        .chars()
-        .map(|c| if matches!(c, '’' | 'ʼ') { '\'' } else { c })
-        .collect::<String>()
-        .to_lowercase();
-    match lower.strip_suffix("n't") {
-        Some("ca") => out.push("cannot".to_string()),
-        Some(stem) => {
-            let stem = match stem {
-                "wo" => "will",
-                "sha" => "shall",
-                "ai" => "is",
-                s => s,
-            };
-            if !stem.is_empty() {
-                out.push(stem.to_string());
-            }
-            out.push("not".to_string());
-        }
-        None => out.push(lower),
-    }
 }
 
 /// Where a claim matched in a passage: token indices into the passage's tokens.
@@ -268,10 +284,16 @@ pub fn is_supported_v2(claim: &str, passage: &str) -> Verdict {
 
 /// A passage tokenized once, with each token's positions, so that aligning a claim
 /// costs time in the claim's matches rather than in the passage's length.
+///
+/// Tokens are interned; the positions of token id `k` are
+/// `positions[starts[k]..starts[k + 1]]` (sorted), and `polarity[i]` is `1 +` the
+/// [`POLARITY_MARKERS`] index of the token at position `i`, or 0.
 #[derive(Debug, Clone)]
 pub struct PassageIndex {
-    tokens: Vec<String>,
-    positions: HashMap<String, Vec<u32>>,
+    ids: HashMap<Box<str>, u32>,
+    starts: Vec<u32>,
+    positions: Vec<u32>,
+    polarity: Vec<u8>,
 }
 
 /// One alive dynamic-programme state: a claim token matched at passage `pos`.
@@ -287,93 +309,44 @@ struct State {
 impl PassageIndex {
     /// Tokenize and index a passage.
     pub fn new(passage: &str) -> PassageIndex {
-        PassageIndex::from_tokens(tokenize(passage))
+        let mut builder = IndexBuilder::default();
+        for_each_token(passage, |t| builder.push(t));
+        builder.finish()
     }
 
     /// Index already tokenized passage text.
-    pub fn from_tokens(tokens: impl IntoIterator<Item = String>) -> PassageIndex {
-        let tokens: Vec<String> = tokens.into_iter().collect();
-        let mut positions: HashMap<String, Vec<u32>> = HashMap::new();
-        for (i, t) in tokens.iter().enumerate() {
-            positions.entry_ref(t.as_str()).or_default().push(i as u32);
+    pub fn from_tokens<S: AsRef<str>>(tokens: impl IntoIterator<Item = S>) -> PassageIndex {
+        let mut builder = IndexBuilder::default();
+        for t in tokens {
+            builder.push(t.as_ref());
         }
-        PassageIndex { tokens, positions }
+        builder.finish()
     }
 
-    /// The passage's tokens.
-    pub fn tokens(&self) -> &[String] {
-        &self.tokens
+    /// Number of tokens in the passage.
+    pub fn len(&self) -> usize {
+        self.polarity.len()
+    }
+
+    /// Whether the passage has no tokens.
+    pub fn is_empty(&self) -> bool {
+        self.polarity.is_empty()
     }
 
     fn occurrences(&self, token: &str) -> &[u32] {
-        self.positions.get(token).map_or(&[], Vec::as_slice)
+        match self.ids.get(token) {
+            Some(&k) => {
+                let k = k as usize;
+                &self.positions[self.starts[k] as usize..self.starts[k + 1] as usize]
+            }
+            None => &[],
+        }
     }
 
     /// The minimum-gap alignment of `claim` in this passage (see [`align`]).
     pub fn align<C: AsRef<str>>(&self, claim: &[C]) -> Option<Alignment> {
-        let first = claim.first()?;
-        let mut layers: Vec<Vec<State>> = Vec::with_capacity(claim.len());
-        layers.push(
-            self.occurrences(first.as_ref())
-                .iter()
-                .map(|&p| State {
-                    pos: p,
-                    cost: 0,
-                    start: p,
-                    back: 0,
-                })
-                .collect(),
-        );
-        for token in &claim[1..] {
-            let prev = layers.last()?;
-            let mut layer = Vec::new();
-            for &p in self.occurrences(token.as_ref()) {
-                let lo = p.saturating_sub(MAX_SINGLE_GAP as u32 + 1);
-                let from = prev.partition_point(|s| s.pos < lo);
-                let mut best: Option<State> = None;
-                for (k, s) in prev.iter().enumerate().skip(from) {
-                    if s.pos >= p {
-                        break;
-                    }
-                    let cost = s.cost + (p - s.pos - 1);
-                    if cost as usize > MAX_TOTAL_GAP {
-                        continue;
-                    }
-                    let better = best.is_none_or(|b| (cost, s.start) < (b.cost, b.start));
-                    if better {
-                        best = Some(State {
-                            pos: p,
-                            cost,
-                            start: s.start,
-                            back: k as u32,
-                        });
-                    }
-                }
-                layer.extend(best);
-            }
-            if layer.is_empty() {
-                return None;
-            }
-            layers.push(layer);
-        }
-        let last = layers.last()?;
-        let (mut k, best) = last
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, s)| (s.cost, s.start, s.pos))?;
-        let mut positions = vec![0usize; claim.len()];
-        let (start, end, total_gap) = (best.start as usize, best.pos as usize + 1, best.cost);
-        for (i, layer) in layers.iter().enumerate().rev() {
-            let s = layer[k];
-            positions[i] = s.pos as usize;
-            k = s.back as usize;
-        }
-        Some(Alignment {
-            positions,
-            start,
-            end,
-            total_gap: total_gap as usize,
-        })
+        let occ: Vec<&[u32]> = claim.iter().map(|t| self.occurrences(t.as_ref())).collect();
+        align_occurrences(&occ)
     }
 
     /// Check claim tokens (see [`claim_tokens`]) against this passage.
@@ -381,15 +354,25 @@ impl PassageIndex {
         if claim.is_empty() {
             return Verdict::Unsupported(Reason::EmptyClaim);
         }
-        let Some(alignment) = self.align(claim) else {
-            return Verdict::Unsupported(self.explain_no_alignment(claim));
+        let occ: Vec<&[u32]> = claim.iter().map(|t| self.occurrences(t.as_ref())).collect();
+        if let Some(i) = occ.iter().position(|o| o.is_empty()) {
+            return Verdict::Unsupported(Reason::AbsentToken {
+                token: claim[i].as_ref().to_string(),
+            });
+        }
+        let Some(alignment) = align_occurrences(&occ) else {
+            return Verdict::Unsupported(explain_no_alignment(&occ));
         };
-        let span = &self.tokens[alignment.start..alignment.end];
-        for marker in POLARITY_MARKERS {
-            let in_span = span.iter().filter(|t| *t == marker).count();
-            if in_span > 0 {
-                let in_claim = claim.iter().filter(|t| t.as_ref() == marker).count();
-                if in_claim < in_span {
+        let mut in_span = [0u32; POLARITY_MARKERS.len()];
+        for &m in &self.polarity[alignment.start..alignment.end] {
+            if m > 0 {
+                in_span[m as usize - 1] += 1;
+            }
+        }
+        for (marker, &count) in POLARITY_MARKERS.iter().zip(&in_span) {
+            if count > 0 {
+                let in_claim = claim.iter().filter(|t| t.as_ref() == *marker).count();
+                if (in_claim as u32) < count {
                     return Verdict::Unsupported(Reason::PolarityDropped {
                         marker: marker.to_string(),
                     });
@@ -398,28 +381,137 @@ impl PassageIndex {
         }
         Verdict::Supported(alignment)
     }
+}
 
-    /// Why no alignment fits: a missing token, the wrong order, or too-wide gaps.
-    fn explain_no_alignment<C: AsRef<str>>(&self, claim: &[C]) -> Reason {
-        if let Some(t) = claim
-            .iter()
-            .find(|t| self.occurrences(t.as_ref()).is_empty())
-        {
-            return Reason::AbsentToken {
-                token: t.as_ref().to_string(),
-            };
-        }
-        let mut after: Option<u32> = None;
-        for t in claim {
-            let occ = self.occurrences(t.as_ref());
-            let i = after.map_or(0, |a| occ.partition_point(|&p| p <= a));
-            match occ.get(i) {
-                Some(&p) => after = Some(p),
-                None => return Reason::NotInOrder,
+/// Builds a [`PassageIndex`]: interns tokens, then groups positions by token id.
+#[derive(Default)]
+struct IndexBuilder {
+    ids: HashMap<Box<str>, u32>,
+    sequence: Vec<u32>,
+    polarity: Vec<u8>,
+}
+
+impl IndexBuilder {
+    fn push(&mut self, token: &str) {
+        let next = self.ids.len() as u32;
+        let id = match self.ids.get(token) {
+            Some(&id) => id,
+            None => {
+                self.ids.insert(token.into(), next);
+                next
             }
-        }
-        Reason::GapExceeded
+        };
+        self.sequence.push(id);
+        let marker = POLARITY_MARKERS.iter().position(|m| *m == token);
+        self.polarity.push(marker.map_or(0, |i| i as u8 + 1));
     }
+
+    fn finish(self) -> PassageIndex {
+        let mut starts = vec![0u32; self.ids.len() + 1];
+        for &id in &self.sequence {
+            starts[id as usize + 1] += 1;
+        }
+        for k in 1..starts.len() {
+            starts[k] += starts[k - 1];
+        }
+        let mut fill = starts.clone();
+        let mut positions = vec![0u32; self.sequence.len()];
+        for (pos, &id) in self.sequence.iter().enumerate() {
+            positions[fill[id as usize] as usize] = pos as u32;
+            fill[id as usize] += 1;
+        }
+        PassageIndex {
+            ids: self.ids,
+            starts,
+            positions,
+            polarity: self.polarity,
+        }
+    }
+}
+
+/// The alignment dynamic programme over each claim token's sorted passage positions.
+///
+/// Layer `i` holds, for every position `p` of claim token `i` that some in-budget
+/// alignment of tokens `0..=i` can end at, the best `(total gap, span start)` of such
+/// an alignment and its predecessor. A predecessor lies within `MAX_SINGLE_GAP + 1`
+/// positions, so each state looks at a handful of candidates found by binary search:
+/// the cost is in the claim's occurrences, not in the passage's length.
+fn align_occurrences(occ: &[&[u32]]) -> Option<Alignment> {
+    let first = occ.first()?;
+    let mut layers: Vec<Vec<State>> = Vec::with_capacity(occ.len());
+    layers.push(
+        first
+            .iter()
+            .map(|&p| State {
+                pos: p,
+                cost: 0,
+                start: p,
+                back: 0,
+            })
+            .collect(),
+    );
+    for positions in &occ[1..] {
+        let prev = layers.last()?;
+        let mut layer = Vec::new();
+        for &p in positions.iter() {
+            let lo = p.saturating_sub(MAX_SINGLE_GAP as u32 + 1);
+            let from = prev.partition_point(|s| s.pos < lo);
+            let mut best: Option<State> = None;
+            for (k, s) in prev.iter().enumerate().skip(from) {
+                if s.pos >= p {
+                    break;
+                }
+                let cost = s.cost + (p - s.pos - 1);
+                if cost as usize > MAX_TOTAL_GAP {
+                    continue;
+                }
+                if best.is_none_or(|b| (cost, s.start) < (b.cost, b.start)) {
+                    best = Some(State {
+                        pos: p,
+                        cost,
+                        start: s.start,
+                        back: k as u32,
+                    });
+                }
+            }
+            layer.extend(best);
+        }
+        if layer.is_empty() {
+            return None;
+        }
+        layers.push(layer);
+    }
+    let last = layers.last()?;
+    let (mut k, best) = last
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, s)| (s.cost, s.start, s.pos))?;
+    let mut positions = vec![0usize; occ.len()];
+    let (start, end, total_gap) = (best.start as usize, best.pos as usize + 1, best.cost);
+    for (i, layer) in layers.iter().enumerate().rev() {
+        let s = layer[k];
+        positions[i] = s.pos as usize;
+        k = s.back as usize;
+    }
+    Some(Alignment {
+        positions,
+        start,
+        end,
+        total_gap: total_gap as usize,
+    })
+}
+
+/// Why no alignment fits although every token occurs: wrong order or too-wide gaps.
+fn explain_no_alignment(occ: &[&[u32]]) -> Reason {
+    let mut after: Option<u32> = None;
+    for o in occ {
+        let i = after.map_or(0, |a| o.partition_point(|&p| p <= a));
+        match o.get(i) {
+            Some(&p) => after = Some(p),
+            None => return Reason::NotInOrder,
+        }
+    }
+    Reason::GapExceeded
 }
 
 /// One claim's verdict in a [`GateResult`].
@@ -546,6 +638,9 @@ mod tests {
         );
         assert_eq!(toks("on-call Landlord's"), vec!["on", "call", "landlord's"]);
         assert_eq!(toks("租户不得"), vec!["租", "户", "不", "得"]);
+        assert_eq!(toks("ドローンは北"), vec!["ドローン", "は", "北"]);
+        assert_eq!(toks("नहीं दे सकता।"), vec!["नहीं", "दे", "सकता"]);
+        assert_eq!(toks("Арендатор НЕ"), vec!["арендатор", "не"]);
     }
 
     #[test]
@@ -850,6 +945,31 @@ mod tests {
                 let claim: Vec<&str> = passage.iter().enumerate()
                     .filter(|&(i, _)| i != drop).map(|(_, t)| t.as_str()).collect();
                 prop_assert!(!is_supported_v2(&claim.join(" "), &passage.join(" ")).is_supported());
+            }
+
+            #[test]
+            fn gate_result_is_consistent(
+                sentences in prop::collection::vec(words(), 0..5),
+                passages in prop::collection::vec(words(), 0..3),
+            ) {
+                let answer: String = sentences.iter().map(|s| format!("{}.", s.join(" "))).collect::<Vec<_>>().join(" ");
+                let passages: Vec<String> = passages.iter().map(|p| p.join(" ")).collect();
+                let r = Gate::check(&answer, &passages);
+                let kept: Vec<&str> = r.claims.iter().filter(|c| c.supported).map(|c| c.text.as_str()).collect();
+                prop_assert_eq!(r.unsupported_claims_removed, r.claims.len() - kept.len());
+                prop_assert_eq!(r.refused, kept.is_empty());
+                prop_assert_eq!(r.all_claims_verified, !r.refused && r.unsupported_claims_removed == 0);
+                prop_assert_eq!(&r.answer, &kept.join(" "));
+                for c in &r.claims {
+                    prop_assert_eq!(c.supported, c.passage.is_some());
+                    prop_assert_eq!(c.supported, c.reason.is_none());
+                    if let Some(i) = c.passage {
+                        prop_assert!(is_supported_v2(&c.text, &passages[i]).is_supported());
+                        for p in &passages[..i] {
+                            prop_assert!(!is_supported_v2(&c.text, p).is_supported());
+                        }
+                    }
+                }
             }
 
             #[test]

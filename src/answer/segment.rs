@@ -143,10 +143,12 @@ pub fn segment_naive(text: &str) -> Vec<Segment> {
 /// `[HEDGE-7, STEP-2]`, `[12]`, `[UNVERIFIED: reason]`), or `None` when `s` does not
 /// start with one. Shared with the gate, which strips tags before alignment.
 pub(crate) fn citation_tag_len(s: &str) -> Option<usize> {
+    const MAX_TAG_LEN: usize = 200;
     let rest = s.strip_prefix('[')?;
-    let close = rest.find(']')?;
+    // Look no further than a tag can reach, so scanning stays linear in the text.
+    let close = rest.bytes().take(MAX_TAG_LEN + 1).position(|b| b == b']')?;
     let inner = &rest[..close];
-    if inner.is_empty() || inner.len() > 200 || inner.contains(['\n', '[']) {
+    if inner.is_empty() || inner.contains(['\n', '[']) {
         return None;
     }
     let ok = if inner.starts_with("UNVERIFIED") {
@@ -812,6 +814,8 @@ mod tests {
         assert!(citation_tag_len("[note]").is_none());
         assert!(citation_tag_len("[]").is_none());
         assert!(citation_tag_len("[HEDGE-4").is_none());
+        let long = format!("[UNVERIFIED {}]", "x".repeat(300));
+        assert!(citation_tag_len(&long).is_none());
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //!   fact or rule), files in the order given.
 //! - A clause with several heads or a `;` body becomes one rule per head and
 //!   alternative, head-major: `a(x), b(x) :- c(x) ; d(x).` gives `a :- c`, `a :- d`,
-//!   `b :- c`, `b :- d`, in that order.
+//!   `b :- c`, `b :- d`, in that order. A nested `( … ; … )` is expanded the same way,
+//!   alternatives in source order (`p :- a, (b ; c), d.` gives `p :- a, b, d` and
+//!   `p :- a, c, d`).
 //! - A rule without `@name` is named `rule:<head>`; when a head relation has several
 //!   rules, every one of them gets `#k`, k the 1-based position among that head's
 //!   rules (named ones counted too), e.g. `rule:path#1`, `rule:path#2`.
@@ -55,7 +57,7 @@ pub fn compile(sources: SourceMap, hints: &TypeHints) -> Result<Program> {
         return Err(Error { diagnostics });
     }
     let mut ctx = Ctx::default();
-    let built = ctx.check(&modules, hints);
+    let built = ctx.check(&modules, hints, &sources);
     if ctx.errors.is_empty()
         && let Some((relations, rules, strata, facts)) = built
     {
@@ -168,6 +170,11 @@ pub(crate) struct Ctx {
 }
 
 impl Ctx {
+    /// How many errors have been reported so far.
+    pub(crate) fn error_count(&self) -> usize {
+        self.errors.len()
+    }
+
     pub(crate) fn error(
         &mut self,
         code: ErrorCode,
@@ -208,7 +215,7 @@ impl Ctx {
         s
     }
 
-    pub(crate) fn type_conflict(&mut self, c: Conflict, subject: &str, span: Span) {
+    pub(crate) fn type_conflict(&mut self, c: &Conflict, subject: &str, span: Span) {
         let message = format!(
             "type mismatch for {subject}: {}, but {}",
             self.describe_side(&c.left),
@@ -232,10 +239,15 @@ impl Ctx {
         self.error(ErrorCode::TypeMismatch, span, message, help);
     }
 
-    fn check(&mut self, modules: &[ast::Module], hints: &TypeHints) -> Option<Built> {
+    fn check(
+        &mut self,
+        modules: &[ast::Module],
+        hints: &TypeHints,
+        sources: &SourceMap,
+    ) -> Option<Built> {
         let aliases = self.type_aliases(modules);
         self.register_relations(modules, &aliases);
-        self.check_arities(modules);
+        self.check_arities(modules, sources);
         self.directives(modules);
         let (facts, lrules) = self.clauses(modules);
         // Hints for columns the program leaves open.
@@ -251,8 +263,11 @@ impl Ctx {
         }
         let relations = self.relations();
         let facts = self.facts(facts, &relations);
-        let deps: Vec<(RelId, Vec<stratify::Dep>)> =
-            lrules.iter().map(|r| (r.head, r.deps.clone())).collect();
+        let mut lrules = lrules;
+        let deps: Vec<(RelId, Vec<stratify::Dep>)> = lrules
+            .iter_mut()
+            .map(|r| (r.head, std::mem::take(&mut r.deps)))
+            .collect();
         let (strata, rule_stratum) = match stratify::stratify(self.rels.len(), &deps) {
             Ok(s) => s,
             Err(errs) => {
@@ -380,8 +395,7 @@ impl Ctx {
             match item {
                 Item::Decl(d) => {
                     let r = self.register(&d.name, d.columns.len());
-                    if let Some(prev) = self.rels[r as usize].decl_span {
-                        let _ = prev;
+                    if self.rels[r as usize].decl_span.is_some() {
                         self.error(
                             ErrorCode::BadDirective,
                             d.name.span,
@@ -456,7 +470,7 @@ impl Ctx {
         }
     }
 
-    fn check_arities(&mut self, modules: &[ast::Module]) {
+    fn check_arities(&mut self, modules: &[ast::Module], sources: &SourceMap) {
         let mut bad = Vec::new();
         for item in modules.iter().flat_map(|m| &m.items) {
             if let Item::Clause(c) = item {
@@ -471,20 +485,26 @@ impl Ctx {
         }
         for (span, r, used) in bad {
             let info = &self.rels[r as usize];
-            let (what, at) = match info.decl_span {
-                Some(_) => ("declared with", info.span),
-                None => ("first used with", info.span),
+            let what = match info.decl_span {
+                Some(_) => "declared with",
+                None => "first used with",
             };
+            let at = sources.locate(info.span);
+            let what = format!(
+                "{what} {} argument{} (at {}:{}:{})",
+                info.arity,
+                plural(info.arity),
+                at.file,
+                at.line,
+                at.col
+            );
             let (name, arity) = (info.name.clone(), info.arity);
-            let _ = at;
             self.error(
                 ErrorCode::ArityMismatch,
                 span,
                 format!(
-                    "relation `{name}` is used here with {used} argument{}, but it was {what} \
-                     {arity} argument{}",
+                    "relation `{name}` is used here with {used} argument{}, but it was {what}",
                     plural(used),
-                    plural(arity)
                 ),
                 format!(
                     "use `{name}` with {arity} argument{} everywhere, or give the other \
@@ -736,7 +756,11 @@ impl Ctx {
                                     let s =
                                         self.types.slot(Kind::of_lit(l), Origin::Const(l.clone()));
                                     if let Err(conf) = self.types.unify(base + i as Slot, s) {
-                                        self.type_conflict(conf, &format!("constant `{l}`"), *span);
+                                        self.type_conflict(
+                                            &conf,
+                                            &format!("constant `{l}`"),
+                                            *span,
+                                        );
                                     }
                                 }
                                 args.push((l.clone(), *span));
@@ -760,8 +784,30 @@ impl Ctx {
                     rules.push(r);
                 }
                 for conj in &c.body {
-                    let r = Lowerer::new(self).rule(h, conj, name.clone(), confidence, c.span);
-                    rules.push(r);
+                    if !conj
+                        .iter()
+                        .any(|l| matches!(l, ast::Literal::Disjunction(..)))
+                    {
+                        let r = Lowerer::new(self).rule(h, conj, name.clone(), confidence, c.span);
+                        rules.push(r);
+                        continue;
+                    }
+                    let Some(alts) = expand(conj, MAX_ALTERNATIVES) else {
+                        self.error(
+                            ErrorCode::Parse,
+                            c.span,
+                            format!(
+                                "this rule's disjunctions expand to more than {MAX_ALTERNATIVES} \
+                                 rules"
+                            ),
+                            "split the rule, computing each disjunction into a relation of its own",
+                        );
+                        break;
+                    };
+                    for alt in alts {
+                        let r = Lowerer::new(self).rule(h, &alt, name.clone(), confidence, c.span);
+                        rules.push(r);
+                    }
                 }
             }
         }
@@ -1003,6 +1049,39 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
+/// How many rules one clause body may expand to through nested disjunctions.
+const MAX_ALTERNATIVES: usize = 4096;
+
+/// The alternatives of a conjunction containing `( … ; … )` sub-formulas, each a plain
+/// conjunction, in order (`None` beyond `limit` alternatives).
+fn expand(conj: &[ast::Literal], limit: usize) -> Option<Vec<Vec<ast::Literal>>> {
+    let mut alts: Vec<Vec<ast::Literal>> = vec![Vec::new()];
+    for l in conj {
+        match l {
+            ast::Literal::Disjunction(inner, _) => {
+                let mut options = Vec::new();
+                for c in inner {
+                    options.extend(expand(c, limit)?);
+                }
+                if alts.len().saturating_mul(options.len()) > limit {
+                    return None;
+                }
+                let mut next = Vec::with_capacity(alts.len() * options.len());
+                for a in &alts {
+                    for o in &options {
+                        let mut v = a.clone();
+                        v.extend(o.iter().cloned());
+                        next.push(v);
+                    }
+                }
+                alts = next;
+            }
+            other => alts.iter_mut().for_each(|a| a.push(other.clone())),
+        }
+    }
+    Some(alts)
+}
+
 /// Every atom of a clause (heads, body, aggregate bodies), with whether it is a head.
 fn for_each_atom(c: &ast::Clause, f: &mut impl FnMut(&ast::Atom, bool)) {
     fn lits(ls: &[ast::Literal], f: &mut impl FnMut(&ast::Atom, bool)) {
@@ -1010,6 +1089,7 @@ fn for_each_atom(c: &ast::Clause, f: &mut impl FnMut(&ast::Atom, bool)) {
             match l {
                 ast::Literal::Atom(a) | ast::Literal::Negated(a, _) => f(a, false),
                 ast::Literal::Aggregate(agg) => lits(&agg.body, f),
+                ast::Literal::Disjunction(alts, _) => alts.iter().for_each(|c| lits(c, f)),
                 ast::Literal::Compare { .. } => {}
             }
         }

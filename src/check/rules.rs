@@ -187,7 +187,7 @@ impl<'c> Lowerer<'c> {
 
     fn unify(&mut self, context: Slot, new: Slot, subject: &str, span: Span) {
         if let Err(c) = self.ctx.types.unify(context, new) {
-            self.ctx.type_conflict(c, subject, span);
+            self.ctx.type_conflict(&c, subject, span);
         }
     }
 
@@ -353,6 +353,22 @@ impl<'c> Lowerer<'c> {
                     span: *span,
                 }
             }
+            ast::Literal::Disjunction(_, span) => {
+                // Top-level disjunctions were expanded away; only aggregates reach here.
+                self.ctx.error(
+                    ErrorCode::Parse,
+                    *span,
+                    "a disjunction cannot appear inside an aggregate",
+                    "aggregate over a relation computed by one rule per alternative",
+                );
+                LLit::Compare {
+                    op: CmpOp::Eq,
+                    left: LExpr::Invalid,
+                    right: LExpr::Invalid,
+                    assigns: None,
+                    span: *span,
+                }
+            }
             ast::Literal::Aggregate(agg) => {
                 if in_aggregate.is_some() {
                     self.ctx.error(
@@ -431,22 +447,54 @@ impl<'c> Lowerer<'c> {
             head_args.push(le);
         }
         self.in_head = false;
+        let errors_before = self.ctx.error_count();
         let lits: Vec<LLit> = body.iter().map(|l| self.literal(l, None)).collect();
-        let ordered = self.order_rule(lits, &head_args, body.is_empty());
+        let ordered = self.order_rule(lits, &head_args, body.is_empty(), errors_before);
         LRule {
             name,
             confidence,
             head: rel,
             head_args,
             body: ordered,
-            vars: self.vars.iter().map(|v| (v.name.clone(), v.slot)).collect(),
+            vars: self.vars.into_iter().map(|v| (v.name, v.slot)).collect(),
             deps: self.deps,
             span,
         }
     }
 
-    fn order_rule(&mut self, lits: Vec<LLit>, head: &[LExpr], is_fact: bool) -> Vec<LLit> {
+    fn order_rule(
+        &mut self,
+        lits: Vec<LLit>,
+        head: &[LExpr],
+        is_fact: bool,
+        errors_before: usize,
+    ) -> Vec<LLit> {
         let n = self.vars.len();
+        for l in &lits {
+            if let LLit::Aggregate {
+                result,
+                target,
+                body,
+                span,
+                ..
+            } = l
+            {
+                let mut inner = Vec::new();
+                agg_inner_vars(target, body, &mut inner);
+                if inner.contains(result) {
+                    let name = self.vars[*result as usize].name.clone();
+                    self.ctx.error(
+                        ErrorCode::UnsafeVariable,
+                        *span,
+                        format!("aggregate result `{name}` also occurs inside the aggregate"),
+                        format!(
+                            "use a fresh variable for the result, or a different one inside \
+                             the braces; `{name}` cannot both group and receive the aggregate"
+                        ),
+                    );
+                }
+            }
+        }
         // Regions: the head, each literal (an aggregate's result only), and each
         // aggregate's inside. A variable of an aggregate's inside that occurs in any
         // other region groups the aggregate; the others are local to it.
@@ -537,6 +585,7 @@ impl<'c> Lowerer<'c> {
         for &v in &self.excused {
             bound[v as usize] = true;
         }
+        let placed_count = placed.len();
         placed.extend(rest);
         let mut in_head = vec![false; n];
         for e in head {
@@ -549,6 +598,23 @@ impl<'c> Lowerer<'c> {
         for v in 0..n {
             if !bound[v] && !local[v] {
                 self.report_unbound(v as VarId, in_head[v], is_fact);
+            }
+        }
+        // Literals that never became ready must leave an error behind, even when all
+        // their variables were excused (aggregates waiting on each other's results).
+        if self.ctx.error_count() == errors_before {
+            for l in &placed[placed_count..] {
+                let span = match l {
+                    LLit::Negated(a) | LLit::Atom(a) => a.span,
+                    LLit::Compare { span, .. } | LLit::Aggregate { span, .. } => *span,
+                };
+                self.ctx.error(
+                    ErrorCode::UnsafeVariable,
+                    span,
+                    "this literal reads variables that nothing binds before it",
+                    "bind every variable it reads in a positive body atom; aggregates \
+                     cannot depend on each other's results",
+                );
             }
         }
         placed

@@ -147,17 +147,17 @@ impl Types {
     }
 
     /// Require `a` and `b` to have the same type.
-    pub(crate) fn unify(&mut self, a: Slot, b: Slot) -> Result<(), Conflict> {
+    pub(crate) fn unify(&mut self, a: Slot, b: Slot) -> Result<(), Box<Conflict>> {
         let (ra, rb) = (self.find(a), self.find(b));
         if ra == rb {
             return Ok(());
         }
         let (ka, kb) = (self.kind[ra as usize], self.kind[rb as usize]);
         let Some(k) = ka.meet(kb) else {
-            return Err(Conflict {
+            return Err(Box::new(Conflict {
                 left: self.side(a, ra),
                 right: self.side(b, rb),
-            });
+            }));
         };
         let why = if ka.rank() >= kb.rank() {
             self.why[ra as usize]

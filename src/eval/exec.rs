@@ -5,9 +5,9 @@
 use std::cmp::Ordering;
 use std::ops::Range;
 
-use foldhash::fast::FixedState;
 use hashbrown::HashSet;
 use lasso::{Key, Rodeo, Spur};
+use rustc_hash::FxBuildHasher;
 
 use crate::eval::FactId;
 use crate::eval::plan::{Access, AggPlan, CExpr, Cell, Plan, Step, Version};
@@ -145,9 +145,10 @@ impl Run<'_, '_> {
                         frame.slots[s] = cells[c];
                     }
                     frame.facts[*fact] = FactId { rel: *rel, row };
-                    let c = conf.min(r.conf[row as usize]);
+                    let m = &r.meta[row as usize];
+                    let c = conf.min(m.conf);
                     let h = if ctx.provenance {
-                        height.max(r.deriv[row as usize].height)
+                        height.max(m.height)
                     } else {
                         0
                     };
@@ -265,7 +266,7 @@ pub(crate) fn aggregate(
     let mut min_conf = 1.0f64;
     let mut max_h = 0u32;
     let mut facts: Vec<FactId> = Vec::new();
-    let mut seen: HashSet<FactId, FixedState> = HashSet::with_hasher(FixedState::default());
+    let mut seen: HashSet<FactId, FxBuildHasher> = HashSet::with_hasher(FxBuildHasher);
     let provenance = ctx.provenance;
     let interner = ctx.interner;
     {

@@ -16,7 +16,7 @@ use lasso::Rodeo;
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::exec::{self, Ctx, Frame};
 use crate::eval::plan::{Plan, Planner, Premise, Step, Version};
-use crate::eval::relation::{AGG_MARK, DerivRec, NO_EVIDENCE, Relation};
+use crate::eval::relation::{AGG_MARK, DerivRec, INPUT_RULE, Meta, NO_EVIDENCE, Relation};
 use crate::eval::{EvalOptions, FactId, Progress, Stats, StratumStats};
 use crate::ir::{Literal, Program};
 
@@ -64,6 +64,15 @@ pub(crate) struct Engine<'a> {
     /// Per relation: the next delta.
     next_delta: Vec<Vec<u32>>,
     derived_total: usize,
+    /// With a seed: every row of the stratum's relations that entered a delta.
+    pub touched: Vec<Vec<u32>>,
+}
+
+/// Where an incremental stratum evaluation starts: the rows each relation had before
+/// the new facts, and the rows that appeared or improved since.
+pub(crate) struct Seed {
+    pub base_len: Vec<u32>,
+    pub changed: Vec<Vec<u32>>,
 }
 
 fn budget_error(what: String) -> crate::diag::Error {
@@ -91,6 +100,7 @@ impl<'a> Engine<'a> {
             queued,
             next_delta: vec![Vec::new(); n],
             derived_total: 0,
+            touched: vec![Vec::new(); n],
         }
     }
 
@@ -101,7 +111,7 @@ impl<'a> Engine<'a> {
     /// Evaluate every stratum in order.
     pub fn run(&mut self) -> Result<()> {
         for si in 0..self.program.strata.len() {
-            self.stratum(si)?;
+            self.stratum(si, None)?;
         }
         Ok(())
     }
@@ -115,65 +125,125 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
-    fn stratum(&mut self, si: usize) -> Result<()> {
+    /// Evaluate stratum `si`. With a seed, evaluate only the consequences of the
+    /// seed's changed rows (every rule runs as semi-naive variants whose delta atoms
+    /// read relations that changed), assuming the rest was evaluated before.
+    pub fn stratum(&mut self, si: usize, seed: Option<&Seed>) -> Result<()> {
         let program = self.program;
         let stratum = &program.strata[si];
         let mut in_stratum = vec![false; program.relations.len()];
         for &r in &stratum.relations {
             in_stratum[r as usize] = true;
         }
-        let mut base = Vec::new();
+        let reads_stratum = |rule: &crate::ir::Rule| {
+            rule.body
+                .iter()
+                .any(|l| matches!(l, Literal::Atom(a) if in_stratum[a.rel as usize]))
+        };
+        // Rules that read no relation of their own stratum run once, in round 0; the
+        // others run as semi-naive variants from round 1 on, where the first delta is
+        // every fact of the stratum's relations. Their base plans only serve to replay
+        // derivations.
+        let mut once = Vec::new();
         let mut variants = Vec::new();
-        {
+        let mut replay = Vec::new();
+        // Relations whose delta a variant may read (and whose old version is
+        // distinct from the full one).
+        let deltable: Vec<bool> = match seed {
+            None => in_stratum.clone(),
+            Some(s) => (0..in_stratum.len())
+                .map(|r| in_stratum[r] || !s.changed[r].is_empty())
+                .collect(),
+        };
+        for &rid in &stratum.rules {
+            let rule = program.rule(rid);
+            if seed.is_some() {
+                let mut planner = Planner {
+                    program,
+                    interner: &mut self.interner,
+                    rels: &mut self.rels,
+                    replay_only: false,
+                };
+                for (i, lit) in rule.body.iter().enumerate() {
+                    if let Literal::Atom(a) = lit
+                        && deltable[a.rel as usize]
+                    {
+                        variants.push(planner.plan(rule, Some(i), &deltable)?);
+                    }
+                }
+                continue;
+            }
+            let recursive = stratum.recursive && reads_stratum(rule);
             let mut planner = Planner {
                 program,
                 interner: &mut self.interner,
                 rels: &mut self.rels,
+                replay_only: recursive,
             };
-            for &rid in &stratum.rules {
-                let rule = program.rule(rid);
-                base.push(planner.plan(rule, None, &in_stratum)?);
-                if stratum.recursive {
-                    for (i, lit) in rule.body.iter().enumerate() {
-                        if let Literal::Atom(a) = lit
-                            && in_stratum[a.rel as usize]
-                        {
-                            variants.push(planner.plan(rule, Some(i), &in_stratum)?);
-                        }
+            let base = planner.plan(rule, None, &in_stratum)?;
+            if recursive {
+                planner.replay_only = false;
+                for (i, lit) in rule.body.iter().enumerate() {
+                    if let Literal::Atom(a) = lit
+                        && in_stratum[a.rel as usize]
+                    {
+                        variants.push(planner.plan(rule, Some(i), &in_stratum)?);
                     }
                 }
+            } else {
+                once.push(base.clone());
             }
+            replay.push((rid, base));
         }
         let mut st = StratumStats::default();
         self.check_deadline()?;
-        // Round 0: every rule over the full relations.
+        // Round 0: the rules that need no fixpoint, over the full relations.
         let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
         let before = self.derived_total;
-        for plan in &base {
+        for plan in &once {
             self.run_plan(plan, &lens, &lens, &[], &mut st)?;
         }
         st.rounds = 1;
         self.report(si, 0, self.derived_total - before);
-        let mut round_start = lens;
-        let mut recursive = stratum.recursive;
-        while recursive {
+        let mut first = true;
+        let mut round_start = match seed {
+            None => vec![0; self.rels.len()],
+            Some(s) => s.base_len.clone(),
+        };
+        while (stratum.recursive || seed.is_some()) && !variants.is_empty() {
             let deltas: Vec<Vec<u32>> = self
                 .next_delta
                 .iter_mut()
-                .map(|d| {
+                .enumerate()
+                .map(|(rel, d)| {
                     let mut d = std::mem::take(d);
-                    d.sort_unstable();
+                    match seed {
+                        Some(s) if first => {
+                            d = s.changed[rel].clone();
+                            d.sort_unstable();
+                            d.dedup();
+                        }
+                        None if first && in_stratum[rel] => {
+                            d = (0..self.rels[rel].len()).collect();
+                        }
+                        _ => d.sort_unstable(),
+                    }
                     d
                 })
                 .collect();
-            for (rel, d) in deltas.iter().enumerate() {
-                for &row in d {
-                    self.queued[rel][row as usize] = false;
+            first = false;
+            if seed.is_some() {
+                for &rel in &stratum.relations {
+                    self.touched[rel as usize].extend_from_slice(&deltas[rel as usize]);
+                }
+            }
+            for (rel, q) in self.queued.iter_mut().enumerate() {
+                for &row in &deltas[rel] {
+                    q[row as usize] = false;
                 }
             }
             if deltas.iter().all(|d| d.is_empty()) {
-                recursive = false;
-                continue;
+                break;
             }
             if let Some(max) = self.options.budget.max_rounds
                 && st.rounds >= max
@@ -204,18 +274,116 @@ impl<'a> Engine<'a> {
             st.rounds += 1;
             round_start = full;
         }
-        // A non-recursive stratum's changes feed no rule of its own.
+        if seed.is_some() {
+            // Rows changed in the last round that no rule reads are changes too.
+            for &rel in &stratum.relations {
+                let d = &self.next_delta[rel as usize];
+                self.touched[rel as usize].extend_from_slice(d);
+            }
+        }
+        // Changes of a finished stratum feed no rule of its own.
         for (rel, d) in self.next_delta.iter_mut().enumerate() {
             for &row in d.iter() {
                 self.queued[rel][row as usize] = false;
             }
             d.clear();
         }
-        for (plan, &rid) in base.into_iter().zip(&stratum.rules) {
+        for (rid, plan) in replay {
             self.base_plans[rid as usize] = Some(plan);
+        }
+        if self.provenance() {
+            self.settle_heights(&stratum.relations, &in_stratum);
         }
         self.stats.strata.push(st);
         Ok(())
+    }
+
+    /// Empty a relation down to its input facts (at their input confidence), for
+    /// re-evaluating its stratum from scratch.
+    pub fn reset_to_inputs(&mut self, rel: usize, evidence: &[crate::store::InputFact]) {
+        let old = &self.rels[rel];
+        let mut fresh = Relation::new(self.program.relations[rel].arity());
+        for row in 0..old.len() {
+            let k = old.evidence[row as usize];
+            if k == NO_EVIDENCE {
+                continue;
+            }
+            let conf = evidence.get(k as usize).map_or(1.0, |e| e.confidence);
+            let (_, new) = fresh.insert(old.row(row), Meta::input(conf));
+            if new {
+                fresh.evidence.push(k);
+                if self.provenance() {
+                    fresh.deriv.push(DerivRec::default());
+                }
+            }
+        }
+        self.queued[rel] = vec![false; fresh.len() as usize];
+        self.next_delta[rel].clear();
+        self.rels[rel] = fresh;
+    }
+
+    /// Make every recorded height of the stratum's facts exactly 1 + the highest
+    /// height of its recorded premises. A premise whose confidence rose through a
+    /// taller derivation after a consumer was recorded leaves that consumer's height
+    /// stale; the recorded derivations form a DAG (each premise has at least the
+    /// consumer's confidence, and at equal confidence a lower height), so one
+    /// depth-first pass settles them.
+    fn settle_heights(&mut self, rels: &[u32], in_stratum: &[bool]) {
+        const TODO: u8 = 0;
+        const OPEN: u8 = 1;
+        const DONE: u8 = 2;
+        let mut state: Vec<Vec<u8>> = self
+            .rels
+            .iter()
+            .enumerate()
+            .map(|(r, rel)| {
+                if in_stratum[r] {
+                    vec![TODO; rel.len() as usize]
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let mut stack: Vec<FactId> = Vec::new();
+        for &rel in rels {
+            for row in 0..self.rels[rel as usize].len() {
+                stack.push(FactId { rel, row });
+                while let Some(f) = stack.pop() {
+                    let (r, i) = (f.rel as usize, f.row as usize);
+                    if state[r][i] == DONE {
+                        continue;
+                    }
+                    let d = self.rels[r].deriv[i];
+                    if self.rels[r].meta[i].rule == INPUT_RULE {
+                        state[r][i] = DONE;
+                        continue;
+                    }
+                    let premises =
+                        &self.rels[r].premises[d.start as usize..(d.start + d.len) as usize];
+                    if state[r][i] == TODO {
+                        state[r][i] = OPEN;
+                        stack.push(f);
+                        for p in premises {
+                            if p.rel != AGG_MARK
+                                && in_stratum[p.rel as usize]
+                                && state[p.rel as usize][p.row as usize] == TODO
+                            {
+                                stack.push(*p);
+                            }
+                        }
+                        continue;
+                    }
+                    let h = premises
+                        .iter()
+                        .filter(|p| p.rel != AGG_MARK)
+                        .map(|p| self.rels[p.rel as usize].meta[p.row as usize].height)
+                        .max()
+                        .unwrap_or(0);
+                    self.rels[r].meta[i].height = h.saturating_add(1);
+                    state[r][i] = DONE;
+                }
+            }
+        }
     }
 
     fn report(&self, stratum: usize, round: u32, new_facts: usize) {
@@ -284,8 +452,12 @@ impl<'a> Engine<'a> {
         let next = &mut self.next_delta[head];
         for k in 0..pending.len() {
             let cells = &pending.cells[k * arity..k * arity + arity];
-            let conf = pending.conf[k];
-            let (row, new) = rel.insert(cells, conf);
+            let meta = Meta {
+                conf: pending.conf[k],
+                height: if provenance { pending.height[k] } else { 0 },
+                rule: plan.rule,
+            };
+            let (row, new) = rel.insert(cells, meta);
             let r = row as usize;
             if new {
                 self.derived_total += 1;
@@ -296,8 +468,6 @@ impl<'a> Engine<'a> {
                         [pending.starts[k] as usize..pending.starts[k + 1] as usize];
                     let start = arena_push(&mut rel.premises, prem)?;
                     rel.deriv.push(DerivRec {
-                        rule: plan.rule,
-                        height: pending.height[k],
                         start,
                         len: prem.len() as u32,
                     });
@@ -306,29 +476,23 @@ impl<'a> Engine<'a> {
                 next.push(row);
                 continue;
             }
-            let old_conf = rel.conf[r];
+            let old = rel.meta[r];
             let (better, improved) = if provenance {
-                let d = rel.deriv[r];
-                let h = pending.height[k];
-                let improved = conf > old_conf || (conf == old_conf && h < d.height);
-                (
-                    improved || (conf == old_conf && h == d.height && plan.rule < d.rule),
-                    improved,
-                )
+                let improved =
+                    meta.conf > old.conf || (meta.conf == old.conf && meta.height < old.height);
+                let tie = meta.conf == old.conf && meta.height == old.height;
+                (improved || (tie && meta.rule < old.rule), improved)
             } else {
-                (conf > old_conf, conf > old_conf)
+                (meta.conf > old.conf, meta.conf > old.conf)
             };
             if !better {
                 continue;
             }
-            rel.conf[r] = conf;
             if provenance {
                 let prem =
                     &pending.premises[pending.starts[k] as usize..pending.starts[k + 1] as usize];
                 let d = rel.deriv[r];
-                let start = if prem.len() <= d.len as usize
-                    && d.rule != crate::eval::relation::INPUT_RULE
-                {
+                let start = if prem.len() <= d.len as usize {
                     rel.premises[d.start as usize..d.start as usize + prem.len()]
                         .copy_from_slice(prem);
                     d.start
@@ -336,11 +500,12 @@ impl<'a> Engine<'a> {
                     arena_push(&mut rel.premises, prem)?
                 };
                 rel.deriv[r] = DerivRec {
-                    rule: plan.rule,
-                    height: pending.height[k],
                     start,
                     len: prem.len() as u32,
                 };
+                rel.meta[r] = meta;
+            } else {
+                rel.meta[r].conf = meta.conf;
             }
             if improved {
                 st.improved += 1;

@@ -15,7 +15,7 @@ use lasso::Rodeo;
 use serde::Serialize;
 
 use crate::diag::{Diagnostic, ErrorCode, Result};
-use crate::ir::{Program, RelId, RuleId};
+use crate::ir::{Literal, Program, RelId, RuleId};
 use crate::store::{InputFact, Provenance};
 use crate::syntax::{Goal, GoalArg};
 use crate::value::Value;
@@ -29,7 +29,7 @@ mod tests;
 
 use exec::{Ctx, Frame};
 use plan::{Access, Cell, Plan, Premise, Step, decode, encode, encode_lookup};
-use relation::{AGG_MARK, DerivRec, INPUT_RULE, NO_EVIDENCE, Relation};
+use relation::{AGG_MARK, DerivRec, INPUT_RULE, Meta, NO_EVIDENCE, Relation};
 
 /// Identifies one fact in a [`FactBase`]: its relation and its row in that relation.
 /// Stable for the life of the fact base.
@@ -256,7 +256,7 @@ impl FactBase {
                 fact,
                 args,
                 bindings,
-                confidence: r.conf[row as usize],
+                confidence: r.meta[row as usize].conf,
             });
         }
         out.sort_by(|a, b| a.args.cmp(&b.args));
@@ -296,7 +296,7 @@ impl FactBase {
 
     /// A fact's confidence in [0, 1].
     pub fn confidence(&self, fact: FactId) -> f64 {
-        self.rels[fact.rel as usize].conf[fact.row as usize]
+        self.rels[fact.rel as usize].meta[fact.row as usize].conf
     }
 
     /// The best derivation of a derived fact; `None` for input facts and when
@@ -306,20 +306,21 @@ impl FactBase {
             return None;
         }
         let r = &self.rels[fact.rel as usize];
-        let rec = *r.deriv.get(fact.row as usize)?;
-        if rec.rule == INPUT_RULE {
+        let meta = *r.meta.get(fact.row as usize)?;
+        if meta.rule == INPUT_RULE {
             return None;
         }
+        let rec = *r.deriv.get(fact.row as usize)?;
         let premises = &r.premises[rec.start as usize..(rec.start + rec.len) as usize];
         Some(Derivation {
-            rule: rec.rule,
+            rule: meta.rule,
             premises: premises
                 .iter()
                 .copied()
                 .filter(|p| p.rel != AGG_MARK)
                 .collect(),
-            absent: self.absent(rec, premises),
-            height: rec.height,
+            absent: self.absent(meta.rule, premises),
+            height: meta.height,
         })
     }
 
@@ -333,10 +334,112 @@ impl FactBase {
         self.evidence.get(k as usize)
     }
 
+    /// A new fact base: this one plus `extra` input facts and their consequences.
+    ///
+    /// Only consequences are computed: each stratum whose inputs grew runs semi-naive
+    /// rounds seeded with the new and improved facts. A stratum whose negations or
+    /// aggregates read a relation that changed (facts may have to disappear) is
+    /// re-evaluated from its input facts, and so is every stratum that reads one that
+    /// was. The result equals evaluating the program over all inputs at once (the
+    /// same facts and confidences; rows keep the base's numbering where the base's
+    /// strata were only extended). `self` is not changed; provenance follows the base,
+    /// budget and progress come from `options`.
+    ///
+    /// The new fact base currently starts as a copy of this one's storage.
+    pub fn extend(&self, extra: &[InputFact], options: &EvalOptions) -> Result<FactBase> {
+        let program = self.program.clone();
+        let options = EvalOptions {
+            provenance: self.provenance,
+            ..options.clone()
+        };
+        let mut rels = self.rels.clone();
+        let mut interner = self.interner.clone();
+        let mut evidence = self.evidence.clone();
+        let base_len: Vec<u32> = rels.iter().map(|r| r.len()).collect();
+        let mut changed = vec![Vec::new(); rels.len()];
+        let added = load_inputs(
+            &program,
+            &mut rels,
+            &mut interner,
+            &mut evidence,
+            extra.to_vec(),
+            self.provenance,
+            &mut changed,
+        )?;
+        let mut engine = fixpoint::Engine::new(&program, &options, rels, interner);
+        engine.stats.input_facts = added;
+        engine.base_plans = self.plans.clone();
+        let mut recomputed = vec![false; program.relations.len()];
+        for (si, stratum) in program.strata.iter().enumerate() {
+            let hit = |rel: RelId| !changed[rel as usize].is_empty() || recomputed[rel as usize];
+            let rules = || stratum.rules.iter().map(|&r| program.rule(r));
+            let nonmonotone_hit = rules().any(|rule| {
+                rule.body.iter().any(|lit| match lit {
+                    Literal::Negated(a) => hit(a.rel),
+                    Literal::Aggregate { body, .. } => body.iter().any(|l| match l {
+                        Literal::Atom(a) | Literal::Negated(a) => hit(a.rel),
+                        _ => false,
+                    }),
+                    _ => false,
+                })
+            });
+            let reads_recomputed = rules().any(|rule| {
+                rule.body
+                    .iter()
+                    .any(|lit| matches!(lit, Literal::Atom(a) if recomputed[a.rel as usize]))
+            });
+            if nonmonotone_hit || reads_recomputed {
+                for &rel in &stratum.relations {
+                    engine.reset_to_inputs(rel as usize, &evidence);
+                    recomputed[rel as usize] = true;
+                }
+                engine.stratum(si, None)?;
+                continue;
+            }
+            let grows = rules().any(|rule| {
+                rule.body
+                    .iter()
+                    .any(|lit| matches!(lit, Literal::Atom(a) if hit(a.rel)))
+            }) || stratum.relations.iter().any(|&r| hit(r));
+            if !grows {
+                engine.stats.strata.push(StratumStats::default());
+                continue;
+            }
+            let seed = fixpoint::Seed {
+                base_len: base_len.clone(),
+                changed: changed.clone(),
+            };
+            engine.stratum(si, Some(&seed))?;
+            for &rel in &stratum.relations {
+                let touched = std::mem::take(&mut engine.touched[rel as usize]);
+                let c = &mut changed[rel as usize];
+                c.extend(touched);
+                c.sort_unstable();
+                c.dedup();
+            }
+        }
+        let fixpoint::Engine {
+            rels,
+            interner,
+            stats,
+            base_plans,
+            ..
+        } = engine;
+        Ok(FactBase {
+            program,
+            rels,
+            interner,
+            provenance: self.provenance,
+            evidence,
+            plans: base_plans,
+            stats,
+        })
+    }
+
     /// The ground negated atoms a derivation checked absent: replay the rule's base
     /// plan with the recorded premises to recover the variables' values.
-    fn absent(&self, rec: DerivRec, premises: &[FactId]) -> Vec<(RelId, Vec<Value>)> {
-        let Some(Some(plan)) = self.plans.get(rec.rule as usize) else {
+    fn absent(&self, rule: RuleId, premises: &[FactId]) -> Vec<(RelId, Vec<Value>)> {
+        let Some(Some(plan)) = self.plans.get(rule as usize) else {
             return Vec::new();
         };
         let mut frame = Frame::new(plan);
@@ -434,6 +537,78 @@ fn bad_input(k: usize, fact: &InputFact, program: &Program, what: &str) -> crate
     .into()
 }
 
+/// Add input facts to relations: validate and encode them, append new rows, and let
+/// a fact given again replace its record when the new input is better (higher
+/// confidence; at equal confidence an input beats a derivation). Rows that appeared
+/// or changed are pushed to `changed`; returns the number of new rows.
+fn load_inputs(
+    program: &Program,
+    rels: &mut [Relation],
+    interner: &mut Rodeo,
+    evidence: &mut Vec<InputFact>,
+    inputs: Vec<InputFact>,
+    provenance: bool,
+    changed: &mut [Vec<u32>],
+) -> Result<usize> {
+    let mut cells = Vec::new();
+    let mut added = 0;
+    for (k, fact) in inputs.into_iter().enumerate() {
+        let Some(relation) = program.relations.get(fact.rel as usize) else {
+            return Err(bad_input(k, &fact, program, "unknown relation"));
+        };
+        if relation.arity() != fact.args.len() {
+            return Err(bad_input(
+                k,
+                &fact,
+                program,
+                &format!("`{}` has {} columns", relation.name, relation.arity()),
+            ));
+        }
+        if !(0.0..=1.0).contains(&fact.confidence) {
+            return Err(bad_input(k, &fact, program, "confidence must be in [0, 1]"));
+        }
+        cells.clear();
+        for (v, c) in fact.args.iter().zip(&relation.columns) {
+            match encode(v, c.ty, interner) {
+                Some(x) => cells.push(x),
+                None => {
+                    return Err(bad_input(
+                        k,
+                        &fact,
+                        program,
+                        &format!("{v} is not a {} value for column `{}`", c.ty, c.name),
+                    ));
+                }
+            }
+        }
+        let id = evidence.len() as u32;
+        let r = &mut rels[fact.rel as usize];
+        let (row, new) = r.insert(&cells, Meta::input(fact.confidence));
+        let i = row as usize;
+        if new {
+            added += 1;
+            r.evidence.push(id);
+            if provenance {
+                r.deriv.push(DerivRec::default());
+            }
+            changed[fact.rel as usize].push(row);
+        } else {
+            let m = r.meta[i];
+            let higher = fact.confidence > m.conf;
+            let lower_height = provenance && fact.confidence == m.conf && m.rule != INPUT_RULE;
+            if higher || lower_height {
+                r.meta[i] = Meta::input(fact.confidence);
+                r.evidence[i] = id;
+                changed[fact.rel as usize].push(row);
+            } else if r.evidence[i] == NO_EVIDENCE {
+                r.evidence[i] = id;
+            }
+        }
+        evidence.push(fact);
+    }
+    Ok(added)
+}
+
 /// Evaluate a program over input facts.
 ///
 /// The input facts are `inputs` followed by the facts written in the program text
@@ -462,61 +637,17 @@ pub fn evaluate(
             ..Provenance::default()
         },
     });
-    let mut cells = Vec::new();
-    let mut input_facts = 0;
-    for (k, fact) in inputs.iter().cloned().chain(program_facts).enumerate() {
-        let Some(relation) = program.relations.get(fact.rel as usize) else {
-            return Err(bad_input(k, &fact, &program, "unknown relation"));
-        };
-        if relation.arity() != fact.args.len() {
-            return Err(bad_input(
-                k,
-                &fact,
-                &program,
-                &format!("`{}` has {} columns", relation.name, relation.arity()),
-            ));
-        }
-        if !(0.0..=1.0).contains(&fact.confidence) {
-            return Err(bad_input(
-                k,
-                &fact,
-                &program,
-                "confidence must be in [0, 1]",
-            ));
-        }
-        cells.clear();
-        for (v, c) in fact.args.iter().zip(&relation.columns) {
-            match encode(v, c.ty, &mut interner) {
-                Some(x) => cells.push(x),
-                None => {
-                    return Err(bad_input(
-                        k,
-                        &fact,
-                        &program,
-                        &format!("{v} is not a {} value for column `{}`", c.ty, c.name),
-                    ));
-                }
-            }
-        }
-        let r = &mut rels[fact.rel as usize];
-        let (row, new) = r.insert(&cells, fact.confidence);
-        if new {
-            input_facts += 1;
-            r.evidence.push(evidence.len() as u32);
-            if options.provenance {
-                r.deriv.push(DerivRec {
-                    rule: INPUT_RULE,
-                    height: 0,
-                    start: 0,
-                    len: 0,
-                });
-            }
-        } else if fact.confidence > r.conf[row as usize] {
-            r.conf[row as usize] = fact.confidence;
-            r.evidence[row as usize] = evidence.len() as u32;
-        }
-        evidence.push(fact);
-    }
+    let mut changed = vec![Vec::new(); rels.len()];
+    let all: Vec<InputFact> = inputs.iter().cloned().chain(program_facts).collect();
+    let input_facts = load_inputs(
+        &program,
+        &mut rels,
+        &mut interner,
+        &mut evidence,
+        all,
+        options.provenance,
+        &mut changed,
+    )?;
     let mut engine = fixpoint::Engine::new(&program, options, rels, interner);
     engine.stats.input_facts = input_facts;
     engine.run()?;

@@ -196,6 +196,9 @@ pub(crate) struct Planner<'a> {
     pub program: &'a Program,
     pub interner: &'a mut Rodeo,
     pub rels: &'a mut [Relation],
+    /// Plan only for replaying a recorded derivation: top-level scans get no index
+    /// (they stay correct, by checks, but are meant never to run).
+    pub replay_only: bool,
 }
 
 /// Per-rule compilation state.
@@ -460,7 +463,10 @@ impl Planner<'_> {
                 Term::Wildcard => {}
             }
         }
-        let access = if version == Version::Delta || key_cols.is_empty() {
+        let access = if version == Version::Delta
+            || key_cols.is_empty()
+            || (self.replay_only && body_index.is_some())
+        {
             checks.extend(key_cols.iter().copied().zip(key.iter().copied()));
             Access::All
         } else if key_cols.len() == cols.len() {

@@ -203,6 +203,9 @@ pub enum Literal {
     },
     /// `v = func target : { … }`
     Aggregate(Aggregate),
+    /// `( a, b ; c )`: alternatives inside a body; `check` expands the rule into one
+    /// rule per alternative.
+    Disjunction(Vec<Vec<Literal>>, Span),
 }
 
 impl Literal {
@@ -213,6 +216,7 @@ impl Literal {
             Literal::Negated(_, s) => *s,
             Literal::Compare { span, .. } => *span,
             Literal::Aggregate(a) => a.span,
+            Literal::Disjunction(_, s) => *s,
         }
     }
 }
@@ -435,6 +439,16 @@ impl fmt::Display for Literal {
             Literal::Compare {
                 op, left, right, ..
             } => write!(f, "{left} {} {right}", cmp_symbol(*op)),
+            Literal::Disjunction(alts, _) => {
+                f.write_str("(")?;
+                for (i, conj) in alts.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    write_list(f, conj, ", ")?;
+                }
+                f.write_str(")")
+            }
             Literal::Aggregate(a) => {
                 write!(f, "{} = {}", a.result, agg_keyword(a.func))?;
                 if let Some(t) = &a.target {

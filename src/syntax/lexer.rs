@@ -15,7 +15,7 @@ pub(crate) enum Tok {
     Ident(String),
     /// `_` on its own.
     Underscore,
-    /// An integer literal's magnitude (decimal or `0x` hex).
+    /// An integer literal's magnitude (decimal, `0x` hex or `0b` binary).
     Int(u64),
     /// An integer literal with a `u` suffix.
     Unsigned(u64),
@@ -267,13 +267,18 @@ fn lex_number(
             "integers must fit in 64 bits",
         ));
     };
-    if at(i) == b'0' && (at(i + 1) == b'x' || at(i + 1) == b'X') && at(i + 2).is_ascii_hexdigit() {
+    let radix = match (at(i), at(i + 1)) {
+        (b'0', b'x' | b'X') if at(i + 2).is_ascii_hexdigit() => 16,
+        (b'0', b'b' | b'B') if matches!(at(i + 2), b'0' | b'1') => 2,
+        _ => 10,
+    };
+    if radix != 10 {
         i += 2;
         let digits_start = i;
-        while at(i).is_ascii_hexdigit() {
+        while (at(i) as char).is_digit(radix) {
             i += 1;
         }
-        let value = u64::from_str_radix(&text[digits_start..i], 16);
+        let value = u64::from_str_radix(&text[digits_start..i], radix);
         let unsigned = at(i) == b'u';
         if unsigned {
             i += 1;
@@ -383,10 +388,11 @@ mod tests {
     #[test]
     fn numbers_of_every_form() {
         assert_eq!(
-            kinds("12 0x1F 7u 1.5 2e3 1.25e-2 3."),
+            kinds("12 0x1F 0b101 7u 1.5 2e3 1.25e-2 3."),
             vec![
                 Tok::Int(12),
                 Tok::Int(31),
+                Tok::Int(5),
                 Tok::Unsigned(7),
                 Tok::Float(1.5),
                 Tok::Float(2000.0),

@@ -3,6 +3,27 @@
 //! Statements are either directives (`.decl …`, which end at their last token) or
 //! clauses (which end with `.`). After an error the parser skips to the end of the
 //! statement and goes on, so one run reports every syntax error of a file.
+//!
+//! ```text
+//! module      = { annotation | directive | clause }
+//! annotation  = "@" IDENT "(" constant ")"
+//! directive   = ".decl" IDENT "(" [ IDENT ":" IDENT { "," … } ] ")" { qualifier }
+//!             | ".type" IDENT ( "<:" IDENT | "=" IDENT { "|" IDENT } )
+//!             | (".input" | ".output" | ".printsize") IDENT { "," IDENT } [ "(" options ")" ]
+//!             | ".text" IDENT STRING | ".functional" IDENT "(" key { "," key } ")"
+//!             | ".pragma" { STRING } | ".number_type" IDENT | ".symbol_type" IDENT
+//! clause      = atom { "," atom } [ ":-" conj { ";" conj } ] "."
+//! conj        = literal { "," literal }
+//! literal     = atom | ("!" | "not") atom | "(" conj { ";" conj } ")"
+//!             | IDENT "=" aggfunc [ expr ] ":" ( "{" conj "}" | atom )
+//!             | expr cmp expr
+//! atom        = IDENT "(" [ expr { "," expr } ] ")"
+//! expr        = term { ("+" | "-") term };  term = unary { ("*" | "/" | "%") unary }
+//! unary       = "-" unary | IDENT | "_" | constant | "(" expr ")"
+//! ```
+//!
+//! A `.` glued to a name at the start of a statement begins a directive; anywhere
+//! else `.` ends a clause, so `e(1, 2).e(2, 3).` is two facts.
 
 use crate::diag::{FileId, Span};
 
@@ -128,12 +149,13 @@ impl Parser {
         self.toks[self.pos.saturating_sub(1)].span
     }
 
-    fn bump(&mut self) -> Token {
-        let t = self.toks[self.pos].clone();
+    /// Step past the current token and return its span.
+    fn bump(&mut self) -> Span {
+        let span = self.toks[self.pos].span;
         if self.pos + 1 < self.toks.len() {
             self.pos += 1;
         }
-        t
+        span
     }
 
     fn eat(&mut self, tok: &Tok) -> bool {
@@ -154,7 +176,7 @@ impl Parser {
         )
     }
 
-    fn expect(&mut self, tok: Tok, wanted: &str) -> PResult<Token> {
+    fn expect(&mut self, tok: Tok, wanted: &str) -> PResult<Span> {
         if self.peek() == &tok {
             Ok(self.bump())
         } else {
@@ -166,7 +188,7 @@ impl Parser {
         match self.peek() {
             Tok::Ident(name) => {
                 let name = name.clone();
-                let span = self.bump().span;
+                let span = self.bump();
                 Ok(Ident { name, span })
             }
             _ => Err(self.unexpected(wanted)),
@@ -240,7 +262,14 @@ impl Parser {
             match self.peek() {
                 Tok::Eof => return,
                 Tok::LBrace => depth += 1,
-                Tok::RBrace => depth -= 1,
+                Tok::RBrace => {
+                    depth -= 1;
+                    if depth == 0 {
+                        // The end of a skipped `{ … }` block (e.g. `.comp`).
+                        self.bump();
+                        return;
+                    }
+                }
                 Tok::Dot if depth <= 0 => {
                     if self.at_directive() && self.token().line_start {
                         return;
@@ -278,14 +307,14 @@ impl Parser {
             name,
             value,
             value_span,
-            span: at.span.to(close.span),
+            span: at.to(close),
         })
     }
 
     fn directive(&mut self) -> PResult<Option<Item>> {
         let dot = self.bump();
         let name = self.ident("a directive name")?;
-        let start = dot.span;
+        let start = dot;
         let item = match name.name.as_str() {
             "decl" => Item::Decl(self.decl(start)?),
             "type" => Item::Type(self.type_def(start)?),
@@ -314,7 +343,7 @@ impl Parser {
                 let (template, template_span) = match self.peek() {
                     Tok::Str(s) => {
                         let s = s.clone();
-                        (s, self.bump().span)
+                        (s, self.bump())
                     }
                     _ => return Err(self.unexpected("a template string after the relation")),
                 };
@@ -331,7 +360,7 @@ impl Parser {
                 let mut keys = Vec::new();
                 loop {
                     match self.peek().clone() {
-                        Tok::Int(n) => keys.push(KeyColumn::Index(n, self.bump().span)),
+                        Tok::Int(n) => keys.push(KeyColumn::Index(n, self.bump())),
                         Tok::Ident(_) => keys.push(KeyColumn::Name(self.ident("a column")?)),
                         _ => return Err(self.unexpected("a column index or name")),
                     }
@@ -343,7 +372,7 @@ impl Parser {
                 Item::Functional(FunctionalDirective {
                     relation,
                     keys,
-                    span: start.to(close.span),
+                    span: start.to(close),
                 })
             }
             "pragma" => {
@@ -351,7 +380,7 @@ impl Parser {
                 let mut end = name.span;
                 while let Tok::Str(s) = self.peek() {
                     args.push(s.clone());
-                    end = self.bump().span;
+                    end = self.bump();
                 }
                 Item::Pragma(Pragma {
                     args,
@@ -385,7 +414,7 @@ impl Parser {
                 }
             }
         }
-        let mut end = self.expect(Tok::RParen, "`)` or `,`")?.span;
+        let mut end = self.expect(Tok::RParen, "`)` or `,`")?;
         let mut qualifiers = Vec::new();
         while let Tok::Ident(q) = self.peek() {
             if !QUALIFIERS.contains(&q.as_str()) {
@@ -489,7 +518,7 @@ impl Parser {
             };
             return Err(self.unexpected(wanted));
         }
-        let end = self.bump().span;
+        let end = self.bump();
         Ok(Clause {
             annotations,
             heads,
@@ -534,7 +563,7 @@ impl Parser {
         }
         let close = self.expect(Tok::RParen, "`,` or `)` in the argument list")?;
         Ok(Atom {
-            span: name.span.to(close.span),
+            span: name.span.to(close),
             name,
             args,
         })
@@ -563,11 +592,13 @@ impl Parser {
                 return Ok(Literal::Atom(self.atom()?));
             }
             Tok::LParen if self.looks_like_nested_formula() => {
-                return Err(SyntaxError::new(
-                    self.span(),
-                    "parenthesised sub-formulas are not supported",
-                    "write each alternative as its own rule, or use `;` between whole bodies",
-                ));
+                self.bump();
+                let mut alts = vec![self.conjunction()?];
+                while self.eat(&Tok::Semi) {
+                    alts.push(self.conjunction()?);
+                }
+                let close = self.expect(Tok::RParen, "`,`, `;` or `)` in the sub-formula")?;
+                return Ok(Literal::Disjunction(alts, start.to(close)));
             }
             _ => {}
         }
@@ -614,7 +645,8 @@ impl Parser {
         })
     }
 
-    /// `(` followed somewhere inside its parentheses by `;` or an atom.
+    /// `(` whose parentheses hold a formula rather than an arithmetic expression:
+    /// something no expression contains (`;`, `,`, `!`, a comparison, an atom).
     fn looks_like_nested_formula(&self) -> bool {
         let mut depth = 0usize;
         for (k, t) in self.toks[self.pos..].iter().enumerate() {
@@ -626,7 +658,15 @@ impl Parser {
                         return false;
                     }
                 }
-                Tok::Semi | Tok::Bang => return true,
+                Tok::Semi
+                | Tok::Bang
+                | Tok::Comma
+                | Tok::Eq
+                | Tok::Ne
+                | Tok::Lt
+                | Tok::Le
+                | Tok::Gt
+                | Tok::Ge => return true,
                 Tok::Ident(_) if self.peek_at(k + 1) == &Tok::LParen => return true,
                 Tok::Dot | Tok::Eof => return false,
                 _ => {}
@@ -732,15 +772,15 @@ impl Parser {
         if self.peek() != &Tok::Minus {
             return self.primary();
         }
-        let minus = self.bump().span;
+        let minus = self.bump();
         let glued = !self.token().spaced;
         match self.peek().clone() {
             Tok::Int(n) if glued => {
-                let end = self.bump().span;
+                let end = self.bump();
                 Ok(Expr::Lit(Lit::Int(-(n as i128)), minus.to(end)))
             }
             Tok::Float(x) if glued => {
-                let end = self.bump().span;
+                let end = self.bump();
                 Ok(Expr::Lit(Lit::Float(-x), minus.to(end)))
             }
             _ => {
@@ -800,5 +840,56 @@ fn hint_for(wanted: &str) -> String {
         "end a fact with `.`, or write `:-` and a body to make it a rule".into()
     } else {
         format!("write {wanted} here")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn items(text: &str) -> (Vec<Item>, Vec<SyntaxError>) {
+        let (m, errs) = parse_module(0, text);
+        (m.items, errs)
+    }
+
+    #[test]
+    fn a_dot_glued_to_a_name_starts_a_directive_only_at_statement_start() {
+        let (its, errs) = items("e(1).\n.output e\nf(2).e(3).");
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(its.len(), 4);
+        assert!(matches!(its[1], Item::Io(_)));
+    }
+
+    #[test]
+    fn recovery_resumes_at_the_next_statement() {
+        let (its, errs) = items("p(x) :- q(x) r(x).\n.decl a(x: number)\nq(1).\n");
+        assert_eq!(errs.len(), 1);
+        assert_eq!(its.len(), 2);
+        // An error inside a directive resumes at the next line's directive.
+        let (its, errs) = items(".decl a(x number)\n.decl b(y: number)\n");
+        assert_eq!(errs.len(), 1);
+        assert!(matches!(&its[0], Item::Decl(d) if d.name.name == "b"));
+    }
+
+    #[test]
+    fn braces_of_unsupported_blocks_are_skipped() {
+        let (its, errs) = items(".comp C {\n  r(x) :- s(x).\n}\nok().\n");
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].message.contains("`.comp`"));
+        assert_eq!(its.len(), 1);
+    }
+
+    #[test]
+    fn count_is_a_variable_unless_an_aggregate_follows() {
+        let (its, errs) = items("p(count) :- q(count), x = count + 1.");
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(its.len(), 1);
+    }
+
+    #[test]
+    fn goal_rejects_trailing_tokens() {
+        assert!(parse_goal(0, "p(1).").is_ok());
+        let e = parse_goal(0, "p(1) p(2)").unwrap_err();
+        assert!(e.message.contains("end of the goal"));
     }
 }

@@ -1,0 +1,871 @@
+//! Building a proof DAG by walking recorded best derivations.
+
+use std::collections::{HashMap, HashSet};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+
+use crate::diag::{Diagnostic, ErrorCode, Result};
+use crate::eval::{Derivation, FactId};
+use crate::ir::{Program, RelId};
+use crate::syntax::Goal;
+use crate::value::{ColumnType, Value, fact_text};
+
+use super::{
+    AbsenceKind, AbsenceNode, ConclusionKind, ConclusionNode, EdgeRef, EvidenceKind, EvidenceNode,
+    Fact, LeafProvenance, ProofEdge, ProofGoal, ProofNode, ProofOptions, ProofSource, ProofStatus,
+    ProofTree, predicate_info,
+};
+
+/// Prove one ground fact.
+///
+/// Returns an `unproved` tree (no nodes, confidence 0) when the fact is not in the fact
+/// base. Errors: the relation is unknown (`unknown_relation`), the arity is wrong
+/// (`arity_mismatch`), a value does not fit its column (`type_mismatch`), or the fact
+/// base was evaluated without provenance (`provenance_unavailable`).
+///
+/// Cost: one lookup per node of the proof; the fact base is never scanned.
+pub fn build_proof<S: ProofSource + ?Sized>(
+    goal: &Fact,
+    source: &S,
+    options: &ProofOptions<'_>,
+) -> Result<ProofTree> {
+    require_provenance(source)?;
+    let program = source.program();
+    let (rel, args) = resolve_goal(program, goal)?;
+    match source.lookup(rel, &args) {
+        Some(fact) => build_from(source, fact, args, options.proof_id, options),
+        None => Ok(unproved(options.proof_id, goal.predicate.clone(), args)),
+    }
+}
+
+/// Prove every fact matching a pattern such as `threatens(g, z)`: one tree per match,
+/// in the fact base's sorted match order, at most `limit` of them. The trees' ids are
+/// `<proof_id>#1`, `<proof_id>#2`, … in that order. No match gives an empty list.
+pub fn prove_all<S: ProofSource + ?Sized>(
+    pattern: &Goal,
+    source: &S,
+    options: &ProofOptions<'_>,
+    limit: Option<usize>,
+) -> Result<Vec<ProofTree>> {
+    require_provenance(source)?;
+    let matches = source.query(pattern)?;
+    let take = limit.unwrap_or(usize::MAX);
+    matches
+        .into_iter()
+        .take(take)
+        .enumerate()
+        .map(|(i, m)| {
+            let id = format!("{}#{}", options.proof_id, i + 1);
+            build_from(source, m.fact, m.args, &id, options)
+        })
+        .collect()
+}
+
+fn require_provenance<S: ProofSource + ?Sized>(source: &S) -> Result<()> {
+    if source.provenance_enabled() {
+        Ok(())
+    } else {
+        Err(Diagnostic::new(
+            ErrorCode::ProvenanceUnavailable,
+            "the fact base was evaluated without provenance, so no derivation can be shown",
+        )
+        .with_help(
+            "evaluate with provenance on (EvalOptions { provenance: true }; drop --no-provenance)",
+        )
+        .into())
+    }
+}
+
+/// Check the goal against the program and bring its values to the column types
+/// (`42` for a `float` column is `42.0`).
+fn resolve_goal(program: &Program, goal: &Fact) -> Result<(RelId, Vec<Value>)> {
+    let Some(rel) = program.relation_id(&goal.predicate) else {
+        return Err(Diagnostic::new(
+            ErrorCode::UnknownRelation,
+            format!("the program has no relation `{}`", goal.predicate),
+        )
+        .with_help("check the goal's predicate name against the program's relations")
+        .into());
+    };
+    let relation = program.relation(rel);
+    if relation.arity() != goal.args.len() {
+        return Err(Diagnostic::new(
+            ErrorCode::ArityMismatch,
+            format!(
+                "goal `{goal}` has {} arguments; relation `{}` has {}",
+                goal.args.len(),
+                relation.name,
+                relation.arity()
+            ),
+        )
+        .into());
+    }
+    let mut args = Vec::with_capacity(goal.args.len());
+    for (v, col) in goal.args.iter().zip(&relation.columns) {
+        let fitted = match (v, col.ty) {
+            (Value::Number(i), ColumnType::Float) => Some(Value::Float(*i as f64)),
+            (Value::Number(i), ColumnType::Unsigned) => u64::try_from(*i).ok().map(Value::Unsigned),
+            (Value::Unsigned(u), ColumnType::Number) => i64::try_from(*u).ok().map(Value::Number),
+            (v, ty) if v.column_type() == ty => Some(v.clone()),
+            _ => None,
+        };
+        match fitted {
+            Some(f) => args.push(f),
+            None => {
+                return Err(Diagnostic::new(
+                    ErrorCode::TypeMismatch,
+                    format!(
+                        "goal `{goal}`: {v} does not fit column `{}` of type {}",
+                        col.name, col.ty
+                    ),
+                )
+                .into());
+            }
+        }
+    }
+    Ok((rel, args))
+}
+
+fn unproved(proof_id: &str, predicate: String, args: Vec<Value>) -> ProofTree {
+    ProofTree {
+        proof_id: proof_id.to_string(),
+        goal: ProofGoal {
+            predicate,
+            args,
+            root: None,
+        },
+        status: ProofStatus::Unproved,
+        confidence: 0.0,
+        depth: 0,
+        rules_fired: Vec::new(),
+        nodes: Vec::new(),
+        edges: Vec::new(),
+        predicates: Arc::default(),
+    }
+}
+
+fn inconsistent(message: String) -> crate::diag::Error {
+    Diagnostic::new(ErrorCode::ProvenanceUnavailable, message)
+        .with_help("the fact base's derivation record is inconsistent; re-evaluate it")
+        .into()
+}
+
+/// An open rule application on the walk's stack.
+struct Frame {
+    node: usize,
+    derivation: Derivation,
+    next: usize,
+    children: Vec<usize>,
+}
+
+struct Walk<'s, S: ?Sized> {
+    source: &'s S,
+    program: &'s Program,
+    options: &'s ProofOptions<'s>,
+    index: HashMap<FactId, usize>,
+    absent_index: HashMap<(RelId, Vec<Value>), usize>,
+    nodes: Vec<ProofNode>,
+    depth: Vec<u32>,
+    open: Vec<bool>,
+    steps: usize,
+    leaves: usize,
+    absences: usize,
+}
+
+fn build_from<S: ProofSource + ?Sized>(
+    source: &S,
+    root: FactId,
+    args: Vec<Value>,
+    proof_id: &str,
+    options: &ProofOptions<'_>,
+) -> Result<ProofTree> {
+    let program = source.program();
+    let mut walk = Walk {
+        source,
+        program,
+        options,
+        index: HashMap::new(),
+        absent_index: HashMap::new(),
+        nodes: Vec::new(),
+        depth: Vec::new(),
+        open: Vec::new(),
+        steps: 0,
+        leaves: 0,
+        absences: 0,
+    };
+    let mut stack: Vec<Frame> = Vec::new();
+    let root_node = walk.enter(root, &mut stack)?;
+    while let Some(top) = stack.len().checked_sub(1) {
+        let frame = &mut stack[top];
+        let next = frame.derivation.premises.get(frame.next).copied();
+        let Some(premise) = next else {
+            if let Some(frame) = stack.pop() {
+                walk.close(frame);
+            }
+            continue;
+        };
+        frame.next += 1;
+        let child = match walk.index.get(&premise).copied() {
+            Some(i) if walk.open[i] => {
+                return Err(inconsistent(format!(
+                    "the recorded derivations of `{}` form a cycle",
+                    fact_text(&program.relation(premise.rel).name, &source.args(premise))
+                )));
+            }
+            Some(i) => i,
+            // May push the premise's own frame; this one stays at `top`.
+            None => walk.enter(premise, &mut stack)?,
+        };
+        stack[top].children.push(child);
+    }
+    let nodes = walk.nodes;
+    let mut rules_fired: Vec<String> = Vec::new();
+    let mut edges = Vec::new();
+    for n in &nodes {
+        if let ProofNode::Conclusion(c) = n {
+            if !rules_fired.contains(&c.rule_tag) {
+                rules_fired.push(c.rule_tag.clone());
+            }
+            for p in &c.premises {
+                edges.push(ProofEdge {
+                    from: c.id.clone(),
+                    to: p.clone(),
+                    role: "premise".to_string(),
+                });
+            }
+        }
+    }
+    let predicates = Arc::new(predicate_info(program, &nodes));
+    let relation = program.relation(root.rel);
+    Ok(ProofTree {
+        proof_id: proof_id.to_string(),
+        goal: ProofGoal {
+            predicate: relation.name.clone(),
+            args,
+            root: Some(nodes[root_node].id().to_string()),
+        },
+        status: ProofStatus::Proved,
+        confidence: source.confidence(root),
+        depth: walk.depth[root_node],
+        rules_fired,
+        nodes,
+        edges,
+        predicates,
+    })
+}
+
+impl<S: ProofSource + ?Sized> Walk<'_, S> {
+    /// Create the node for a fact reached for the first time (preorder numbering). A
+    /// rule application pushes a frame whose premises are walked next; a leaf is done.
+    fn enter(&mut self, fact: FactId, stack: &mut Vec<Frame>) -> Result<usize> {
+        let relation = self.program.relation(fact.rel);
+        let args = self.source.args(fact);
+        let text = fact_text(&relation.name, &args);
+        let i = self.nodes.len();
+        if let Some(derivation) = self.source.derivation(fact) {
+            let Some(rule) = self.program.rules.get(derivation.rule as usize) else {
+                return Err(inconsistent(format!(
+                    "`{text}` is recorded as derived by rule {}, which the program does not have",
+                    derivation.rule
+                )));
+            };
+            self.steps += 1;
+            self.nodes.push(ProofNode::Conclusion(ConclusionNode {
+                id: format!("S{}", self.steps),
+                kind: ConclusionKind,
+                fact: text,
+                predicate: relation.name.clone(),
+                args,
+                rule: rule.name.clone(),
+                rule_tag: format!("RULE-{}", rule.id),
+                step_tag: format!("STEP-{}", self.steps),
+                confidence: self.source.confidence(fact),
+                premises: Vec::new(),
+            }));
+            self.depth.push(0);
+            self.open.push(true);
+            stack.push(Frame {
+                node: i,
+                derivation,
+                next: 0,
+                children: Vec::new(),
+            });
+        } else if let Some(input) = self.source.evidence(fact) {
+            let stored = &input.provenance;
+            let Some(edge_idx) = stored.edge_idx else {
+                return Err(inconsistent(format!(
+                    "the evidence for `{text}` has no edge index"
+                )));
+            };
+            let hedge_tag = format!("HEDGE-{edge_idx}");
+            let mut provenance = LeafProvenance {
+                source: stored.source.clone(),
+                table: stored.table.clone(),
+                edge_idx,
+                event_ts: stored.event_ts.clone(),
+                verified: true,
+                member_ids: stored.member_ids.clone(),
+                extra: stored
+                    .extra
+                    .iter()
+                    .filter(|(k, _)| !is_reserved(k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            };
+            if let Some(resolver) = self.options.provenance_resolver {
+                let edge = EdgeRef {
+                    table: stored.table.clone(),
+                    edge_idx,
+                    event_ts: stored.event_ts.clone(),
+                    member_ids: stored.member_ids.clone(),
+                    hedge_tag: hedge_tag.clone(),
+                };
+                merge_resolved(&mut provenance, resolver, &edge);
+            }
+            self.leaves += 1;
+            self.nodes.push(ProofNode::Evidence(EvidenceNode {
+                id: format!("L{}", self.leaves),
+                kind: EvidenceKind,
+                evidence_type: stored.source.clone(),
+                fact: text,
+                predicate: relation.name.clone(),
+                args,
+                confidence: self.source.confidence(fact),
+                hedge_tag,
+                provenance,
+            }));
+            self.depth.push(0);
+            self.open.push(false);
+        } else {
+            return Err(inconsistent(format!(
+                "`{text}` has neither a recorded derivation nor an input record"
+            )));
+        }
+        self.index.insert(fact, i);
+        Ok(i)
+    }
+
+    /// Finish a rule application: add its absences, its premise list and its depth.
+    fn close(&mut self, mut frame: Frame) {
+        let depth = frame
+            .children
+            .iter()
+            .map(|&c| self.depth[c])
+            .max()
+            .unwrap_or(0)
+            + 1;
+        for (rel, args) in std::mem::take(&mut frame.derivation.absent) {
+            let key = (rel, args);
+            let a = match self.absent_index.get(&key) {
+                Some(&a) => a,
+                None => {
+                    let a = self.nodes.len();
+                    self.absences += 1;
+                    let name = self.program.relation(key.0).name.clone();
+                    self.nodes.push(ProofNode::Absence(AbsenceNode {
+                        id: format!("A{}", self.absences),
+                        kind: AbsenceKind,
+                        fact: fact_text(&name, &key.1),
+                        predicate: name,
+                        args: key.1.clone(),
+                    }));
+                    self.depth.push(0);
+                    self.open.push(false);
+                    self.absent_index.insert(key, a);
+                    a
+                }
+            };
+            frame.children.push(a);
+        }
+        // A premise used twice (an aggregate over many facts, a repeated atom) is
+        // listed once, at its first use.
+        let mut seen = HashSet::with_capacity(frame.children.len());
+        let ids: Vec<String> = frame
+            .children
+            .iter()
+            .filter(|&&c| seen.insert(c))
+            .map(|&c| self.nodes[c].id().to_string())
+            .collect();
+        if let ProofNode::Conclusion(c) = &mut self.nodes[frame.node] {
+            c.premises = ids;
+        }
+        self.depth[frame.node] = depth;
+        self.open[frame.node] = false;
+    }
+}
+
+/// Provenance fields that the stored record owns.
+fn is_reserved(key: &str) -> bool {
+    matches!(
+        key,
+        "source" | "table" | "edge_idx" | "event_ts" | "member_ids" | "verified"
+    )
+}
+
+fn merge_resolved(
+    provenance: &mut LeafProvenance,
+    resolver: &dyn super::ProvenanceResolver,
+    edge: &EdgeRef,
+) {
+    // A panicking resolver must not take the proof down: its leaf is unverified. The
+    // resolver's state is not touched again after a panic, so unwind safety holds.
+    let outcome = catch_unwind(AssertUnwindSafe(|| resolver.resolve(edge)));
+    let failure = match outcome {
+        Ok(Ok(fields)) => {
+            for (k, v) in fields {
+                if k == "verified" {
+                    if let serde_json::Value::Bool(b) = v {
+                        provenance.verified = b;
+                    }
+                } else if !is_reserved(&k) {
+                    provenance.extra.insert(k, v);
+                }
+            }
+            None
+        }
+        Ok(Err(e)) => Some(e.to_string()),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Some(format!("resolver panicked: {what}"))
+        }
+    };
+    if let Some(message) = failure {
+        provenance.verified = false;
+        provenance.extra.insert(
+            "resolver_error".to_string(),
+            serde_json::Value::String(message),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeSet, HashSet};
+
+    use proptest::prelude::*;
+
+    use super::super::mock::{MockBase, n, sym};
+    use super::super::{EdgeRef, ResolverError, render};
+    use super::*;
+    use crate::answer::TagResolver;
+
+    /// The seed's scenario: two membership hyperedges, a 0.9 rule.
+    fn drones() -> (MockBase, FactId) {
+        let mut m = MockBase::new();
+        let member = m.relation("member", &[n(0), n(0)]);
+        m.set_text(member, "drone {1} is a member of group {0}");
+        let ct = m.relation("coordinated_threat", &[n(0)]);
+        m.set_text(ct, "group {0} is a coordinated threat");
+        let r = m.rule("rule:coordinated_threat", 0.9, ct);
+        let a = m.input("member", vec![n(42), n(7)], 1.0, 42);
+        let b = m.input("member", vec![n(42), n(9)], 0.95, 43);
+        let g = m.derive("coordinated_threat", vec![n(42)], r, vec![a, b], vec![]);
+        (m, g)
+    }
+
+    fn prove(m: &MockBase, pred: &str, args: Vec<Value>) -> ProofTree {
+        build_proof(&Fact::new(pred, args), m, &ProofOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn seed_scenario_has_the_seed_shape() {
+        let (m, _) = drones();
+        let tree = prove(&m, "coordinated_threat", vec![n(42)]);
+        let json = serde_json::to_value(&tree).unwrap();
+        assert_eq!(json["status"], "proved");
+        assert_eq!(json["goal"]["root"], "S1");
+        assert_eq!(json["depth"], 1);
+        assert_eq!(json["rules_fired"], serde_json::json!(["RULE-0"]));
+        let s1 = &json["nodes"][0];
+        assert_eq!(s1["id"], "S1");
+        assert_eq!(s1["kind"], "conclusion");
+        assert_eq!(s1["fact"], "coordinated_threat(42)");
+        assert_eq!(s1["rule"], "rule:coordinated_threat");
+        assert_eq!(s1["rule_tag"], "RULE-0");
+        assert_eq!(s1["step_tag"], "STEP-1");
+        assert_eq!(s1["premises"], serde_json::json!(["L1", "L2"]));
+        let l1 = &json["nodes"][1];
+        assert_eq!(l1["kind"], "evidence");
+        assert_eq!(l1["evidence_type"], "hyperedge");
+        assert_eq!(l1["hedge_tag"], "HEDGE-42");
+        assert_eq!(l1["provenance"]["edge_idx"], 42);
+        assert_eq!(l1["provenance"]["verified"], true);
+        assert_eq!(l1["provenance"]["table"], "T");
+        assert_eq!(
+            json["edges"][1],
+            serde_json::json!({"from": "S1", "to": "L2", "role": "premise"})
+        );
+        assert!((tree.confidence - 0.9 * 0.95).abs() < 1e-12);
+        let tags: Vec<String> = tree.evidence_tags().into_iter().collect();
+        assert_eq!(tags, ["HEDGE-42", "HEDGE-43", "RULE-0", "STEP-1"]);
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let (m, _) = drones();
+        let tree = prove(&m, "coordinated_threat", vec![n(42)]);
+        let text = serde_json::to_string(&tree).unwrap();
+        let back: ProofTree = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.nodes, tree.nodes);
+        assert_eq!(serde_json::to_string(&back).unwrap(), text);
+    }
+
+    #[test]
+    fn shared_sub_proof_is_one_node() {
+        // top :- left, right; left :- base; right :- base; base :- e.
+        let mut m = MockBase::new();
+        let e = m.input("e", vec![n(1)], 0.8, 5);
+        let rel = m.relation("base", &[n(0)]);
+        let r0 = m.rule("base", 1.0, rel);
+        let base = m.derive("base", vec![n(1)], r0, vec![e], vec![]);
+        let rl = m.relation("left", &[n(0)]);
+        let r1 = m.rule("left", 0.9, rl);
+        let left = m.derive("left", vec![n(1)], r1, vec![base], vec![]);
+        let rr = m.relation("right", &[n(0)]);
+        let r2 = m.rule("right", 0.5, rr);
+        let right = m.derive("right", vec![n(1)], r2, vec![base], vec![]);
+        let rt = m.relation("top", &[n(0)]);
+        let r3 = m.rule("top", 1.0, rt);
+        m.derive("top", vec![n(1)], r3, vec![left, right], vec![]);
+        let tree = prove(&m, "top", vec![n(1)]);
+        let ids: Vec<&str> = tree.nodes.iter().map(ProofNode::id).collect();
+        assert_eq!(ids, ["S1", "S2", "S3", "L1", "S4"]);
+        assert_eq!(tree.node("S2").unwrap().predicate(), "left");
+        assert_eq!(tree.node("S4").unwrap().predicate(), "right");
+        assert_eq!(tree.node("S4").unwrap().premises(), ["S3"]);
+        assert_eq!(tree.edges.len(), 5);
+        assert_eq!(tree.depth, 3);
+        assert_eq!(tree.rules_fired, ["RULE-3", "RULE-1", "RULE-0", "RULE-2"]);
+        assert!((tree.confidence - 0.4).abs() < 1e-12);
+        let text = render::text(&tree);
+        assert!(text.contains("S3 (shown above)"), "{text}");
+    }
+
+    #[test]
+    fn negated_premise_is_an_absence_node() {
+        let mut m = MockBase::new();
+        let s = m.input("sighting", vec![n(9), sym("airport")], 0.85, 101);
+        let cleared = m.relation("cleared", &[n(0)]);
+        let rel = m.relation("intrusion", &[n(0), sym("")]);
+        let r = m.rule("intrusion", 0.95, rel);
+        m.derive(
+            "intrusion",
+            vec![n(9), sym("airport")],
+            r,
+            vec![s],
+            vec![(cleared, vec![n(9)])],
+        );
+        let tree = prove(&m, "intrusion", vec![n(9), sym("airport")]);
+        assert_eq!(tree.node("S1").unwrap().premises(), ["L1", "A1"]);
+        let a1 = serde_json::to_value(tree.node("A1").unwrap()).unwrap();
+        assert_eq!(
+            a1,
+            serde_json::json!({"id": "A1", "kind": "absence", "fact": "cleared(9)",
+                "predicate": "cleared", "args": [9]})
+        );
+        assert_eq!(tree.depth, 1);
+        assert!(render::context(&tree).contains("and not: cleared(9)"));
+    }
+
+    #[test]
+    fn repeated_premise_is_listed_once() {
+        let mut m = MockBase::new();
+        let e = m.input("e", vec![n(1)], 0.7, 3);
+        let rel = m.relation("twice", &[n(0)]);
+        let r = m.rule("twice", 1.0, rel);
+        m.derive("twice", vec![n(1)], r, vec![e, e, e], vec![]);
+        let tree = prove(&m, "twice", vec![n(1)]);
+        assert_eq!(tree.node("S1").unwrap().premises(), ["L1"]);
+        assert_eq!(tree.edges.len(), 1);
+        assert_eq!(tree.confidence, 0.7);
+    }
+
+    #[test]
+    fn input_goal_is_a_single_leaf_of_depth_zero() {
+        let (m, _) = drones();
+        let tree = prove(&m, "member", vec![n(42), n(9)]);
+        assert_eq!(tree.goal.root.as_deref(), Some("L1"));
+        assert_eq!(tree.depth, 0);
+        assert_eq!(tree.nodes.len(), 1);
+        assert!(tree.edges.is_empty() && tree.rules_fired.is_empty());
+        assert_eq!(tree.confidence, 0.95);
+    }
+
+    #[test]
+    fn missing_goal_is_unproved() {
+        let (m, _) = drones();
+        let tree = prove(&m, "coordinated_threat", vec![n(99)]);
+        let json = serde_json::to_value(&tree).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"proof_id": "proof-1",
+                "goal": {"predicate": "coordinated_threat", "args": [99], "root": null},
+                "status": "unproved", "confidence": 0.0, "depth": 0, "rules_fired": [],
+                "nodes": [], "edges": []})
+        );
+        assert!(tree.evidence_tags().is_empty());
+    }
+
+    #[test]
+    fn bad_goals_are_typed_errors() {
+        let (m, _) = drones();
+        let opts = ProofOptions::default();
+        let code = |f: Fact| build_proof(&f, &m, &opts).unwrap_err().code();
+        assert_eq!(code(Fact::new("nope", vec![])), ErrorCode::UnknownRelation);
+        assert_eq!(
+            code(Fact::new("member", vec![n(1)])),
+            ErrorCode::ArityMismatch
+        );
+        assert_eq!(
+            code(Fact::new("member", vec![sym("x"), n(1)])),
+            ErrorCode::TypeMismatch
+        );
+    }
+
+    #[test]
+    fn provenance_off_is_an_error_saying_so() {
+        let (mut m, _) = drones();
+        m.provenance = false;
+        let err = build_proof(
+            &Fact::new("coordinated_threat", vec![n(42)]),
+            &m,
+            &ProofOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::ProvenanceUnavailable);
+        assert!(
+            err.primary()
+                .help
+                .as_deref()
+                .unwrap_or("")
+                .contains("provenance")
+        );
+    }
+
+    #[test]
+    fn cyclic_record_is_an_error_not_a_hang() {
+        let mut m = MockBase::new();
+        let e = m.input("e", vec![n(1)], 1.0, 1);
+        let rel = m.relation("p", &[n(0)]);
+        let r = m.rule("p", 1.0, rel);
+        let p1 = m.derive("p", vec![n(1)], r, vec![e], vec![]);
+        let p2 = m.derive("p", vec![n(2)], r, vec![p1], vec![]);
+        m.set_premises(p1, vec![p2]);
+        let err =
+            build_proof(&Fact::new("p", vec![n(2)]), &m, &ProofOptions::default()).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::ProvenanceUnavailable);
+        assert!(err.to_string().contains("cycle"));
+    }
+
+    #[test]
+    fn resolver_fields_are_merged_and_failures_unverify() {
+        let (m, _) = drones();
+        let resolver = |e: &EdgeRef| -> std::result::Result<
+            serde_json::Map<String, serde_json::Value>,
+            ResolverError,
+        > {
+            match e.edge_idx {
+                42 => {
+                    let mut map = serde_json::Map::new();
+                    map.insert("source_id".into(), serde_json::json!("doc-42"));
+                    map.insert("edge_idx".into(), serde_json::json!(0));
+                    map.insert("hedge".into(), serde_json::json!(e.hedge_tag));
+                    Ok(map)
+                }
+                _ => Err(ResolverError("not indexed".into())),
+            }
+        };
+        let opts = ProofOptions::new("p").with_resolver(&resolver);
+        let tree = build_proof(&Fact::new("coordinated_threat", vec![n(42)]), &m, &opts).unwrap();
+        let json = serde_json::to_value(&tree).unwrap();
+        let p1 = &json["nodes"][1]["provenance"];
+        assert_eq!(p1["source_id"], "doc-42");
+        assert_eq!(p1["hedge"], "HEDGE-42");
+        assert_eq!(p1["edge_idx"], 42, "stored identity wins");
+        assert_eq!(p1["verified"], true);
+        let p2 = &json["nodes"][2]["provenance"];
+        assert_eq!(p2["verified"], false);
+        assert_eq!(p2["resolver_error"], "not indexed");
+        assert_eq!(tree.status, ProofStatus::Proved);
+    }
+
+    #[test]
+    fn panicking_resolver_unverifies_the_leaf() {
+        let (m, _) = drones();
+        let resolver = |_: &EdgeRef| -> std::result::Result<
+            serde_json::Map<String, serde_json::Value>,
+            String,
+        > { panic!("index offline") };
+        let opts = ProofOptions::new("p").with_resolver(&resolver);
+        let tree = build_proof(&Fact::new("coordinated_threat", vec![n(42)]), &m, &opts).unwrap();
+        for node in &tree.nodes {
+            if let ProofNode::Evidence(e) = node {
+                assert!(!e.provenance.verified);
+                assert_eq!(
+                    e.provenance.extra["resolver_error"],
+                    "resolver panicked: index offline"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn prove_all_suffixes_ids_in_match_order() {
+        let (mut m, _) = drones();
+        let ct = m.program.relation_id("coordinated_threat").unwrap();
+        let _ = ct;
+        let c = m.input("member", vec![n(17), n(3)], 1.0, 44);
+        let d = m.input("member", vec![n(17), n(4)], 1.0, 45);
+        m.derive("coordinated_threat", vec![n(17)], 0, vec![c, d], vec![]);
+        let pattern = Goal {
+            predicate: "coordinated_threat".into(),
+            args: vec![crate::syntax::GoalArg::Var("g".into())],
+            span: Default::default(),
+        };
+        let trees = prove_all(&pattern, &m, &ProofOptions::new("q"), None).unwrap();
+        let ids: Vec<&str> = trees.iter().map(|t| t.proof_id.as_str()).collect();
+        assert_eq!(ids, ["q#1", "q#2"]);
+        assert_eq!(trees[0].goal.args, [n(17)]);
+        assert_eq!(trees[1].goal.args, [n(42)]);
+        let one = prove_all(&pattern, &m, &ProofOptions::new("q"), Some(1)).unwrap();
+        assert_eq!(one.len(), 1);
+    }
+
+    #[test]
+    fn tags_resolve_to_cited_facts_in_words() {
+        let (m, _) = drones();
+        let tree = prove(&m, "coordinated_threat", vec![n(42)]);
+        let hedge = tree.resolve("HEDGE-43");
+        assert_eq!(hedge.len(), 1);
+        assert_eq!(hedge[0].text, "drone 9 is a member of group 42");
+        assert_eq!(hedge[0].args, [n(42), n(9)]);
+        let step = tree.resolve("STEP-1");
+        assert_eq!(step[0].text, "group 42 is a coordinated threat");
+        assert_eq!(tree.resolve("RULE-0")[0].predicate, "coordinated_threat");
+        assert!(tree.resolve("HEDGE-1").is_empty());
+        let set = vec![tree.clone(), tree];
+        assert_eq!(set.resolve("HEDGE-42").len(), 1);
+    }
+
+    #[test]
+    fn context_lines_cite_what_each_step_rests_on() {
+        let (m, _) = drones();
+        let tree = prove(&m, "coordinated_threat", vec![n(42)]);
+        let ctx = render::context(&tree);
+        let lines: Vec<&str> = ctx.lines().collect();
+        assert_eq!(
+            lines[1],
+            "[STEP-1] group 42 is a coordinated threat (confidence 0.85; by RULE-0 from HEDGE-42, HEDGE-43)"
+        );
+        assert_eq!(
+            lines[2],
+            "[HEDGE-42] drone 7 is a member of group 42 (confidence 1.00; hyperedge T #42, verified)"
+        );
+        assert_eq!(lines.len(), 4);
+    }
+
+    /// A random derivation DAG: fact i is input or derived from earlier facts.
+    fn random_base(spec: &[(bool, u8, Vec<usize>, bool)]) -> MockBase {
+        let mut m = MockBase::new();
+        let rel = m.relation("f", &[n(0)]);
+        let neg = m.relation("g", &[n(0)]);
+        for k in 0..4u8 {
+            m.rule(&format!("r{k}"), 1.0 - f64::from(k) * 0.1, rel);
+        }
+        let mut ids: Vec<FactId> = Vec::new();
+        for (i, (input, rule, picks, negated)) in spec.iter().enumerate() {
+            let args = vec![n(i as i64)];
+            let id = if *input || ids.is_empty() {
+                m.input("f", args, 0.5 + (i % 5) as f64 / 10.0, 1000 + i as u64)
+            } else {
+                let premises: Vec<FactId> = picks.iter().map(|p| ids[p % ids.len()]).collect();
+                let absent = if *negated {
+                    vec![(neg, vec![n((i % 3) as i64)])]
+                } else {
+                    vec![]
+                };
+                m.derive("f", args, u32::from(rule % 4), premises, absent)
+            };
+            ids.push(id);
+        }
+        m
+    }
+
+    fn spec() -> impl Strategy<Value = Vec<(bool, u8, Vec<usize>, bool)>> {
+        prop::collection::vec(
+            (
+                prop::bool::weighted(0.3),
+                any::<u8>(),
+                prop::collection::vec(0usize..64, 1..4),
+                prop::bool::weighted(0.2),
+            ),
+            1..40,
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn random_dags_give_consistent_proofs(spec in spec(), goal in 0usize..40) {
+            let m = random_base(&spec);
+            let goal = (goal % spec.len()) as i64;
+            let tree = prove(&m, "f", vec![n(goal)]);
+            prop_assert!(tree.is_proved());
+            prop_assert_eq!(tree.nodes[0].id(), tree.goal.root.as_deref().unwrap());
+            let ids: HashSet<&str> = tree.nodes.iter().map(ProofNode::id).collect();
+            prop_assert_eq!(ids.len(), tree.nodes.len());
+            let by_id: HashMap<&str, &ProofNode> =
+                tree.nodes.iter().map(|n| (n.id(), n)).collect();
+            let mut tags = BTreeSet::new();
+            for node in &tree.nodes {
+                match node {
+                    ProofNode::Conclusion(c) => {
+                        let k: usize = c.id[1..].parse().unwrap();
+                        prop_assert_eq!(&c.step_tag, &format!("STEP-{k}"));
+                        let rule_id: usize = c.rule_tag[5..].parse().unwrap();
+                        let min = c
+                            .premises
+                            .iter()
+                            .filter_map(|p| by_id[p.as_str()].confidence())
+                            .fold(1.0f64, f64::min);
+                        let expected = m.program.rules[rule_id].confidence * min;
+                        prop_assert!((c.confidence - expected).abs() < 1e-12);
+                        tags.insert(c.step_tag.clone());
+                        tags.insert(c.rule_tag.clone());
+                        prop_assert!(tree.rules_fired.contains(&c.rule_tag));
+                    }
+                    ProofNode::Evidence(e) => {
+                        let fact = m.lookup(0, &e.args).unwrap();
+                        prop_assert!(m.evidence(fact).is_some());
+                        prop_assert_eq!(&e.hedge_tag, &format!("HEDGE-{}", e.provenance.edge_idx));
+                        tags.insert(e.hedge_tag.clone());
+                    }
+                    ProofNode::Absence(a) => prop_assert_eq!(&a.predicate, "g"),
+                }
+            }
+            prop_assert_eq!(&tags, &tree.evidence_tags());
+            // Edges point from earlier-created parents into a DAG: a topological order exists.
+            let mut indegree: HashMap<&str, usize> = ids.iter().map(|i| (*i, 0)).collect();
+            for e in &tree.edges {
+                *indegree.get_mut(e.to.as_str()).unwrap() += 1;
+            }
+            let mut ready: Vec<&str> = indegree.iter().filter(|(_, d)| **d == 0).map(|(i, _)| *i).collect();
+            let mut seen = 0;
+            while let Some(i) = ready.pop() {
+                seen += 1;
+                for p in by_id[i].premises() {
+                    let d = indegree.get_mut(p.as_str()).unwrap();
+                    *d -= 1;
+                    if *d == 0 { ready.push(p.as_str()); }
+                }
+            }
+            prop_assert_eq!(seen, tree.nodes.len());
+            let again = prove(&m, "f", vec![n(goal)]);
+            prop_assert_eq!(tree.to_json_pretty(), again.to_json_pretty());
+            prop_assert_eq!(render::html(std::slice::from_ref(&tree)), render::html(&[again]));
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Citation tags to facts: how the answer checkers see a proof.
+//!
+//! `HEDGE-n` names the evidence leaf bound to edge `n`; `STEP-k` names the conclusion
+//! of node `Sk`; `RULE-n` names every conclusion the rule derived in the proof (so that
+//! a sentence citing only a rule can still be checked against what the rule concluded).
+//! Across a set of proofs, `STEP-k` is numbered per proof and resolves to the `Sk` of
+//! every proof in the set; a fact named by several trees is listed once.
+
+use crate::answer::{CitedFact, TagResolver};
+use crate::value::Value;
+
+use super::{PredicateInfo, ProofNode, ProofTree};
+
+/// A fact in words: the predicate's `.text` template with each `{i}` replaced by
+/// argument `i` (symbols without quotes), else `pred(args)`. A placeholder naming no
+/// argument is left as written.
+pub fn verbalise(template: Option<&str>, predicate: &str, args: &[Value]) -> String {
+    let Some(template) = template else {
+        return crate::value::fact_text(predicate, args);
+    };
+    let mut out = String::with_capacity(template.len() + 8 * args.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let arg = (digits > 0 && after[digits..].starts_with('}'))
+            .then(|| after[..digits].parse::<usize>().ok())
+            .flatten()
+            .and_then(|i| args.get(i));
+        match arg {
+            Some(v) => {
+                push_plain(&mut out, v);
+                rest = &after[digits + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn push_plain(out: &mut String, v: &Value) {
+    match v {
+        Value::Symbol(s) => out.push_str(s),
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+impl ProofTree {
+    /// The node's fact in words (see [`verbalise`]).
+    pub fn node_text(&self, node: &ProofNode) -> String {
+        let info = self.predicates.get(node.predicate());
+        verbalise(
+            info.and_then(|i| i.text.as_deref()),
+            node.predicate(),
+            node.args(),
+        )
+    }
+
+    fn cite(&self, tag: &str, node: &ProofNode) -> CitedFact {
+        let info: Option<&PredicateInfo> = self.predicates.get(node.predicate());
+        CitedFact {
+            tag: tag.to_string(),
+            predicate: node.predicate().to_string(),
+            args: node.args().to_vec(),
+            text: self.node_text(node),
+            functional_key: info.and_then(|i| i.functional.clone()),
+        }
+    }
+}
+
+impl TagResolver for ProofTree {
+    fn resolve(&self, tag: &str) -> Vec<CitedFact> {
+        let named = |n: &&ProofNode| match n {
+            ProofNode::Conclusion(c) => c.step_tag == tag || c.rule_tag == tag,
+            ProofNode::Evidence(e) => e.hedge_tag == tag,
+            ProofNode::Absence(_) => false,
+        };
+        self.nodes
+            .iter()
+            .filter(named)
+            .map(|n| self.cite(tag, n))
+            .collect()
+    }
+}
+
+impl TagResolver for [ProofTree] {
+    fn resolve(&self, tag: &str) -> Vec<CitedFact> {
+        let mut out: Vec<CitedFact> = Vec::new();
+        for tree in self {
+            for fact in tree.resolve(tag) {
+                if !out
+                    .iter()
+                    .any(|f| f.predicate == fact.predicate && f.args == fact.args)
+                {
+                    out.push(fact);
+                }
+            }
+        }
+        out
+    }
+}
+
+impl TagResolver for Vec<ProofTree> {
+    fn resolve(&self, tag: &str) -> Vec<CitedFact> {
+        self.as_slice().resolve(tag)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verbalise_fills_placeholders_without_quotes() {
+        let args = [Value::Number(42), Value::Symbol("air\"port".into())];
+        assert_eq!(
+            verbalise(Some("group {0} threatens zone {1}"), "threatens", &args),
+            "group 42 threatens zone air\"port"
+        );
+    }
+
+    #[test]
+    fn verbalise_keeps_unknown_placeholders_and_braces() {
+        let args = [Value::Number(1)];
+        assert_eq!(verbalise(Some("{0} {2} {x} {"), "p", &args), "1 {2} {x} {");
+    }
+
+    #[test]
+    fn verbalise_without_template_is_fact_text() {
+        let args = [Value::Symbol("a".into())];
+        assert_eq!(verbalise(None, "p", &args), "p(\"a\")");
+    }
+}

@@ -1,0 +1,73 @@
+//! The narrow read interface proofs need from a fact base.
+
+use crate::diag::Result;
+use crate::eval::{Derivation, FactBase, FactId, Match};
+use crate::ir::{Program, RelId};
+use crate::store::InputFact;
+use crate::syntax::Goal;
+use crate::value::Value;
+
+/// What building a proof reads from a fact base: point lookups along recorded
+/// derivations, never a scan. Implemented by the evaluated [`FactBase`]; a per-request
+/// overlay (shared base plus request evidence) implements it by answering from its own
+/// facts first and the base second.
+pub trait ProofSource {
+    /// The program the facts were computed from (relation names, `.text`,
+    /// `.functional`, rule names and confidences).
+    fn program(&self) -> &Program;
+
+    /// Whether best derivations were recorded; without them there is nothing to walk.
+    fn provenance_enabled(&self) -> bool;
+
+    /// Find a ground fact.
+    fn lookup(&self, rel: RelId, args: &[Value]) -> Option<FactId>;
+
+    /// A fact's values.
+    fn args(&self, fact: FactId) -> Vec<Value>;
+
+    /// A fact's confidence.
+    fn confidence(&self, fact: FactId) -> f64;
+
+    /// The fact's best derivation, when its best record is a rule application.
+    fn derivation(&self, fact: FactId) -> Option<Derivation>;
+
+    /// The fact's input record, when it was given as input.
+    fn evidence(&self, fact: FactId) -> Option<&InputFact>;
+
+    /// Every fact matching a pattern, sorted by values (used by [`prove_all`](super::prove_all)).
+    fn query(&self, pattern: &Goal) -> Result<Vec<Match>>;
+}
+
+impl ProofSource for FactBase {
+    fn program(&self) -> &Program {
+        FactBase::program(self)
+    }
+
+    fn provenance_enabled(&self) -> bool {
+        FactBase::provenance_enabled(self)
+    }
+
+    fn lookup(&self, rel: RelId, args: &[Value]) -> Option<FactId> {
+        FactBase::lookup(self, rel, args)
+    }
+
+    fn args(&self, fact: FactId) -> Vec<Value> {
+        FactBase::args(self, fact)
+    }
+
+    fn confidence(&self, fact: FactId) -> f64 {
+        FactBase::confidence(self, fact)
+    }
+
+    fn derivation(&self, fact: FactId) -> Option<Derivation> {
+        FactBase::derivation(self, fact)
+    }
+
+    fn evidence(&self, fact: FactId) -> Option<&InputFact> {
+        FactBase::evidence(self, fact)
+    }
+
+    fn query(&self, pattern: &Goal) -> Result<Vec<Match>> {
+        FactBase::query(self, pattern)
+    }
+}
