@@ -585,11 +585,11 @@ mod tests {
     fn templates_fill_numbered_placeholders() {
         let args = [Value::Number(42), Value::Symbol("north pier".into())];
         assert_eq!(
-            fill_template("drone {0} is based at the {1}", &args),
+            verbalise(Some("drone {0} is based at the {1}"), "based", &args),
             "drone 42 is based at the north pier"
         );
-        assert_eq!(fill_template("{2} {x} {", &args), "{2} {x} {");
-        assert_eq!(fill_template("{1}{0}", &args), "north pier42");
+        assert_eq!(verbalise(Some("{2} {x} {"), "based", &args), "{2} {x} {");
+        assert_eq!(verbalise(Some("{1}{0}"), "based", &args), "north pier42");
     }
 
     #[test]
