@@ -111,7 +111,8 @@ fn main() {
     let graph: Vec<(u32, u32)> = (0..edges).map(|_| (next() as u32, next() as u32)).collect();
 
     let start = Instant::now();
-    if wanted("ascent") {
+    let ran_ascent = wanted("ascent");
+    if ran_ascent {
         let mut prog = AscentProgram {
             edge: graph.clone(),
             ..Default::default()
@@ -146,12 +147,19 @@ fn main() {
         let start = Instant::now();
         let fb = evaluate(program.clone(), &inputs, &options).expect("evaluation");
         let t = start.elapsed();
+        let ratio = if ran_ascent {
+            format!(
+                "  ({:.2}x ascent)",
+                t.as_secs_f64() / ascent_time.as_secs_f64()
+            )
+        } else {
+            String::new()
+        };
         println!(
-            "prooflog provenance={:<5} {:>8.3}s  {} paths  ({:.2}x ascent)",
+            "prooflog provenance={:<5} {:>8.3}s  {} paths{ratio}",
             provenance,
             t.as_secs_f64(),
             fb.len(1),
-            t.as_secs_f64() / ascent_time.as_secs_f64()
         );
         println!("  {:?}", fb.stats());
     }

@@ -44,7 +44,7 @@ fn drone_pack_compiles() {
     assert_eq!(
         rule_names,
         vec![
-            "coordinated_threat",
+            "rule:coordinated_threat",
             "intrusion",
             "threatens",
             "rule:group_size"

@@ -1,5 +1,4 @@
 //! What engine commands share: output format, program and input loading, error output.
-#![allow(dead_code)] // shared by commands that land separately
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -3,9 +3,10 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Args;
-use prooflog::eval::{self, EvalOptions, FactBase};
+use prooflog::eval::{self, EvalOptions, FactBase, Progress, ProgressFn};
 use prooflog::ir::RelId;
 use prooflog::value::{Value, fact_text};
 
@@ -46,9 +47,23 @@ pub fn execute(args: RunArgs) -> ExitCode {
         Err(e) => return fail(&e, args.format),
     };
     let progress = ProgressLine::for_stderr();
-    #[allow(clippy::needless_update)] // more options (budget, progress) are coming
     let options = EvalOptions {
         provenance: !args.no_provenance,
+        progress: progress.clone().map(|line| {
+            let strata = program.strata.len();
+            let report: ProgressFn = Arc::new(move |p: &Progress| {
+                line.update(|| {
+                    format!(
+                        "stratum {}/{strata} · round {} · {} new · {} facts",
+                        p.stratum + 1,
+                        p.round + 1,
+                        p.new_facts,
+                        p.total_facts
+                    )
+                })
+            });
+            report
+        }),
         ..EvalOptions::default()
     };
     let result = eval::evaluate(program, &facts, &options);

@@ -21,9 +21,9 @@ use crate::eval::{EvalOptions, FactId, Progress, Stats, StratumStats};
 use crate::ir::{Literal, Program};
 
 /// Candidates of the first scan evaluated between two merges.
-const CHUNK: usize = 256;
+const CHUNK: usize = 64;
 /// Buffered derivations that trigger a merge.
-const FLUSH: usize = 1 << 14;
+const FLUSH: usize = 1 << 12;
 
 /// Derived tuples waiting to be merged into their relation.
 #[derive(Default)]

@@ -7,6 +7,22 @@
 //! Code map: `plan` orders each rule's literals into join steps and picks indexes,
 //! `exec` runs those steps over `relation` storage, `fixpoint` drives the semi-naive
 //! rounds per stratum and merges derivations (keeping the best one per fact).
+//!
+//! Encoding: every column has a type fixed by the program, so a cell is a raw `u64`
+//! (an `i64`, a `u64`, an `f64`'s bits, or a `lasso` symbol key); values are decoded
+//! only at this module's boundary. A relation is a flat row array with a dedup table
+//! and hash indexes built once per column set and maintained as rows are appended;
+//! a [`FactId`]'s row is the row's index. Provenance is a compact record per row (rule,
+//! height, premise ids in an arena); ground negated premises are recomputed on demand
+//! by replaying the rule with those premises.
+//!
+//! Confidence is a lattice: a fact whose confidence (or, with provenance, height at
+//! equal confidence) strictly improves re-enters the delta, so downstream facts are
+//! raised too. Nothing depends on hash-map iteration order, so the same program and
+//! inputs give identical rows, confidences and derivations.
+//!
+//! [`FactBase::extend`] evaluates only the consequences of new evidence on top of an
+//! evaluated base (the new facts are the first delta) and leaves the base untouched.
 
 use std::sync::Arc;
 use std::time::Instant;

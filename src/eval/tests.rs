@@ -1331,3 +1331,55 @@ fn extend_raises_confidence_and_withdraws_negated_facts() {
     assert_eq!(ext.evidence(e12).unwrap().confidence, 1.0);
     assert_eq!(ext.derivation(p13).unwrap().height, 2);
 }
+
+#[test]
+fn source_program_edge_cases() {
+    let fb = run_source(
+        r#"
+        .decl val(x: float)
+        .decl ratio(x: float, r: float)
+        .decl big(x: float)
+        .decl u(x: unsigned)
+        .decl down(x: unsigned, y: unsigned)
+        .decl link(a: number, b: number)
+        .decl lonely(a: number)
+        .decl ok()
+        .decl seed(a: number)
+        .decl count_is(n: number)
+        val(0.0). val(2.0). val(-1.5).
+        u(0). u(3).
+        link(1, 2).
+        lonely(1). lonely(3).
+        ratio(x, r) :- val(x), r = x / x.
+        big(x) :- val(x), x > 1.0.
+        down(x, y) :- u(x), y = x - 1.
+        ok() :- val(x), x < 0.0.
+        seed(7) :- 1 < 2.
+        lonely_out(a) :- lonely(a), !link(a, _).
+        count_is(n) :- ok(), n = count : { val(_) }, n = 3.
+        "#,
+        true,
+    );
+    let f = Value::Float;
+    // 0.0 / 0.0 is NaN: that binding is dropped.
+    assert_eq!(
+        rows_of(&fb, "ratio"),
+        vec![vec![f(-1.5), f(1.0)], vec![f(2.0), f(1.0)]]
+    );
+    assert_eq!(rows_of(&fb, "big"), vec![vec![f(2.0)]]);
+    // Unsigned 0 - 1 underflows: dropped.
+    assert_eq!(
+        rows_of(&fb, "down"),
+        vec![vec![Value::Unsigned(3), Value::Unsigned(2)]]
+    );
+    assert_eq!(rows_of(&fb, "ok"), vec![Vec::<Value>::new()]);
+    assert_eq!(rows_of(&fb, "seed"), vec![vec![Value::Number(7)]]);
+    assert_eq!(rows_of(&fb, "lonely_out"), vec![vec![Value::Number(3)]]);
+    assert_eq!(rows_of(&fb, "count_is"), vec![vec![Value::Number(3)]]);
+    let seed = fb
+        .lookup(fb.relation_id("seed").unwrap(), &[Value::Number(7)])
+        .unwrap();
+    let d = fb.derivation(seed).unwrap();
+    assert!(d.premises.is_empty());
+    assert_eq!(d.height, 1);
+}

@@ -1,6 +1,6 @@
 //! Building a proof DAG by walking recorded best derivations.
 
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
@@ -11,9 +11,9 @@ use crate::syntax::Goal;
 use crate::value::{ColumnType, Value, fact_text};
 
 use super::{
-    AbsenceKind, AbsenceNode, ConclusionKind, ConclusionNode, EdgeRef, EvidenceKind, EvidenceNode,
-    Fact, LeafProvenance, ProofEdge, ProofGoal, ProofNode, ProofOptions, ProofSource, ProofStatus,
-    ProofTree, predicate_info,
+    AbsenceKind, AbsenceNode, ConclusionKind, ConclusionNode, EdgeRef, EdgeRole, EvidenceKind,
+    EvidenceNode, Fact, LeafProvenance, ProofEdge, ProofGoal, ProofNode, ProofOptions, ProofSource,
+    ProofStatus, ProofTree, predicate_info,
 };
 
 /// Prove one ground fact.
@@ -230,7 +230,7 @@ fn build_from<S: ProofSource + ?Sized>(
                 edges.push(ProofEdge {
                     from: c.id.clone(),
                     to: p.clone(),
-                    role: "premise".to_string(),
+                    role: EdgeRole::Premise,
                 });
             }
         }
@@ -379,11 +379,25 @@ impl<S: ProofSource + ?Sized> Walk<'_, S> {
         }
         // A premise used twice (an aggregate over many facts, a repeated atom) is
         // listed once, at its first use.
-        let mut seen = HashSet::with_capacity(frame.children.len());
-        let ids: Vec<String> = frame
-            .children
+        let children = &frame.children;
+        let unique: Vec<usize> = if children.len() <= 16 {
+            let mut v: Vec<usize> = Vec::with_capacity(children.len());
+            for &c in children {
+                if !v.contains(&c) {
+                    v.push(c);
+                }
+            }
+            v
+        } else {
+            let mut seen = HashSet::with_capacity(children.len());
+            children
+                .iter()
+                .copied()
+                .filter(|&c| seen.insert(c))
+                .collect()
+        };
+        let ids: Vec<String> = unique
             .iter()
-            .filter(|&&c| seen.insert(c))
             .map(|&c| self.nodes[c].id().to_string())
             .collect();
         if let ProofNode::Conclusion(c) = &mut self.nodes[frame.node] {
@@ -582,6 +596,23 @@ mod tests {
         assert_eq!(tree.node("S1").unwrap().premises(), ["L1"]);
         assert_eq!(tree.edges.len(), 1);
         assert_eq!(tree.confidence, 0.7);
+    }
+
+    #[test]
+    fn many_premises_with_repeats_keep_first_use_order() {
+        let mut m = MockBase::new();
+        let facts: Vec<FactId> = (0..20)
+            .map(|i| m.input("e", vec![n(i)], 1.0 - i as f64 / 100.0, i as u64))
+            .collect();
+        let rel = m.relation("count", &[n(0)]);
+        let r = m.rule("count", 1.0, rel);
+        let premises: Vec<FactId> = facts.iter().chain(facts.iter().rev()).copied().collect();
+        m.derive("count", vec![n(20)], r, premises, vec![]);
+        let tree = prove(&m, "count", vec![n(20)]);
+        let expected: Vec<String> = (1..=20).map(|k| format!("L{k}")).collect();
+        assert_eq!(tree.node("S1").unwrap().premises(), expected.as_slice());
+        assert_eq!(tree.edges.len(), 20);
+        assert!((tree.confidence - 0.81).abs() < 1e-12);
     }
 
     #[test]

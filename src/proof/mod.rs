@@ -455,5 +455,14 @@ pub struct ProofEdge {
     /// The premise's id.
     pub to: String,
     /// Always `"premise"`.
-    pub role: String,
+    pub role: EdgeRole,
+}
+
+/// What a premise link means. Only premises exist today; an absence is a premise too
+/// (its node's `kind` says it was checked absent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EdgeRole {
+    /// `to` is a premise of the conclusion `from`.
+    Premise,
 }
