@@ -29,6 +29,20 @@ type Db = Vec<BTreeMap<Vec<Value>, f64>>;
 /// A partial assignment of a rule's variables.
 type Env = Vec<Option<Value>>;
 
+/// The premises used so far: relation and row of each positive fact matched (for an
+/// aggregate, every fact it aggregated).
+type Trail = Vec<(RelId, Vec<Value>)>;
+
+/// What a solution reports: the assignment, the premises' minimum confidence (`None`
+/// when there is no premise) and the premises.
+type Emit<'a> = dyn FnMut(&Env, Option<f64>, &Trail) + 'a;
+
+/// A fact by relation and values.
+pub type FactKey = (RelId, Vec<Value>);
+
+/// A derivation's rank key: height, and rule (`None` for an input record).
+pub type Preferred = (u32, Option<u32>);
+
 /// Evaluate `program` over its own source facts (confidence 1.0) and `inputs`.
 /// Every relation of the program appears in the result, empty or not.
 pub fn evaluate(program: &Program, inputs: &[InputFact]) -> Relations {
@@ -56,14 +70,22 @@ pub fn evaluate(program: &Program, inputs: &[InputFact]) -> Relations {
             let mut derived: Vec<(RelId, Vec<Value>, f64)> = Vec::new();
             for rule in &rules {
                 let mut env: Env = vec![None; rule.vars.len()];
-                solve(&db, &rule.body, &mut env, None, &mut |env, conf| {
-                    let args: Option<Vec<Value>> =
-                        rule.head.args.iter().map(|e| eval_expr(e, env)).collect();
-                    if let Some(args) = args {
-                        let c = rule.confidence * conf.unwrap_or(1.0);
-                        derived.push((rule.head.rel, args, c));
-                    }
-                });
+                let mut trail = Trail::new();
+                solve(
+                    &db,
+                    &rule.body,
+                    &mut env,
+                    None,
+                    &mut trail,
+                    &mut |env, conf, _| {
+                        let args: Option<Vec<Value>> =
+                            rule.head.args.iter().map(|e| eval_expr(e, env)).collect();
+                        if let Some(args) = args {
+                            let c = rule.confidence * conf.unwrap_or(1.0);
+                            derived.push((rule.head.rel, args, c));
+                        }
+                    },
+                );
             }
             let mut changed = false;
             for (rel, args, conf) in derived {
@@ -81,6 +103,83 @@ pub fn evaluate(program: &Program, inputs: &[InputFact]) -> Relations {
         .zip(db)
         .map(|(r, rows)| (r.name.clone(), rows))
         .collect()
+}
+
+/// The preferred derivation of every fact of `result` (which must be
+/// [`evaluate`]'s output for the same program and inputs), as DESIGN.md orders them:
+/// highest confidence, then least height, then lowest rule index. An input record
+/// that reaches the fact's confidence is a derivation of height 0 and rule `None`.
+///
+/// Heights are computed as a least fixpoint over derivations that reach their fact's
+/// final confidence: height = 1 + the greatest height among the premises.
+pub fn preferred_derivations(
+    program: &Program,
+    inputs: &[InputFact],
+    result: &Relations,
+) -> BTreeMap<FactKey, Preferred> {
+    let db: Db = program
+        .relations
+        .iter()
+        .map(|r| result.get(&r.name).cloned().unwrap_or_default())
+        .collect();
+    let mut best: BTreeMap<FactKey, Preferred> = BTreeMap::new();
+    let sourced = program.facts.iter().map(|f| (f.rel, &f.args, 1.0));
+    let given = inputs.iter().map(|f| (f.rel, &f.args, f.confidence));
+    for (rel, args, c) in sourced.chain(given) {
+        if db[rel as usize].get(args) == Some(&c) {
+            best.insert((rel, args.clone()), (0, None));
+        }
+    }
+    loop {
+        let mut found: Vec<(FactKey, Preferred)> = Vec::new();
+        for rule in &program.rules {
+            let mut env: Env = vec![None; rule.vars.len()];
+            let mut trail = Trail::new();
+            solve(
+                &db,
+                &rule.body,
+                &mut env,
+                None,
+                &mut trail,
+                &mut |env, conf, trail| {
+                    let Some(args) = rule
+                        .head
+                        .args
+                        .iter()
+                        .map(|e| eval_expr(e, env))
+                        .collect::<Option<Vec<Value>>>()
+                    else {
+                        return;
+                    };
+                    let c = rule.confidence * conf.unwrap_or(1.0);
+                    if db[rule.head.rel as usize].get(&args) != Some(&c) {
+                        return;
+                    }
+                    let mut height = 0;
+                    for premise in trail {
+                        match best.get(premise) {
+                            Some((h, _)) => height = height.max(*h),
+                            None => return,
+                        }
+                    }
+                    found.push(((rule.head.rel, args), (height + 1, Some(rule.id))));
+                },
+            );
+        }
+        let mut changed = false;
+        for (fact, candidate) in found {
+            let slot = best.entry(fact).or_insert((u32::MAX, None));
+            let better = candidate.0 < slot.0
+                || (candidate.0 == slot.0 && slot.1.is_some_and(|r| Some(r) > candidate.1));
+            if better {
+                *slot = candidate;
+                changed = true;
+            }
+        }
+        if !changed {
+            return best;
+        }
+    }
 }
 
 /// Insert a fact or raise its confidence; true when something changed.
@@ -142,10 +241,11 @@ fn solve(
     lits: &[Literal],
     env: &mut Env,
     conf: Option<f64>,
-    emit: &mut dyn FnMut(&Env, Option<f64>),
+    trail: &mut Trail,
+    emit: &mut Emit<'_>,
 ) {
     let Some((lit, rest)) = lits.split_first() else {
-        emit(env, conf);
+        emit(env, conf, trail);
         return;
     };
     match lit {
@@ -153,7 +253,9 @@ fn solve(
             for (row, &c) in &db[atom.rel as usize] {
                 let mut bound: Vec<VarId> = Vec::new();
                 if unify(&atom.args, row, env, &mut bound) {
-                    solve(db, rest, env, Some(min_conf(conf, c)), emit);
+                    trail.push((atom.rel, row.clone()));
+                    solve(db, rest, env, Some(min_conf(conf, c)), trail, emit);
+                    trail.pop();
                 }
                 for v in bound {
                     env[v as usize] = None;
@@ -169,7 +271,7 @@ fn solve(
                 })
             });
             if !present {
-                solve(db, rest, env, conf, emit);
+                solve(db, rest, env, conf, trail, emit);
             }
         }
         Literal::Compare {
@@ -184,13 +286,13 @@ fn solve(
                 let source = if *left == Expr::Var(v) { right } else { left };
                 if let Some(value) = eval_expr(source, env) {
                     env[v as usize] = Some(value);
-                    solve(db, rest, env, conf, emit);
+                    solve(db, rest, env, conf, trail, emit);
                     env[v as usize] = None;
                 }
             } else if let (Some(l), Some(r)) = (eval_expr(left, env), eval_expr(right, env))
                 && compare(*op, &l, &r)
             {
-                solve(db, rest, env, conf, emit);
+                solve(db, rest, env, conf, trail, emit);
             }
         }
         Literal::Aggregate {
@@ -202,20 +304,29 @@ fn solve(
         } => {
             let mut values: Vec<Value> = Vec::new();
             let mut agg_conf: Option<f64> = None;
+            let mut aggregated = Trail::new();
             let mut inner = env.clone();
-            solve(db, body, &mut inner, None, &mut |e, c| {
-                let value = match target {
-                    Some(t) => match eval_expr(t, e) {
-                        Some(v) => v,
-                        None => return,
-                    },
-                    None => Value::Number(0),
-                };
-                values.push(value);
-                if let Some(c) = c {
-                    agg_conf = Some(min_conf(agg_conf, c));
-                }
-            });
+            solve(
+                db,
+                body,
+                &mut inner,
+                None,
+                &mut Trail::new(),
+                &mut |e, c, t| {
+                    let value = match target {
+                        Some(t) => match eval_expr(t, e) {
+                            Some(v) => v,
+                            None => return,
+                        },
+                        None => Value::Number(0),
+                    };
+                    values.push(value);
+                    aggregated.extend(t.iter().cloned());
+                    if let Some(c) = c {
+                        agg_conf = Some(min_conf(agg_conf, c));
+                    }
+                },
+            );
             let Some(value) = aggregate(*func, &values) else {
                 return;
             };
@@ -224,18 +335,21 @@ fn solve(
                 None => conf,
             };
             let slot = *result as usize;
+            let mark = trail.len();
+            trail.extend(aggregated);
             match &env[slot] {
                 Some(existing) => {
                     if *existing == value {
-                        solve(db, rest, env, conf, emit);
+                        solve(db, rest, env, conf, trail, emit);
                     }
                 }
                 None => {
                     env[slot] = Some(value);
-                    solve(db, rest, env, conf, emit);
+                    solve(db, rest, env, conf, trail, emit);
                     env[slot] = None;
                 }
             }
+            trail.truncate(mark);
         }
     }
 }
