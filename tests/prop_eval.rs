@@ -91,9 +91,6 @@ proptest! {
     /// confidence, the one of least height, then of lowest rule index (an input record
     /// that reaches the confidence wins with height 0).
     #[test]
-    #[ignore = "known deviation: when a premise improves, the engine keeps a dependent's \
-                derivation (with its height raised) instead of re-selecting the least \
-                height; see least_height_among_equal_confidence"]
     fn recorded_derivation_is_the_preferred_one(case in case()) {
         let (program, inputs) = prepare(&case);
         let expected = support::naive::evaluate(&program, &inputs);
@@ -191,7 +188,6 @@ path(x, z) :- path(x, y), edge(y, z).
 /// height 1) and then improves to 1.0 at height 2; `r0(1, 3)` has height 1. The
 /// preferred derivation of `r0(3, 1)` therefore has height 2, through `r0(1, 3)`.
 #[test]
-#[ignore = "known deviation: the engine keeps the derivation through r0(0, 3) at height 3"]
 fn least_height_among_equal_confidence() {
     let source = "
 .decl e1(c0: number)

@@ -38,6 +38,7 @@ use crate::value::Value;
 
 mod exec;
 mod fixpoint;
+mod heights;
 mod plan;
 mod relation;
 #[cfg(test)]
