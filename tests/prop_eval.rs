@@ -112,6 +112,40 @@ proptest! {
         }
     }
 
+    /// Extending a fact base with the rest of the inputs records the same preferred
+    /// derivations as evaluating them all at once.
+    #[test]
+    fn extension_records_the_preferred_derivation(case in case(), split in 0usize..=100) {
+        let (program, inputs) = prepare(&case);
+        let expected = support::naive::evaluate(&program, &inputs);
+        let preferred = support::naive::preferred_derivations(&program, &inputs, &expected);
+        let k = split * inputs.len() / 100;
+        let base = support::run(&program, &inputs[..k], true);
+        let options = prooflog::eval::EvalOptions {
+            provenance: true,
+            ..prooflog::eval::EvalOptions::default()
+        };
+        let fb = match base.extend(&inputs[k..], &options) {
+            Ok(fb) => fb,
+            Err(e) => panic!("extension failed: {e}"),
+        };
+        for rel in 0..program.relations.len() as u32 {
+            for fact in fb.facts(rel) {
+                let key = (rel, fb.args(fact));
+                let recorded = fb.derivation(fact).map_or((0, None), |d| (d.height, Some(d.rule)));
+                prop_assert_eq!(
+                    Some(recorded),
+                    preferred.get(&key).copied(),
+                    "{}: recorded (height, rule) after extending {} inputs by {}\n{}",
+                    fb.fact_text(fact),
+                    k,
+                    inputs.len() - k,
+                    case.describe()
+                );
+            }
+        }
+    }
+
     /// The order input facts are given in does not change the result.
     #[test]
     fn input_order_does_not_matter(case in case()) {

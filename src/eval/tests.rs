@@ -1360,6 +1360,10 @@ proptest::proptest! {
             if provenance {
                 for rel in 0..program.relations.len() as RelId {
                     for f in extended.facts(rel) {
+                        // The preferred derivation's height and rule are unique.
+                        let w = whole.lookup(rel, &extended.args(f)).unwrap();
+                        let key = |fb: &FactBase, f| fb.derivation(f).map(|d| (d.height, d.rule));
+                        proptest::prop_assert_eq!(key(&extended, f), key(&whole, w));
                         let Some(d) = extended.derivation(f) else { continue };
                         for q in &d.premises {
                             let h = extended.derivation(*q).map_or(0, |x| x.height);
