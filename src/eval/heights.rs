@@ -113,12 +113,37 @@ impl Engine<'_> {
                 }
             }
         }
+        let outcome = self.settle_levels(&once, &variants, delta, &mut pass);
+        // Every fact has a tight derivation whose premises settle first (order facts
+        // by final confidence, then by when the loop reached it), so none is left.
+        for &rel in &stratum.relations {
+            let r = rel as usize;
+            debug_assert!(
+                outcome.is_err() || pass.settled[r].iter().all(|&s| s),
+                "a fact of relation {r} has no tight derivation"
+            );
+            for (m, &c) in self.rels[r].meta.iter_mut().zip(&pass.finals[r]) {
+                m.conf = c;
+            }
+        }
+        outcome
+    }
+
+    /// Settle the facts height by height, starting from `delta` (the facts settled at
+    /// height 0) and the `once` plans.
+    fn settle_levels(
+        &mut self,
+        once: &[Plan],
+        variants: &[Plan],
+        mut delta: Vec<Vec<u32>>,
+        pass: &mut Pass,
+    ) -> Result<()> {
         let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
-        for plan in &once {
-            self.height_round(plan, &lens, &[], &mut pass);
+        for plan in once {
+            self.height_round(plan, &lens, &[], pass);
         }
         loop {
-            for plan in &variants {
+            for plan in variants {
                 let Some(Step::Scan {
                     rel,
                     version: Version::Delta,
@@ -129,7 +154,7 @@ impl Engine<'_> {
                 };
                 let d = &delta[*rel as usize];
                 if !d.is_empty() {
-                    self.height_round(plan, &lens, d, &mut pass);
+                    self.height_round(plan, &lens, d, pass);
                 }
             }
             for d in &mut delta {
@@ -165,18 +190,6 @@ impl Engine<'_> {
                 m.conf = pass.finals[r][i];
                 m.height = height;
                 m.rule = c.rule;
-            }
-        }
-        // Every fact has a tight derivation whose premises settle first (order facts
-        // by final confidence, then by when the loop reached it), so none is left.
-        for &rel in &stratum.relations {
-            let r = rel as usize;
-            debug_assert!(
-                pass.settled[r].iter().all(|&s| s),
-                "a fact of relation {r} has no tight derivation"
-            );
-            for (m, &c) in self.rels[r].meta.iter_mut().zip(&pass.finals[r]) {
-                m.conf = c;
             }
         }
         Ok(())
