@@ -15,7 +15,9 @@
 //! stratum starts settled; a fact is settled at the least candidate height once no
 //! smaller candidate remains, and the facts settled at one height form the delta that
 //! the stratum's semi-naive variants join next. Unsettled facts of the stratum are
-//! hidden from the joins by a confidence of −∞, which no tight derivation can carry.
+//! hidden from the joins by a confidence of −∞, which no tight derivation can carry;
+//! meanwhile their records hold their best candidate so far (height `u32::MAX` for
+//! none), and settling one restores its confidence.
 
 use std::collections::BTreeMap;
 
@@ -27,33 +29,18 @@ use crate::eval::plan::{Plan, Planner, Premise, Step, Version};
 use crate::eval::relation::{AGG_MARK, DerivRec, INPUT_RULE};
 use crate::ir::Literal;
 
-/// The best tight derivation found so far for an unsettled fact.
-#[derive(Clone, Copy)]
-struct Candidate {
-    height: u32,
-    rule: u32,
-    /// Premises: `Pass::premises[start..start + len]`.
-    start: usize,
-    len: usize,
-}
-
-const NONE: Candidate = Candidate {
-    height: u32::MAX,
-    rule: u32::MAX,
-    start: 0,
-    len: 0,
-};
-
 /// Per-stratum state of the pass.
 struct Pass {
     /// Per relation of the stratum: the final confidence of each row.
     finals: Vec<Vec<f64>>,
     settled: Vec<Vec<bool>>,
-    best: Vec<Vec<Candidate>>,
-    /// Premise arena of `best`.
-    premises: Vec<FactId>,
     /// Candidate height → facts that got a candidate of that height.
     queue: BTreeMap<u32, Vec<FactId>>,
+    /// Candidates found by the running plan: head row and height, with their premises
+    /// at `premises[starts[k]..starts[k + 1]]`.
+    found: Vec<(u32, u32)>,
+    starts: Vec<usize>,
+    premises: Vec<FactId>,
 }
 
 impl Engine<'_> {
@@ -94,9 +81,10 @@ impl Engine<'_> {
         let mut pass = Pass {
             finals: vec![Vec::new(); n],
             settled: vec![Vec::new(); n],
-            best: vec![Vec::new(); n],
-            premises: Vec::new(),
             queue: BTreeMap::new(),
+            found: Vec::new(),
+            starts: Vec::new(),
+            premises: Vec::new(),
         };
         let mut delta: Vec<Vec<u32>> = vec![Vec::new(); n];
         for &rel in &stratum.relations {
@@ -104,12 +92,12 @@ impl Engine<'_> {
             let relation = &mut self.rels[r];
             pass.finals[r] = relation.meta.iter().map(|m| m.conf).collect();
             pass.settled[r] = relation.meta.iter().map(|m| m.rule == INPUT_RULE).collect();
-            pass.best[r] = vec![NONE; relation.len() as usize];
             for (row, m) in relation.meta.iter_mut().enumerate() {
                 if m.rule == INPUT_RULE {
                     delta[r].push(row as u32);
                 } else {
                     m.conf = f64::NEG_INFINITY;
+                    m.height = u32::MAX;
                 }
             }
         }
@@ -140,7 +128,7 @@ impl Engine<'_> {
     ) -> Result<()> {
         let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
         for plan in once {
-            self.height_round(plan, &lens, &[], pass);
+            self.height_round(plan, &lens, &[], pass)?;
         }
         loop {
             for plan in variants {
@@ -154,7 +142,7 @@ impl Engine<'_> {
                 };
                 let d = &delta[*rel as usize];
                 if !d.is_empty() {
-                    self.height_round(plan, &lens, d, pass);
+                    self.height_round(plan, &lens, d, pass)?;
                 }
             }
             for d in &mut delta {
@@ -166,101 +154,115 @@ impl Engine<'_> {
             self.check_deadline()?;
             for f in facts {
                 let (r, i) = (f.rel as usize, f.row as usize);
-                let c = pass.best[r][i];
-                if pass.settled[r][i] || c.height != height {
+                let m = &mut self.rels[r].meta[i];
+                if pass.settled[r][i] || m.height != height {
                     continue;
                 }
                 pass.settled[r][i] = true;
-                delta[r].push(f.row);
-                let prem = &pass.premises[c.start..c.start + c.len];
-                let relation = &mut self.rels[r];
-                let d = relation.deriv[i];
-                let start = if prem.len() <= d.len as usize {
-                    relation.premises[d.start as usize..d.start as usize + prem.len()]
-                        .copy_from_slice(prem);
-                    d.start
-                } else {
-                    arena_push(&mut relation.premises, prem)?
-                };
-                relation.deriv[i] = DerivRec {
-                    start,
-                    len: c.len as u32,
-                };
-                let m = &mut relation.meta[i];
                 m.conf = pass.finals[r][i];
-                m.height = height;
-                m.rule = c.rule;
+                delta[r].push(f.row);
             }
         }
         Ok(())
     }
 
-    /// Run one plan over every fact (the unsettled ones hidden) and keep, per head
+    /// Run one plan over every fact (the unsettled ones hidden) and record, per head
     /// fact, its best tight candidate.
-    fn height_round(&self, plan: &Plan, lens: &[u32], delta: &[u32], pass: &mut Pass) {
+    fn height_round(
+        &mut self,
+        plan: &Plan,
+        lens: &[u32],
+        delta: &[u32],
+        pass: &mut Pass,
+    ) -> Result<()> {
         if !plan.feasible {
-            return;
+            return Ok(());
         }
-        let ctx = Ctx {
-            rels: &self.rels,
-            old: lens,
-            full: lens,
-            delta,
-            interner: &self.interner,
-            provenance: true,
-        };
         let head = plan.head_rel as usize;
-        let relation = &self.rels[head];
-        let mut cells = Vec::with_capacity(plan.head.len());
-        let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
-            cells.clear();
-            for e in &plan.head {
-                match exec::eval(e, &frame.slots) {
-                    Some(v) => cells.push(v),
-                    None => return,
-                }
-            }
-            let Some(row) = relation.find(&cells) else {
-                debug_assert!(false, "a derivation's head is missing from the fixpoint");
-                return;
+        pass.found.clear();
+        pass.starts.clear();
+        pass.starts.push(0);
+        pass.premises.clear();
+        {
+            let ctx = Ctx {
+                rels: &self.rels,
+                old: lens,
+                full: lens,
+                delta,
+                interner: &self.interner,
+                provenance: true,
             };
-            let i = row as usize;
-            // The confidence exactly as the loop computes it for this derivation.
-            let conf = plan.confidence * conf;
-            if pass.settled[head][i] || conf != pass.finals[head][i] {
-                return;
-            }
-            let height = height.saturating_add(1);
-            let old = pass.best[head][i];
-            if (height, plan.rule) >= (old.height, old.rule) {
-                return;
-            }
-            let start = pass.premises.len();
-            for p in &plan.premises {
-                match *p {
-                    Premise::Fact(f) => pass.premises.push(frame.facts[f]),
-                    Premise::Agg(a) => {
-                        let facts = &frame.agg_facts[a];
-                        pass.premises.push(FactId {
-                            rel: AGG_MARK,
-                            row: facts.len() as u32,
-                        });
-                        pass.premises.extend_from_slice(facts);
+            let relation = &self.rels[head];
+            let mut cells = Vec::with_capacity(plan.head.len());
+            let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
+                cells.clear();
+                for e in &plan.head {
+                    match exec::eval(e, &frame.slots) {
+                        Some(v) => cells.push(v),
+                        None => return,
                     }
                 }
-            }
-            pass.best[head][i] = Candidate {
-                height,
-                rule: plan.rule,
-                start,
-                len: pass.premises.len() - start,
+                let Some(row) = relation.find(&cells) else {
+                    debug_assert!(false, "a derivation's head is missing from the fixpoint");
+                    return;
+                };
+                let i = row as usize;
+                // The confidence exactly as the loop computes it for this derivation.
+                let conf = plan.confidence * conf;
+                if pass.settled[head][i] || conf != pass.finals[head][i] {
+                    return;
+                }
+                let height = height.saturating_add(1);
+                let m = &relation.meta[i];
+                if (height, plan.rule) >= (m.height, m.rule) {
+                    return;
+                }
+                for p in &plan.premises {
+                    match *p {
+                        Premise::Fact(f) => pass.premises.push(frame.facts[f]),
+                        Premise::Agg(a) => {
+                            let facts = &frame.agg_facts[a];
+                            pass.premises.push(FactId {
+                                rel: AGG_MARK,
+                                row: facts.len() as u32,
+                            });
+                            pass.premises.extend_from_slice(facts);
+                        }
+                    }
+                }
+                pass.found.push((row, height));
+                pass.starts.push(pass.premises.len());
             };
+            let mut frame = Frame::new(plan);
+            exec::run_plan(&ctx, plan, &mut frame, 0..usize::MAX, &mut sink);
+        }
+        let relation = &mut self.rels[head];
+        for (k, &(row, height)) in pass.found.iter().enumerate() {
+            let i = row as usize;
+            let m = relation.meta[i];
+            if (height, plan.rule) >= (m.height, m.rule) {
+                continue;
+            }
+            let prem = &pass.premises[pass.starts[k]..pass.starts[k + 1]];
+            let d = relation.deriv[i];
+            let start = if prem.len() <= d.len as usize {
+                relation.premises[d.start as usize..d.start as usize + prem.len()]
+                    .copy_from_slice(prem);
+                d.start
+            } else {
+                arena_push(&mut relation.premises, prem)?
+            };
+            relation.deriv[i] = DerivRec {
+                start,
+                len: prem.len() as u32,
+            };
+            relation.meta[i].height = height;
+            relation.meta[i].rule = plan.rule;
             pass.queue.entry(height).or_default().push(FactId {
                 rel: head as u32,
                 row,
             });
-        };
-        let mut frame = Frame::new(plan);
-        exec::run_plan(&ctx, plan, &mut frame, 0..usize::MAX, &mut sink);
+        }
+        Ok(())
     }
 }
