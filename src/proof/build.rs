@@ -161,9 +161,11 @@ struct Frame {
     children: usize,
 }
 
-/// The walk's state. Every string that repeats across nodes (relation names, rule
-/// names and tags) is computed once per proof and cloned from here; node ids and tags
-/// are written without the formatting machinery.
+/// The walk's state. Building a proof is dominated by allocation, so the walk keeps
+/// it to the strings and lists the tree itself holds: rule tags are formatted once per
+/// proof and cloned, node ids and tags are written without the formatting machinery,
+/// fact texts are rendered in one scratch buffer and copied out at their size, and the
+/// open frames share one child list.
 struct Walk<'s, S: ?Sized> {
     source: &'s S,
     program: &'s Program,
