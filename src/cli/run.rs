@@ -3,14 +3,13 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::Args;
-use prooflog::eval::{self, EvalOptions, FactBase, Progress, ProgressFn};
+use prooflog::eval::FactBase;
 use prooflog::ir::RelId;
 use prooflog::value::{Value, fact_text};
 
-use crate::cli::common::{EngineInputs, Format, ProgressLine, fail, print};
+use crate::cli::common::{EngineInputs, Format, evaluate_on_terminal, fail, print};
 
 /// Arguments of `prooflog run`.
 #[derive(Args)]
@@ -46,30 +45,7 @@ pub fn execute(args: RunArgs) -> ExitCode {
         Ok(loaded) => loaded,
         Err(e) => return fail(&e, args.format),
     };
-    let progress = ProgressLine::for_stderr();
-    let options = EvalOptions {
-        provenance: !args.no_provenance,
-        progress: progress.clone().map(|line| {
-            let strata = program.strata.len();
-            let report: ProgressFn = Arc::new(move |p: &Progress| {
-                line.update(|| {
-                    format!(
-                        "stratum {}/{strata} · round {} · {} new · {} facts",
-                        p.stratum + 1,
-                        p.round + 1,
-                        p.new_facts,
-                        p.total_facts
-                    )
-                })
-            });
-            report
-        }),
-        ..EvalOptions::default()
-    };
-    let result = eval::evaluate(program, &facts, &options);
-    if let Some(p) = &progress {
-        p.finish();
-    }
+    let result = evaluate_on_terminal(program, &facts, !args.no_provenance);
     let base = match result {
         Ok(base) => base,
         Err(e) => return fail(&e, args.format),
