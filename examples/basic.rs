@@ -3,9 +3,8 @@
 //!
 //! Run with `cargo run --example basic`.
 
-use prooflog::diag::Span;
 use prooflog::store::Loader;
-use prooflog::syntax::{Goal, GoalArg};
+use prooflog::syntax::parse_goal;
 use prooflog::{EvalOptions, Value, eval};
 
 const PROGRAM: &str = r#"
@@ -56,18 +55,17 @@ fn main() -> prooflog::Result<()> {
     }
 
     // 4. A pattern query: where can we get from 1?
-    let goal = Goal {
-        predicate: "path".to_string(),
-        args: vec![
-            GoalArg::Const(Value::Number(1)),
-            GoalArg::Var("to".to_string()),
-        ],
-        span: Span::default(),
-    };
+    let goal = parse_goal("path(1, to)")?;
     for m in facts.query(&goal)? {
+        let bound: Vec<String> = m
+            .bindings
+            .iter()
+            .map(|(name, value)| format!("{name} = {value}"))
+            .collect();
         println!(
-            "1 reaches {:?} with confidence {}",
-            m.bindings, m.confidence
+            "path(1, to): {} (confidence {})",
+            bound.join(", "),
+            m.confidence
         );
     }
 

@@ -166,36 +166,56 @@ impl fmt::Display for Value {
                     write!(f, "{x}")
                 }
             }
-            Value::Symbol(s) => {
-                f.write_str("\"")?;
-                for c in s.chars() {
-                    match c {
-                        '"' => f.write_str("\\\"")?,
-                        '\\' => f.write_str("\\\\")?,
-                        '\n' => f.write_str("\\n")?,
-                        '\t' => f.write_str("\\t")?,
-                        c => write!(f, "{c}")?,
-                    }
-                }
-                f.write_str("\"")
-            }
+            Value::Symbol(s) => write_quoted(f, s),
         }
     }
+}
+
+/// Write `s` as a rule-language string literal, escaping what the lexer unescapes.
+pub(crate) fn write_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
+    f.write_str("\"")?;
+    for c in s.chars() {
+        match c {
+            '"' => f.write_str("\\\"")?,
+            '\\' => f.write_str("\\\\")?,
+            '\n' => f.write_str("\\n")?,
+            '\t' => f.write_str("\\t")?,
+            '\r' => f.write_str("\\r")?,
+            '\0' => f.write_str("\\0")?,
+            c => write!(f, "{c}")?,
+        }
+    }
+    f.write_str("\"")
 }
 
 /// Render a fact the way the rule language writes it: `pred(a, b)`.
 pub fn fact_text(predicate: &str, args: &[Value]) -> String {
     let mut s = String::with_capacity(predicate.len() + 2 + args.len() * 4);
-    s.push_str(predicate);
-    s.push('(');
+    write_fact_text(&mut s, predicate, args);
+    s
+}
+
+/// Append [`fact_text`] to `out`: lets a caller rendering many facts reuse one buffer.
+pub fn write_fact_text(out: &mut String, predicate: &str, args: &[Value]) {
+    use std::fmt::Write as _;
+    out.push_str(predicate);
+    out.push('(');
     for (i, a) in args.iter().enumerate() {
         if i > 0 {
-            s.push_str(", ");
+            out.push_str(", ");
         }
-        s.push_str(&a.to_string());
+        // Integers (the common case) skip the formatting machinery; the digits are
+        // the same as `Display`'s.
+        match a {
+            Value::Number(n) => out.push_str(itoa::Buffer::new().format(*n)),
+            Value::Unsigned(n) => out.push_str(itoa::Buffer::new().format(*n)),
+            // Writing into a String cannot fail.
+            _ => {
+                let _ = write!(out, "{a}");
+            }
+        }
     }
-    s.push(')');
-    s
+    out.push(')');
 }
 
 #[cfg(test)]
@@ -233,5 +253,29 @@ mod tests {
         v.sort();
         assert_eq!(v[0], Value::Float(-1.0));
         assert_eq!(v[1], Value::Float(2.0));
+    }
+
+    fn any_value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        prop_oneof![
+            any::<i64>().prop_map(Value::Number),
+            any::<u64>().prop_map(Value::Unsigned),
+            any::<f64>().prop_map(Value::Float),
+            ".{0,8}".prop_map(Value::Symbol),
+        ]
+    }
+
+    proptest::proptest! {
+        /// The integer fast path writes exactly what `Display` writes, and appending
+        /// to a used buffer keeps what was there.
+        #[test]
+        fn fact_text_matches_display(args in proptest::collection::vec(any_value(), 0..5)) {
+            let shown: Vec<String> = args.iter().map(ToString::to_string).collect();
+            let expected = format!("p({})", shown.join(", "));
+            proptest::prop_assert_eq!(fact_text("p", &args), expected.clone());
+            let mut out = String::from("x ");
+            write_fact_text(&mut out, "p", &args);
+            proptest::prop_assert_eq!(out, format!("x {expected}"));
+        }
     }
 }

@@ -571,3 +571,57 @@ fn check_verify_content_with_texts_for_a_proof_without_words() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(stderr_json(&out)["error"]["code"], "bad_input");
 }
+
+/// The end-to-end path a pipeline takes: `prove` a goal of the embedded pack, then
+/// `check` an answer against that proof, verbalising its facts with the pack's `.text`
+/// directives. A faithful sentence stays; a negated one and a role-inverted one go,
+/// each with the gate's reason.
+#[test]
+fn check_verify_content_with_the_packs_verbalisations() {
+    let dir = scratch("verify_with_program");
+    let proved = run(&["prove", "--goal", "coordinated_threat(42)"]);
+    assert_eq!(proved.status.code(), Some(0), "{proved:?}");
+    let proof = write(&dir, "proof.json", &String::from_utf8_lossy(&proved.stdout));
+    let answer = write(
+        &dir,
+        "answer.txt",
+        "Group 42 is a coordinated threat [STEP-1]. \
+         Drone 9 is not a member of group 42 [HEDGE-43]. \
+         Group 42 is a member of drone 7 [HEDGE-42].",
+    );
+    let pack = concat!(env!("CARGO_MANIFEST_DIR"), "/rules/drones/drones.dl");
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &proof,
+        "--verify-content",
+        "--program",
+        pack,
+        "--explain",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let json = stdout_json(&out);
+    assert_eq!(json["outcome"], "stripped");
+    assert_eq!(json["answer"], "Group 42 is a coordinated threat [STEP-1].");
+    let sentences = json["sentences"].as_array().expect("sentences");
+    assert_eq!(sentences.len(), 3);
+    assert_eq!(
+        sentences[1]["reason"]["facts"][0],
+        "drone 9 is a member of group 42"
+    );
+    assert_eq!(sentences[1]["reason"]["kind"], "not_entailed");
+    assert_eq!(sentences[2]["reason"]["kind"], "not_entailed");
+
+    // Without the pack's words the same faithful sentence cannot be verified.
+    let bare = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &proof,
+        "--verify-content",
+    ]);
+    assert_eq!(stdout_json(&bare)["supported_count"], 0);
+}

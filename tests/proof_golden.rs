@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use prooflog::FactBase;
 use prooflog::eval::{EvalOptions, evaluate};
-use prooflog::proof::{Fact, ProofNode, ProofOptions, ProofTree, build_proof};
+use prooflog::proof::{Fact, ProofNode, ProofOptions, ProofTree, build_proof, render};
 use prooflog::store::Loader;
 use prooflog::value::Value;
 
@@ -46,12 +46,15 @@ fn sym(s: &str) -> Value {
 
 /// Compare a tree's JSON with its golden file (or rewrite it with UPDATE_GOLDEN=1).
 fn golden(name: &str, tree: &ProofTree) {
+    golden_file(&format!("{name}.json"), &(tree.to_json_pretty() + "\n"));
+}
+
+fn golden_file(file: &str, actual: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
-        .join(format!("{name}.json"));
-    let actual = tree.to_json_pretty() + "\n";
+        .join(file);
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, &actual).expect("golden file writable");
+        std::fs::write(&path, actual).expect("golden file writable");
         return;
     }
     let expected = std::fs::read_to_string(&path)
@@ -149,6 +152,9 @@ fn threat_to_a_zone_shares_evidence_and_shows_the_absence() {
     assert!(tree.nodes.iter().any(|n| n.fact() == "cleared(9)"));
     assert_eq!(tree.depth, 2);
     golden("proof_threatens", &tree);
+    // The prompt block is a contract with prompt templates too.
+    golden_file("proof_threatens_context.txt", &render::context(&tree));
+    golden_file("proof_threatens_text.txt", &render::text(&tree));
 }
 
 #[test]

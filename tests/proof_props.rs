@@ -205,7 +205,7 @@ fn check(fb: &FactBase, tree: &ProofTree) -> Result<(), TestCaseError> {
     let mut indegree: HashMap<&str, usize> = by_id.keys().map(|k| (*k, 0)).collect();
     for e in &tree.edges {
         prop_assert!(by_id.contains_key(e.from.as_str()) && by_id.contains_key(e.to.as_str()));
-        prop_assert_eq!(&e.role, "premise");
+        prop_assert_eq!(e.role, prooflog::proof::EdgeRole::Premise);
         *indegree.entry(e.to.as_str()).or_default() += 1;
     }
     prop_assert_eq!(indegree[tree.nodes[0].id()], 0);

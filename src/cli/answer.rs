@@ -20,6 +20,7 @@ use prooflog::answer::grounding::{
 };
 use prooflog::answer::{CitedFact, TagResolver};
 use prooflog::diag::{Diagnostic, ErrorCode, Location};
+use prooflog::proof::verbalise;
 use prooflog::{Error, Value};
 use serde_json::Value as Json;
 
@@ -59,6 +60,10 @@ pub struct CheckArgs {
     /// fact in words where the node has no `text`.
     #[arg(long, value_name = "FILE")]
     texts: Option<String>,
+    /// Rule pack files (`.dl`) whose `.text` verbalisations and `.functional`
+    /// declarations describe the cited facts (repeatable; `--texts` entries win).
+    #[arg(long = "program", value_name = "FILE.dl")]
+    programs: Vec<std::path::PathBuf>,
     /// Also print every sentence's verdict and reason (`sentences`).
     #[arg(long)]
     explain: bool,
@@ -105,6 +110,10 @@ pub struct GroundArgs {
     /// fact in words where the node has no `text`.
     #[arg(long, value_name = "FILE")]
     texts: Option<String>,
+    /// Rule pack files (`.dl`) whose `.text` verbalisations and `.functional`
+    /// declarations describe the cited facts (repeatable; `--texts` entries win).
+    #[arg(long = "program", value_name = "FILE.dl")]
+    programs: Vec<std::path::PathBuf>,
     /// Match the claim's predicate against relation names only, not verbalisations.
     #[arg(long)]
     no_predicate_in_text: bool,
@@ -134,7 +143,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
         ));
     }
     let answer = read_input(&args.answer)?;
-    let mut table = FactTable::with_texts(args.texts.as_deref())?;
+    let mut table = FactTable::with_texts(args.texts.as_deref(), &args.programs)?;
     for path in &args.proofs {
         table.add_proofs(path, &parse_json(path, &read_input(path)?)?)?;
     }
@@ -278,7 +287,7 @@ fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
         serde_json::from_str(&claim_text).map_err(|e| json_error(&claim_name, &e))?;
 
     let cited = parse_json(&args.cited, &read_input(&args.cited)?)?;
-    let mut table = FactTable::with_texts(args.texts.as_deref())?;
+    let mut table = FactTable::with_texts(args.texts.as_deref(), &args.programs)?;
     if is_proof_json(&cited) {
         table.add_proofs(&args.cited, &cited)?;
     } else {
@@ -337,6 +346,8 @@ struct FactTable {
     proved: bool,
     /// Verbalisation templates by predicate.
     texts: HashMap<String, String>,
+    /// Key columns of `.functional` predicates.
+    functional: HashMap<String, Vec<usize>>,
 }
 
 impl TagResolver for FactTable {
@@ -354,9 +365,22 @@ fn is_proof_json(v: &Json) -> bool {
 }
 
 impl FactTable {
-    /// An empty table that verbalises with the templates in `path` (if given).
-    fn with_texts(path: Option<&str>) -> Result<FactTable, Error> {
+    /// An empty table that verbalises with the rule packs' `.text` templates and the
+    /// templates in `path` (if given; they win), and knows the packs' `.functional`
+    /// keys.
+    fn with_texts(path: Option<&str>, programs: &[std::path::PathBuf]) -> Result<FactTable, Error> {
         let mut table = FactTable::default();
+        if !programs.is_empty() {
+            let program = prooflog::Program::from_files(programs)?;
+            for rel in &program.relations {
+                if let Some(text) = &rel.text {
+                    table.texts.insert(rel.name.clone(), text.clone());
+                }
+                if let Some(key) = &rel.functional {
+                    table.functional.insert(rel.name.clone(), key.clone());
+                }
+            }
+        }
         let Some(path) = path else {
             return Ok(table);
         };
@@ -430,7 +454,8 @@ impl FactTable {
                     let tag = tag_or_error(raw, &at)?;
                     self.allowed.insert(tag.clone());
                     if key != "rule_tag" {
-                        let fact = cited_fact(tag, node, &self.texts).map_err(|m| at(&m))?;
+                        let fact = cited_fact(tag, node, &self.texts, &self.functional)
+                            .map_err(|m| at(&m))?;
                         self.add_fact(fact);
                     }
                 }
@@ -454,7 +479,8 @@ impl FactTable {
                 .and_then(Json::as_str)
                 .ok_or_else(|| at("needs a string `tag`"))?;
             let tag = canonical_tag(raw).unwrap_or_else(|| raw.to_string());
-            let fact = cited_fact(tag.clone(), obj, &self.texts).map_err(|m| at(&m))?;
+            let fact =
+                cited_fact(tag.clone(), obj, &self.texts, &self.functional).map_err(|m| at(&m))?;
             self.allowed.insert(tag);
             self.add_fact(fact);
         }
@@ -472,6 +498,7 @@ fn cited_fact(
     tag: String,
     obj: &serde_json::Map<String, Json>,
     texts: &HashMap<String, String>,
+    functional: &HashMap<String, Vec<usize>>,
 ) -> Result<CitedFact, String> {
     let predicate = match obj.get("predicate") {
         Some(Json::String(p)) => p.clone(),
@@ -491,15 +518,12 @@ fn cited_fact(
     let text = match (obj.get("text"), texts.get(&predicate), obj.get("fact")) {
         (Some(Json::String(t)), _, _) => t.clone(),
         (Some(_), _, _) => return Err("`text` must be a string".into()),
-        (None, Some(template), _) => fill_template(template, &args),
+        (None, Some(template), _) => verbalise(Some(template), &predicate, &args),
         (None, None, Some(Json::String(t))) => t.clone(),
-        _ => {
-            let parts: Vec<String> = args.iter().map(|a| a.to_json().to_string()).collect();
-            format!("{predicate}({})", parts.join(", "))
-        }
+        _ => verbalise(None, &predicate, &args),
     };
     let functional_key = match obj.get("functional_key") {
-        None | Some(Json::Null) => None,
+        None | Some(Json::Null) => functional.get(&predicate).cloned(),
         Some(Json::Array(cols)) => Some(
             cols.iter()
                 .map(|c| {
@@ -518,36 +542,6 @@ fn cited_fact(
         text,
         functional_key,
     })
-}
-
-/// A template with each `{i}` replaced by argument `i` (symbols without quotes);
-/// placeholders with no such argument stay as written.
-fn fill_template(template: &str, args: &[Value]) -> String {
-    let mut out = String::with_capacity(template.len());
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        let arg = after.find('}').and_then(|close| {
-            let i: usize = after[..close].parse().ok()?;
-            Some((args.get(i)?, close))
-        });
-        match arg {
-            Some((v, close)) => {
-                match v {
-                    Value::Symbol(s) => out.push_str(s),
-                    other => out.push_str(&other.to_json().to_string()),
-                }
-                rest = &after[close + 1..];
-            }
-            None => {
-                out.push('{');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 fn read_input(path: &str) -> Result<String, Error> {
@@ -591,11 +585,11 @@ mod tests {
     fn templates_fill_numbered_placeholders() {
         let args = [Value::Number(42), Value::Symbol("north pier".into())];
         assert_eq!(
-            fill_template("drone {0} is based at the {1}", &args),
+            verbalise(Some("drone {0} is based at the {1}"), "based", &args),
             "drone 42 is based at the north pier"
         );
-        assert_eq!(fill_template("{2} {x} {", &args), "{2} {x} {");
-        assert_eq!(fill_template("{1}{0}", &args), "north pier42");
+        assert_eq!(verbalise(Some("{2} {x} {"), "based", &args), "{2} {x} {");
+        assert_eq!(verbalise(Some("{1}{0}"), "based", &args), "north pier42");
     }
 
     #[test]
@@ -607,11 +601,11 @@ mod tests {
         let plain = node(serde_json::json!({"predicate": "member", "args": [1, 2],
             "fact": "member(1, 2)"}));
         let other = node(serde_json::json!({"predicate": "seen", "args": [1]}));
-        let text = |o| cited_fact("HEDGE-1".into(), o, &texts).map(|f| f.text);
+        let text = |o| cited_fact("HEDGE-1".into(), o, &texts, &HashMap::new()).map(|f| f.text);
         assert_eq!(text(&with_text).as_deref(), Ok("one is in two"));
         assert_eq!(text(&plain).as_deref(), Ok("1 is in 2"));
         assert_eq!(text(&other).as_deref(), Ok("seen(1)"));
         let bad = node(serde_json::json!({"predicate": "seen", "args": [[1]]}));
-        assert!(cited_fact("HEDGE-1".into(), &bad, &texts).is_err());
+        assert!(cited_fact("HEDGE-1".into(), &bad, &texts, &HashMap::new()).is_err());
     }
 }

@@ -1,5 +1,4 @@
 //! What engine commands share: output format, program and input loading, error output.
-#![allow(dead_code)] // shared by commands that land separately
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -188,6 +187,40 @@ impl ProgressLine {
             st.drawn = false;
         }
     }
+}
+
+/// Evaluate, showing a [`ProgressLine`] while it runs when stderr is a terminal.
+pub fn evaluate_on_terminal(
+    program: Arc<prooflog::Program>,
+    facts: &[prooflog::store::InputFact],
+    provenance: bool,
+) -> prooflog::Result<prooflog::FactBase> {
+    use prooflog::eval::{EvalOptions, Progress, ProgressFn};
+    let progress = ProgressLine::for_stderr();
+    let strata = program.strata.len();
+    let options = EvalOptions {
+        provenance,
+        progress: progress.clone().map(|line| {
+            let report: ProgressFn = Arc::new(move |p: &Progress| {
+                line.update(|| {
+                    format!(
+                        "stratum {}/{strata} · round {} · {} new · {} facts",
+                        p.stratum + 1,
+                        p.round + 1,
+                        p.new_facts,
+                        p.total_facts
+                    )
+                })
+            });
+            report
+        }),
+        ..EvalOptions::default()
+    };
+    let result = prooflog::eval::evaluate(program, facts, &options);
+    if let Some(p) = &progress {
+        p.finish();
+    }
+    result
 }
 
 #[cfg(test)]

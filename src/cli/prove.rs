@@ -8,11 +8,10 @@
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use prooflog::eval::{EvalOptions, evaluate};
 use prooflog::proof::{Fact, ProofOptions, ProofTree, build_proof, prove_all, render};
 use prooflog::{Error, Result};
 
-use super::common::{EngineInputs, Format, fail, print};
+use super::common::{EngineInputs, Format, evaluate_on_terminal, fail, print};
 
 /// How to print proofs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -73,11 +72,7 @@ enum Outcome {
 fn prove(args: &ProveArgs) -> Result<Outcome> {
     let goal = prooflog::syntax::parse_goal(&args.goal)?;
     let (program, facts) = args.inputs.load()?;
-    let options = EvalOptions {
-        provenance: true,
-        ..EvalOptions::default()
-    };
-    let fact_base = evaluate(program, &facts, &options)?;
+    let fact_base = evaluate_on_terminal(program, &facts, true)?;
     let proof_options = ProofOptions::new(&args.proof_id);
     if goal.is_ground() {
         let fact = Fact::from_goal(&goal)?;

@@ -5,11 +5,11 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use clap::Args;
-use prooflog::eval::{self, EvalOptions, FactBase};
+use prooflog::eval::FactBase;
 use prooflog::ir::RelId;
 use prooflog::value::{Value, fact_text};
 
-use crate::cli::common::{EngineInputs, Format, ProgressLine, fail, print};
+use crate::cli::common::{EngineInputs, Format, evaluate_on_terminal, fail, print};
 
 /// Arguments of `prooflog run`.
 #[derive(Args)]
@@ -45,16 +45,7 @@ pub fn execute(args: RunArgs) -> ExitCode {
         Ok(loaded) => loaded,
         Err(e) => return fail(&e, args.format),
     };
-    let progress = ProgressLine::for_stderr();
-    #[allow(clippy::needless_update)] // more options (budget, progress) are coming
-    let options = EvalOptions {
-        provenance: !args.no_provenance,
-        ..EvalOptions::default()
-    };
-    let result = eval::evaluate(program, &facts, &options);
-    if let Some(p) = &progress {
-        p.finish();
-    }
+    let result = evaluate_on_terminal(program, &facts, !args.no_provenance);
     let base = match result {
         Ok(base) => base,
         Err(e) => return fail(&e, args.format),

@@ -139,13 +139,15 @@ impl Run<'_, '_> {
                 let last = i + 1 == steps.len();
                 let visit = |this: &mut Self, frame: &mut Frame, row: u32| {
                     let cells = r.row(row);
+                    // Bind first: a variable repeated within this atom (`e(x, x)`) is
+                    // checked against the slot its first occurrence just filled.
+                    for &(c, s) in binds {
+                        frame.slots[s] = cells[c];
+                    }
                     for &(c, k) in checks {
                         if cells[c] != cell(k, &frame.slots) {
                             return;
                         }
-                    }
-                    for &(c, s) in binds {
-                        frame.slots[s] = cells[c];
                     }
                     let m = r.meta(row);
                     let c = conf.min(m.conf);

@@ -17,7 +17,7 @@ use lasso::Rodeo;
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::exec::{self, Ctx, Frame};
 use crate::eval::plan::{CExpr, Plan, Planner, Premise, Step, Version};
-use crate::eval::relation::{AGG_MARK, DerivRec, INPUT_RULE, Meta, NO_EVIDENCE, Relation, tag_of};
+use crate::eval::relation::{AGG_MARK, DerivRec, Meta, NO_EVIDENCE, Relation, tag_of};
 use crate::eval::{EvalOptions, FactId, Progress, Stats, StratumStats};
 use crate::ir::{Literal, Program};
 
@@ -70,6 +70,9 @@ pub(crate) struct Engine<'a> {
     derived_total: usize,
     /// With a seed: every row of the stratum's relations that entered a delta.
     pub touched: Vec<Vec<u32>>,
+    /// Whether, in the current stratum, a fact's confidence rose after a rule could
+    /// have read it (its dependents' heights may then not be least).
+    conf_raised: bool,
 }
 
 /// Where an incremental stratum evaluation starts: the rows each relation had before
@@ -105,6 +108,7 @@ impl<'a> Engine<'a> {
             next_delta: vec![Vec::new(); n],
             derived_total: 0,
             touched: vec![Vec::new(); n],
+            conf_raised: false,
         }
     }
 
@@ -120,7 +124,7 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
-    fn check_deadline(&self) -> Result<()> {
+    pub(super) fn check_deadline(&self) -> Result<()> {
         if let Some(d) = self.options.budget.deadline
             && Instant::now() >= d
         {
@@ -200,6 +204,13 @@ impl<'a> Engine<'a> {
             replay.push((rid, base));
         }
         let mut st = StratumStats::default();
+        // An earlier fact whose confidence rose before this stratum counts as raised.
+        self.conf_raised = seed.is_some_and(|s| {
+            s.changed
+                .iter()
+                .zip(&s.base_len)
+                .any(|(rows, &len)| rows.iter().any(|&row| row < len))
+        });
         self.check_deadline()?;
         // Round 0: the rules that need no fixpoint, over the full relations.
         let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
@@ -295,12 +306,8 @@ impl<'a> Engine<'a> {
         for (rid, plan) in replay {
             self.base_plans[rid as usize] = Some(plan);
         }
-        // Heights go stale only when a premise's height changes after a consumer was
-        // recorded: in a full evaluation lower strata are final, so that needs a fact
-        // of this stratum to have improved; incrementally, an older consumer may rest
-        // on a lower-stratum fact that changed.
-        if self.provenance() && (seed.is_some() || st.improved > 0) {
-            self.settle_heights(&stratum.relations, &in_stratum);
+        if self.provenance() && self.conf_raised {
+            self.settle_heights(si, &in_stratum)?;
         }
         self.stats.strata.push(st);
         Ok(())
@@ -328,70 +335,6 @@ impl<'a> Engine<'a> {
         self.queued[rel] = vec![false; fresh.len() as usize];
         self.next_delta[rel].clear();
         self.rels[rel] = fresh;
-    }
-
-    /// Make every recorded height of the stratum's facts exactly 1 + the highest
-    /// height of its recorded premises. A premise whose confidence rose through a
-    /// taller derivation after a consumer was recorded leaves that consumer's height
-    /// stale; the recorded derivations form a DAG (each premise has at least the
-    /// consumer's confidence, and at equal confidence a lower height), so one
-    /// depth-first pass settles them.
-    fn settle_heights(&mut self, rels: &[u32], in_stratum: &[bool]) {
-        const TODO: u8 = 0;
-        const OPEN: u8 = 1;
-        const DONE: u8 = 2;
-        let mut state: Vec<Vec<u8>> = self
-            .rels
-            .iter()
-            .enumerate()
-            .map(|(r, rel)| {
-                if in_stratum[r] {
-                    vec![TODO; rel.len() as usize]
-                } else {
-                    Vec::new()
-                }
-            })
-            .collect();
-        let mut stack: Vec<FactId> = Vec::new();
-        for &rel in rels {
-            for row in 0..self.rels[rel as usize].len() {
-                stack.push(FactId { rel, row });
-                while let Some(f) = stack.pop() {
-                    let (r, i) = (f.rel as usize, f.row as usize);
-                    if state[r][i] == DONE {
-                        continue;
-                    }
-                    let d = self.rels[r].deriv[i];
-                    if self.rels[r].meta(f.row).rule == INPUT_RULE {
-                        state[r][i] = DONE;
-                        continue;
-                    }
-                    let premises =
-                        &self.rels[r].premises[d.start as usize..(d.start + d.len) as usize];
-                    if state[r][i] == TODO {
-                        state[r][i] = OPEN;
-                        stack.push(f);
-                        for p in premises {
-                            if p.rel != AGG_MARK
-                                && in_stratum[p.rel as usize]
-                                && state[p.rel as usize][p.row as usize] == TODO
-                            {
-                                stack.push(*p);
-                            }
-                        }
-                        continue;
-                    }
-                    let h = premises
-                        .iter()
-                        .filter(|p| p.rel != AGG_MARK)
-                        .map(|p| self.rels[p.rel as usize].meta(p.row).height)
-                        .max()
-                        .unwrap_or(0);
-                    self.rels[r].set_height(f.row, h.saturating_add(1));
-                    state[r][i] = DONE;
-                }
-            }
-        }
     }
 
     fn report(&self, stratum: usize, round: u32, new_facts: usize) {
@@ -439,7 +382,7 @@ impl<'a> Engine<'a> {
             let last = lo >= total;
             if last || pending.len() >= FLUSH {
                 st.derivations += pending.len() as u64;
-                self.merge(plan, &mut pending, st)?;
+                self.merge(plan, &mut pending, full[plan.head_rel as usize], st)?;
                 self.check_deadline()?;
             }
             if last {
@@ -450,14 +393,22 @@ impl<'a> Engine<'a> {
 
     /// Merge buffered derivations into the head relation: new facts are appended,
     /// better derivations replace worse ones, and facts that appeared or improved are
-    /// queued for the next delta.
-    fn merge(&mut self, plan: &Plan, pending: &mut Pending, st: &mut StratumStats) -> Result<()> {
+    /// queued for the next delta. Rows from `unread` on appeared in this round, so no
+    /// rule has read them yet.
+    fn merge(
+        &mut self,
+        plan: &Plan,
+        pending: &mut Pending,
+        unread: u32,
+        st: &mut StratumStats,
+    ) -> Result<()> {
         let provenance = self.provenance();
         let head = plan.head_rel as usize;
         let arity = plan.head.len();
         let rel = &mut self.rels[head];
         let queued = &mut self.queued[head];
         let next = &mut self.next_delta[head];
+        let mut raised = false;
         let n = pending.len();
         let tags = &pending.tags;
         // Probes of a large table miss the cache: fetch the slot of the tuple AHEAD
@@ -501,6 +452,7 @@ impl<'a> Engine<'a> {
                 continue;
             }
             let old = rel.meta(row);
+            raised |= meta.conf > old.conf && row < unread;
             let (better, improved) = if provenance {
                 let improved =
                     meta.conf > old.conf || (meta.conf == old.conf && meta.height < old.height);
@@ -540,6 +492,7 @@ impl<'a> Engine<'a> {
             }
         }
         pending.clear();
+        self.conf_raised |= raised;
         if let Some(max) = self.options.budget.max_facts
             && self.derived_total > max
         {
@@ -552,7 +505,7 @@ impl<'a> Engine<'a> {
 }
 
 #[inline]
-fn arena_push(arena: &mut Vec<FactId>, prem: &[FactId]) -> Result<u32> {
+pub(super) fn arena_push(arena: &mut Vec<FactId>, prem: &[FactId]) -> Result<u32> {
     let start = arena.len();
     if start + prem.len() > u32::MAX as usize {
         return Err(arena_full());

@@ -38,6 +38,7 @@ use crate::value::Value;
 
 mod exec;
 mod fixpoint;
+mod heights;
 mod plan;
 mod relation;
 #[cfg(test)]
@@ -408,6 +409,8 @@ impl FactBase {
                 for &rel in &stratum.relations {
                     engine.reset_to_inputs(rel as usize, &evidence);
                     recomputed[rel as usize] = true;
+                    // Its rows were renumbered, and every reader is recomputed too.
+                    changed[rel as usize].clear();
                 }
                 engine.stratum(si, None)?;
                 continue;

@@ -306,14 +306,6 @@ impl Relation {
         self.data[b] = conf.to_bits();
     }
 
-    /// Replace the height of a row.
-    #[inline]
-    pub fn set_height(&mut self, row: u32, height: u32) {
-        let mut m = self.meta(row);
-        m.height = height;
-        self.set_meta(row, m);
-    }
-
     /// The row holding exactly these cells.
     #[inline]
     pub fn find(&self, cells: &[u64]) -> Option<u32> {

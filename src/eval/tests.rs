@@ -772,6 +772,74 @@ fn best_derivation_prefers_lower_height_then_lower_rule() {
     assert_eq!((ds.rule, ds.height), (r3, 1));
 }
 
+/// `r0(x1, x0) :- e1(x0), r0(_, x1).` over `e1(1)` at 0.115 and `r0(0, 3)` first an
+/// input at 0.115: `r0(3, 1)` is first found through `r0(0, 3)` at height 1, then
+/// `r0(0, 3)` rises to 1.0 at height 2 (through `r0(1, 0)`), which would lift that
+/// derivation to height 3; the equally confident one through `r0(1, 3)` (height 1)
+/// has height 2 and must be the one recorded.
+fn rising_premise_program() -> (Arc<Program>, RelId, RelId) {
+    let mut b = Builder::default();
+    let e1 = b.rel("e1", &[N]);
+    let r0 = b.rel("r0", &[N, N]);
+    let mut v = Vars::default();
+    let (x0, x1) = (v.n("x0"), v.n("x1"));
+    b.rule(
+        0,
+        1.0,
+        (r0, vec![t(&x1), t(&x0)]),
+        vec![pos(e1, vec![x0]), pos(r0, vec![Term::Wildcard, x1])],
+        v,
+    );
+    (b.build(&[(&[r0], true)]), e1, r0)
+}
+
+#[test]
+fn least_height_after_a_premise_rises_through_a_taller_derivation() {
+    let (prog, e1, r0) = rising_premise_program();
+    let inputs = vec![
+        input(e1, &[0], 1.0),
+        input(r0, &[1, 1], 1.0),
+        input(e1, &[1], 0.115),
+        input(r0, &[0, 3], 0.115),
+        input(e1, &[3], 1.0),
+    ];
+    let check = |fb: &FactBase| {
+        let risen = fact(fb, r0, &[0, 3]);
+        assert_eq!(fb.confidence(risen), 1.0);
+        let dr = fb.derivation(risen).unwrap();
+        assert_eq!((dr.rule, dr.height), (0, 2));
+        assert_eq!(dr.premises, vec![fact(fb, e1, &[3]), fact(fb, r0, &[1, 0])]);
+        let f = fact(fb, r0, &[3, 1]);
+        assert_eq!(fb.confidence(f), 0.115);
+        let d = fb.derivation(f).unwrap();
+        assert_eq!((d.rule, d.height), (0, 2));
+        assert_eq!(d.premises, vec![fact(fb, e1, &[1]), fact(fb, r0, &[1, 3])]);
+        // Every recorded height is 1 + the highest premise height.
+        for rel in [e1, r0] {
+            for row in fb.facts(rel) {
+                let Some(d) = fb.derivation(row) else {
+                    continue;
+                };
+                let h = d
+                    .premises
+                    .iter()
+                    .map(|&p| fb.derivation(p).map_or(0, |x| x.height))
+                    .max()
+                    .unwrap_or(0);
+                assert_eq!(d.height, h + 1, "{}", fb.fact_text(row));
+            }
+        }
+    };
+    check(&evaluate(prog.clone(), &inputs, &prov()).unwrap());
+    // The same through an extension: without `e1(0)`, `r0(0, 3)` stays an input at
+    // 0.115 and `r0(3, 1)` is recorded at height 1 through it.
+    let base = evaluate(prog, &inputs[1..], &prov()).unwrap();
+    let d = base.derivation(fact(&base, r0, &[3, 1])).unwrap();
+    assert_eq!(d.height, 1);
+    assert_eq!(d.premises[1], fact(&base, r0, &[0, 3]));
+    check(&base.extend(&inputs[..1], &prov()).unwrap());
+}
+
 #[test]
 fn evaluation_is_deterministic() {
     let (p, edge, path) = tc_program(false);
@@ -1296,6 +1364,10 @@ proptest::proptest! {
             if provenance {
                 for rel in 0..program.relations.len() as RelId {
                     for f in extended.facts(rel) {
+                        // The preferred derivation's height and rule are unique.
+                        let w = whole.lookup(rel, &extended.args(f)).unwrap();
+                        let key = |fb: &FactBase, f| fb.derivation(f).map(|d| (d.height, d.rule));
+                        proptest::prop_assert_eq!(key(&extended, f), key(&whole, w));
                         let Some(d) = extended.derivation(f) else { continue };
                         for q in &d.premises {
                             let h = extended.derivation(*q).map_or(0, |x| x.height);

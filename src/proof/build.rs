@@ -1,19 +1,20 @@
 //! Building a proof DAG by walking recorded best derivations.
 
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
+use rustc_hash::FxBuildHasher;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::{Derivation, FactId};
-use crate::ir::{Program, RelId};
+use crate::ir::{Program, RelId, RuleId};
 use crate::syntax::Goal;
-use crate::value::{ColumnType, Value, fact_text};
+use crate::value::{ColumnType, Value, fact_text, write_fact_text};
 
 use super::{
-    AbsenceKind, AbsenceNode, ConclusionKind, ConclusionNode, EdgeRef, EvidenceKind, EvidenceNode,
-    Fact, LeafProvenance, ProofEdge, ProofGoal, ProofNode, ProofOptions, ProofSource, ProofStatus,
-    ProofTree, predicate_info,
+    AbsenceKind, AbsenceNode, ConclusionKind, ConclusionNode, EdgeRef, EdgeRole, EvidenceKind,
+    EvidenceNode, Fact, LeafProvenance, ProofEdge, ProofGoal, ProofNode, ProofOptions, ProofSource,
+    ProofStatus, ProofTree, predicate_info_of,
 };
 
 /// Prove one ground fact.
@@ -150,26 +151,58 @@ fn inconsistent(message: String) -> crate::diag::Error {
         .into()
 }
 
-/// An open rule application on the walk's stack.
+/// An open rule application on the walk's stack. Its children so far are
+/// `Walk::children[children..]`: frames close in stack order, so each open frame owns
+/// the tail of that shared list above its parent's part.
 struct Frame {
     node: usize,
     derivation: Derivation,
     next: usize,
-    children: Vec<usize>,
+    children: usize,
 }
 
+/// The walk's state. Building a proof is dominated by allocation, so the walk keeps
+/// it to the strings and lists the tree itself holds: rule tags are formatted once per
+/// proof and cloned, node ids and tags are written without the formatting machinery,
+/// fact texts are rendered in one scratch buffer and copied out at their size, and the
+/// open frames share one child list.
 struct Walk<'s, S: ?Sized> {
     source: &'s S,
     program: &'s Program,
     options: &'s ProofOptions<'s>,
-    index: HashMap<FactId, usize>,
-    absent_index: HashMap<(RelId, Vec<Value>), usize>,
+    /// Node index of every fact reached so far.
+    index: HashMap<FactId, usize, FxBuildHasher>,
+    /// Node index of every absence node so far.
+    absent_index: HashMap<(RelId, Vec<Value>), usize, FxBuildHasher>,
     nodes: Vec<ProofNode>,
+    /// Per node: its depth (set when the node is finished) and whether its rule
+    /// application is still open (a premise reaching an open node is a cycle).
     depth: Vec<u32>,
     open: Vec<bool>,
+    /// The children of all open frames (see [`Frame`]).
+    children: Vec<usize>,
+    /// Per rule that fired: its index in `rules_fired`, in first-use (preorder) order.
+    rule_index: HashMap<RuleId, usize, FxBuildHasher>,
+    rules_fired: Vec<String>,
+    /// Relations the proof mentions, by id (for the tree's predicate table).
+    relations: Vec<bool>,
+    /// Premise references over all conclusions (the number of edges).
+    premise_count: usize,
+    /// Scratch buffer for fact texts, so each text is allocated once at its size.
+    text: String,
     steps: usize,
     leaves: usize,
     absences: usize,
+}
+
+/// `prefix` followed by the decimal `n`, in one allocation.
+fn numbered(prefix: &str, n: u64) -> String {
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(n);
+    let mut s = String::with_capacity(prefix.len() + digits.len());
+    s.push_str(prefix);
+    s.push_str(digits);
+    s
 }
 
 fn build_from<S: ProofSource + ?Sized>(
@@ -184,11 +217,17 @@ fn build_from<S: ProofSource + ?Sized>(
         source,
         program,
         options,
-        index: HashMap::new(),
-        absent_index: HashMap::new(),
+        index: HashMap::default(),
+        absent_index: HashMap::default(),
         nodes: Vec::new(),
         depth: Vec::new(),
         open: Vec::new(),
+        children: Vec::new(),
+        rule_index: HashMap::default(),
+        rules_fired: Vec::new(),
+        relations: vec![false; program.relations.len()],
+        premise_count: 0,
+        text: String::new(),
         steps: 0,
         leaves: 0,
         absences: 0,
@@ -205,37 +244,47 @@ fn build_from<S: ProofSource + ?Sized>(
             continue;
         };
         frame.next += 1;
-        let child = match walk.index.get(&premise).copied() {
+        match walk.index.get(&premise).copied() {
             Some(i) if walk.open[i] => {
                 return Err(inconsistent(format!(
                     "the recorded derivations of `{}` form a cycle",
                     fact_text(&program.relation(premise.rel).name, &source.args(premise))
                 )));
             }
-            Some(i) => i,
-            // May push the premise's own frame; this one stays at `top`.
-            None => walk.enter(premise, &mut stack)?,
-        };
-        stack[top].children.push(child);
-    }
-    let nodes = walk.nodes;
-    let mut rules_fired: Vec<String> = Vec::new();
-    let mut edges = Vec::new();
-    for n in &nodes {
-        if let ProofNode::Conclusion(c) = n {
-            if !rules_fired.contains(&c.rule_tag) {
-                rules_fired.push(c.rule_tag.clone());
-            }
-            for p in &c.premises {
-                edges.push(ProofEdge {
-                    from: c.id.clone(),
-                    to: p.clone(),
-                    role: "premise".to_string(),
-                });
+            Some(i) => walk.children.push(i),
+            None => {
+                // The premise becomes the next node. It is recorded as this frame's
+                // child before `enter` may push the premise's own frame, whose children
+                // then start after it.
+                walk.children.push(walk.nodes.len());
+                walk.enter(premise, &mut stack)?;
             }
         }
     }
-    let predicates = Arc::new(predicate_info(program, &nodes));
+    let Walk {
+        nodes,
+        depth,
+        rules_fired,
+        relations,
+        premise_count,
+        ..
+    } = walk;
+    let mut edges = Vec::with_capacity(premise_count);
+    for n in &nodes {
+        if let ProofNode::Conclusion(c) = n {
+            edges.extend(c.premises.iter().map(|p| ProofEdge {
+                from: c.id.clone(),
+                to: p.clone(),
+                role: EdgeRole::Premise,
+            }));
+        }
+    }
+    let used = relations
+        .iter()
+        .enumerate()
+        .filter(|(_, used)| **used)
+        .map(|(rel, _)| rel as RelId);
+    let predicates = Arc::new(predicate_info_of(program, used));
     let relation = program.relation(root.rel);
     Ok(ProofTree {
         proof_id: proof_id.to_string(),
@@ -246,7 +295,7 @@ fn build_from<S: ProofSource + ?Sized>(
         },
         status: ProofStatus::Proved,
         confidence: source.confidence(root),
-        depth: walk.depth[root_node],
+        depth: depth[root_node],
         rules_fired,
         nodes,
         edges,
@@ -260,7 +309,7 @@ impl<S: ProofSource + ?Sized> Walk<'_, S> {
     fn enter(&mut self, fact: FactId, stack: &mut Vec<Frame>) -> Result<usize> {
         let relation = self.program.relation(fact.rel);
         let args = self.source.args(fact);
-        let text = fact_text(&relation.name, &args);
+        let text = self.fact_text(&relation.name, &args);
         let i = self.nodes.len();
         if let Some(derivation) = self.source.derivation(fact) {
             let Some(rule) = self.program.rules.get(derivation.rule as usize) else {
@@ -269,16 +318,21 @@ impl<S: ProofSource + ?Sized> Walk<'_, S> {
                     derivation.rule
                 )));
             };
+            let fired = *self.rule_index.entry(rule.id).or_insert_with(|| {
+                self.rules_fired.push(numbered("RULE-", u64::from(rule.id)));
+                self.rules_fired.len() - 1
+            });
             self.steps += 1;
+            let step = self.steps as u64;
             self.nodes.push(ProofNode::Conclusion(ConclusionNode {
-                id: format!("S{}", self.steps),
+                id: numbered("S", step),
                 kind: ConclusionKind,
                 fact: text,
                 predicate: relation.name.clone(),
                 args,
                 rule: rule.name.clone(),
-                rule_tag: format!("RULE-{}", rule.id),
-                step_tag: format!("STEP-{}", self.steps),
+                rule_tag: self.rules_fired[fired].clone(),
+                step_tag: numbered("STEP-", step),
                 confidence: self.source.confidence(fact),
                 premises: Vec::new(),
             }));
@@ -288,7 +342,7 @@ impl<S: ProofSource + ?Sized> Walk<'_, S> {
                 node: i,
                 derivation,
                 next: 0,
-                children: Vec::new(),
+                children: self.children.len(),
             });
         } else if let Some(input) = self.source.evidence(fact) {
             let stored = &input.provenance;
@@ -297,7 +351,7 @@ impl<S: ProofSource + ?Sized> Walk<'_, S> {
                     "the evidence for `{text}` has no edge index"
                 )));
             };
-            let hedge_tag = format!("HEDGE-{edge_idx}");
+            let hedge_tag = numbered("HEDGE-", edge_idx);
             let mut provenance = LeafProvenance {
                 source: stored.source.clone(),
                 table: stored.table.clone(),
@@ -324,7 +378,7 @@ impl<S: ProofSource + ?Sized> Walk<'_, S> {
             }
             self.leaves += 1;
             self.nodes.push(ProofNode::Evidence(EvidenceNode {
-                id: format!("L{}", self.leaves),
+                id: numbered("L", self.leaves as u64),
                 kind: EvidenceKind,
                 evidence_type: stored.source.clone(),
                 fact: text,
@@ -341,56 +395,87 @@ impl<S: ProofSource + ?Sized> Walk<'_, S> {
                 "`{text}` has neither a recorded derivation nor an input record"
             )));
         }
+        self.mention(fact.rel);
         self.index.insert(fact, i);
         Ok(i)
     }
 
+    /// A fact's text, rendered in the scratch buffer and copied out at its size.
+    fn fact_text(&mut self, predicate: &str, args: &[Value]) -> String {
+        self.text.clear();
+        write_fact_text(&mut self.text, predicate, args);
+        self.text.clone()
+    }
+
+    /// Record that the proof has a node of relation `rel`.
+    fn mention(&mut self, rel: RelId) {
+        if let Some(used) = self.relations.get_mut(rel as usize) {
+            *used = true;
+        }
+    }
+
     /// Finish a rule application: add its absences, its premise list and its depth.
     fn close(&mut self, mut frame: Frame) {
-        let depth = frame
-            .children
+        let start = frame.children;
+        let depth = self.children[start..]
             .iter()
             .map(|&c| self.depth[c])
             .max()
             .unwrap_or(0)
             + 1;
-        for (rel, args) in std::mem::take(&mut frame.derivation.absent) {
-            let key = (rel, args);
+        for key in std::mem::take(&mut frame.derivation.absent) {
             let a = match self.absent_index.get(&key) {
                 Some(&a) => a,
-                None => {
-                    let a = self.nodes.len();
-                    self.absences += 1;
-                    let name = self.program.relation(key.0).name.clone();
-                    self.nodes.push(ProofNode::Absence(AbsenceNode {
-                        id: format!("A{}", self.absences),
-                        kind: AbsenceKind,
-                        fact: fact_text(&name, &key.1),
-                        predicate: name,
-                        args: key.1.clone(),
-                    }));
-                    self.depth.push(0);
-                    self.open.push(false);
-                    self.absent_index.insert(key, a);
-                    a
-                }
+                None => self.absence(key),
             };
-            frame.children.push(a);
+            self.children.push(a);
         }
         // A premise used twice (an aggregate over many facts, a repeated atom) is
         // listed once, at its first use.
-        let mut seen = HashSet::with_capacity(frame.children.len());
-        let ids: Vec<String> = frame
-            .children
-            .iter()
-            .filter(|&&c| seen.insert(c))
-            .map(|&c| self.nodes[c].id().to_string())
-            .collect();
+        let children = &self.children[start..];
+        let mut ids: Vec<String> = Vec::with_capacity(children.len());
+        if children.len() <= 16 {
+            for (k, &c) in children.iter().enumerate() {
+                if !children[..k].contains(&c) {
+                    ids.push(self.nodes[c].id().to_string());
+                }
+            }
+        } else {
+            let mut seen: HashSet<usize, FxBuildHasher> =
+                HashSet::with_capacity_and_hasher(children.len(), FxBuildHasher);
+            for &c in children {
+                if seen.insert(c) {
+                    ids.push(self.nodes[c].id().to_string());
+                }
+            }
+        }
+        self.premise_count += ids.len();
         if let ProofNode::Conclusion(c) = &mut self.nodes[frame.node] {
             c.premises = ids;
         }
+        self.children.truncate(start);
         self.depth[frame.node] = depth;
         self.open[frame.node] = false;
+    }
+
+    /// Create the node for a negated premise checked absent, seen for the first time.
+    fn absence(&mut self, key: (RelId, Vec<Value>)) -> usize {
+        let a = self.nodes.len();
+        self.absences += 1;
+        let name = &self.program.relation(key.0).name;
+        let fact = self.fact_text(name, &key.1);
+        self.nodes.push(ProofNode::Absence(AbsenceNode {
+            id: numbered("A", self.absences as u64),
+            kind: AbsenceKind,
+            fact,
+            predicate: name.clone(),
+            args: key.1.clone(),
+        }));
+        self.depth.push(0);
+        self.open.push(false);
+        self.mention(key.0);
+        self.absent_index.insert(key, a);
+        a
     }
 }
 
@@ -582,6 +667,23 @@ mod tests {
         assert_eq!(tree.node("S1").unwrap().premises(), ["L1"]);
         assert_eq!(tree.edges.len(), 1);
         assert_eq!(tree.confidence, 0.7);
+    }
+
+    #[test]
+    fn many_premises_with_repeats_keep_first_use_order() {
+        let mut m = MockBase::new();
+        let facts: Vec<FactId> = (0..20)
+            .map(|i| m.input("e", vec![n(i)], 1.0 - i as f64 / 100.0, i as u64))
+            .collect();
+        let rel = m.relation("count", &[n(0)]);
+        let r = m.rule("count", 1.0, rel);
+        let premises: Vec<FactId> = facts.iter().chain(facts.iter().rev()).copied().collect();
+        m.derive("count", vec![n(20)], r, premises, vec![]);
+        let tree = prove(&m, "count", vec![n(20)]);
+        let expected: Vec<String> = (1..=20).map(|k| format!("L{k}")).collect();
+        assert_eq!(tree.node("S1").unwrap().premises(), expected.as_slice());
+        assert_eq!(tree.edges.len(), 20);
+        assert!((tree.confidence - 0.81).abs() < 1e-12);
     }
 
     #[test]

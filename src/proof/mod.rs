@@ -218,26 +218,38 @@ impl ProofTree {
     }
 }
 
+/// The predicate table of a tree: `.text` and `.functional` of every relation its
+/// nodes mention.
 pub(crate) fn predicate_info(
     program: &crate::ir::Program,
     nodes: &[ProofNode],
 ) -> BTreeMap<String, PredicateInfo> {
+    predicate_info_of(
+        program,
+        nodes
+            .iter()
+            .filter_map(|n| program.relation_id(n.predicate())),
+    )
+}
+
+/// The predicate table for the given relations (repeats are harmless).
+pub(crate) fn predicate_info_of(
+    program: &crate::ir::Program,
+    relations: impl IntoIterator<Item = crate::ir::RelId>,
+) -> BTreeMap<String, PredicateInfo> {
     let mut out = BTreeMap::new();
-    for n in nodes {
-        let pred = n.predicate();
-        if out.contains_key(pred) {
+    for rel in relations {
+        let r = program.relation(rel);
+        if out.contains_key(&r.name) {
             continue;
         }
-        if let Some(rel) = program.relation_id(pred) {
-            let r = program.relation(rel);
-            out.insert(
-                pred.to_string(),
-                PredicateInfo {
-                    text: r.text.clone(),
-                    functional: r.functional.clone(),
-                },
-            );
-        }
+        out.insert(
+            r.name.clone(),
+            PredicateInfo {
+                text: r.text.clone(),
+                functional: r.functional.clone(),
+            },
+        );
     }
     out
 }
@@ -455,5 +467,14 @@ pub struct ProofEdge {
     /// The premise's id.
     pub to: String,
     /// Always `"premise"`.
-    pub role: String,
+    pub role: EdgeRole,
+}
+
+/// What a premise link means. Only premises exist today; an absence is a premise too
+/// (its node's `kind` says it was checked absent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EdgeRole {
+    /// `to` is a premise of the conclusion `from`.
+    Premise,
 }

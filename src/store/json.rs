@@ -3,6 +3,7 @@
 //! Both share the record form `{"args", "confidence"?, "provenance"?}` (evidence adds
 //! `"predicate"`); a fact document's row may also be a bare array of values.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use serde_json::Value as Json;
@@ -17,19 +18,43 @@ struct Doc<'a> {
     name: Arc<str>,
     text: &'a str,
     src: Arc<SourceFile>,
+    line_starts: Vec<usize>,
+    /// The last position resolved: (offset, line, col). Records are resolved in
+    /// increasing offset order, so counting characters from here keeps a whole
+    /// document (even one long line) linear.
+    cursor: Cell<(usize, usize, usize)>,
 }
 
 impl<'a> Doc<'a> {
     fn new(name: &str, text: &'a str) -> Doc<'a> {
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
         Doc {
             name: name.into(),
             text,
             src: Arc::new(SourceFile::new(name, text)),
+            line_starts,
+            cursor: Cell::new((0, 1, 1)),
         }
     }
 
+    /// 1-based line and column (in characters) of a byte offset.
     fn line_col(&self, offset: usize) -> (usize, usize) {
-        self.src.line_col(offset as u32)
+        let offset = offset.min(self.text.len());
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let (c_off, c_line, c_col) = self.cursor.get();
+        let (from, col0) = if c_line == line + 1 && c_off <= offset {
+            (c_off, c_col)
+        } else {
+            (self.line_starts[line], 1)
+        };
+        let col = col0 + self.text.get(from..offset).map_or(0, |s| s.chars().count());
+        self.cursor.set((offset, line + 1, col));
+        (line + 1, col)
     }
 
     fn at(&self, offset: usize) -> Location {
@@ -417,7 +442,23 @@ mod tests {
         assert_eq!(facts[2].args, vec![]);
         assert_eq!(facts[0].provenance.source, "facts");
         assert_eq!(facts[0].provenance.table.as_deref(), Some("f.json"));
-        assert_eq!(facts[0].provenance.extra["line"], 2);
+        assert!(facts[0].provenance.extra.is_empty());
+    }
+
+    #[test]
+    fn positions_on_one_long_line_are_exact_in_any_order() {
+        let text = "{\"é\": [[1], [22], [333]]}\n{}";
+        let doc = Doc::new("f.json", text);
+        let at = |needle: &str| text.find(needle).unwrap();
+        assert_eq!(doc.line_col(at("333")), (1, 20));
+        assert_eq!(doc.line_col(at("22")), (1, 14), "backwards");
+        assert_eq!(doc.line_col(at("22") + 1), (1, 15));
+        assert_eq!(doc.line_col(text.len() - 2), (2, 1));
+        assert_eq!(doc.line_col(0), (1, 1));
+        for (i, _) in text.char_indices() {
+            let expected = doc.src.line_col(i as u32);
+            assert_eq!(doc.line_col(i), expected, "offset {i}");
+        }
     }
 
     #[test]

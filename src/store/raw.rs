@@ -385,11 +385,14 @@ impl Problems {
     }
 }
 
-/// Provenance of a row of a fact file (or a fact of the program text): `source`, the
-/// file as its table, and the row's line as an extra field.
+/// Provenance of a row of a fact file (`source` "facts") or a fact of the program text
+/// (`source` "program"): the file as its table; a program fact also records its line
+/// (an extra field `line`), which bulk data rows do not, to keep them small.
 pub(crate) fn file_provenance(source: &str, origin: &Origin) -> Provenance {
     let mut extra = std::collections::BTreeMap::new();
-    extra.insert("line".to_string(), serde_json::Value::from(origin.line));
+    if source == "program" {
+        extra.insert("line".to_string(), serde_json::Value::from(origin.line));
+    }
     Provenance {
         source: source.to_string(),
         table: Some(origin.file.to_string()),
@@ -410,7 +413,7 @@ pub(crate) fn located(
     let Some(src) = source else {
         return loc;
     };
-    let lines = src.text.bytes().filter(|&b| b == b'\n').count() + 1;
+    let lines = src.line_col(src.text.len() as u32).0;
     if line == 0 || line > lines || col == 0 {
         return loc;
     }

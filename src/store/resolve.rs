@@ -1,7 +1,7 @@
 //! Phase 2 of loading: type raw records against the compiled program, add the
 //! program's own facts and its `.input` files, and number the evidence.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostic, ErrorCode, Location, Result, Span};
@@ -27,9 +27,12 @@ impl RawInputs {
     ///
     /// Values convert as the column type says: integers into `float` columns,
     /// non-negative integers into `unsigned`; CSV cells are parsed per column type.
+    /// `.input` files are read here, after compilation, so they give no type hints:
+    /// declare `.input` relations (as Soufflé requires), or their columns default to
+    /// `symbol`.
     pub fn resolve(&self, program: &Program) -> Result<Vec<InputFact>> {
         let mut problems = Problems::default();
-        let mut out: Vec<(InputFact, Option<Location>)> = Vec::new();
+        let mut out: Vec<(InputFact, Option<&Origin>)> = Vec::new();
 
         for sf in &program.facts {
             let loc = locate(program, sf.span);
@@ -61,9 +64,15 @@ impl RawInputs {
             }
         }
 
+        let ids: HashMap<&str, RelId> = program
+            .relations
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.name.as_str(), i as RelId))
+            .collect();
         for raw in file_rows.iter().chain(&self.facts) {
-            match type_record(program, raw) {
-                Ok(fact) => out.push((fact, Some(raw.origin.location()))),
+            match type_record(program, &ids, raw) {
+                Ok(fact) => out.push((fact, Some(&raw.origin))),
                 Err(d) => problems.push(d),
             }
         }
@@ -79,7 +88,7 @@ impl RawInputs {
 /// Give every fact without an explicit `edge_idx` the next one after the largest
 /// explicit index; report an index given to two different facts.
 fn number_evidence(
-    facts: &mut [(InputFact, Option<Location>)],
+    facts: &mut [(InputFact, Option<&Origin>)],
     program: &Program,
     problems: &mut Problems,
 ) {
@@ -99,8 +108,7 @@ fn number_evidence(
                         crate::value::fact_text(&program.relation(first.rel).name, &first.args);
                     let where_first = facts[j]
                         .1
-                        .as_ref()
-                        .map(|l| format!(" at {}:{}", l.file, l.line))
+                        .map(|o| format!(" at {}:{}", o.file, o.line))
                         .unwrap_or_default();
                     let d = Diagnostic::new(
                         ErrorCode::BadInput,
@@ -110,7 +118,7 @@ fn number_evidence(
                     )
                     .with_help("each stored edge index names one fact; give this one another index or none");
                     problems.push(match loc {
-                        Some(l) => d.at(l.clone()),
+                        Some(o) => d.at(o.location()),
                         None => d,
                     });
                 }
@@ -136,7 +144,7 @@ fn number_evidence(
                     "no edge index left to assign (an explicit edge_idx is at the maximum)",
                 );
                 problems.push(match loc {
-                    Some(l) => d.at(l.clone()),
+                    Some(o) => d.at(o.location()),
                     None => d,
                 });
                 return;
@@ -146,8 +154,12 @@ fn number_evidence(
 }
 
 /// Type one record: its relation, arity, and each cell per column type.
-fn type_record(program: &Program, raw: &RawFact) -> Result<InputFact, Diagnostic> {
-    let Some(rel) = program.relation_id(&raw.predicate) else {
+fn type_record(
+    program: &Program,
+    ids: &HashMap<&str, RelId>,
+    raw: &RawFact,
+) -> Result<InputFact, Diagnostic> {
+    let Some(&rel) = ids.get(raw.predicate.as_str()) else {
         let mut d = bad_input(
             raw.origin.location(),
             format!("unknown relation `{}`", raw.predicate),

@@ -9,6 +9,7 @@ use std::fmt;
 
 use crate::diag::Span;
 pub use crate::ir::{AggFunc, ArithOp, CmpOp};
+use crate::value::write_quoted;
 
 /// One parsed source file.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -324,23 +325,6 @@ pub fn agg_keyword(f: AggFunc) -> &'static str {
         AggFunc::Min => "min",
         AggFunc::Max => "max",
     }
-}
-
-/// Write `s` as a string literal with escapes.
-pub(crate) fn write_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
-    f.write_str("\"")?;
-    for c in s.chars() {
-        match c {
-            '"' => f.write_str("\\\"")?,
-            '\\' => f.write_str("\\\\")?,
-            '\n' => f.write_str("\\n")?,
-            '\t' => f.write_str("\\t")?,
-            '\r' => f.write_str("\\r")?,
-            '\0' => f.write_str("\\0")?,
-            c => write!(f, "{c}")?,
-        }
-    }
-    f.write_str("\"")
 }
 
 impl fmt::Display for Lit {

@@ -1,0 +1,281 @@
+//! Least heights after confidence improvements.
+//!
+//! A fact records its best derivation: highest confidence, then least height, then
+//! lowest rule index. The semi-naive loop finds the confidences exactly, and while no
+//! fact's confidence rises after it was first read its rounds also meet derivations in
+//! height order. Once a premise's confidence rises through a taller derivation,
+//! though, a dependent may keep a derivation that is now taller than an equally
+//! confident alternative (the lexicographic order is not monotone under min/max, so
+//! re-propagating in the loop cannot fix it).
+//!
+//! This pass re-selects, over the stratum's final facts, the least-height derivation
+//! among the *tight* ones (whose confidence equals the head's final confidence),
+//! settling facts in increasing height as in Knuth's generalisation of Dijkstra's
+//! algorithm: every fact outside the stratum and every input-recorded fact of the
+//! stratum starts settled; a fact is settled at the least candidate height once no
+//! smaller candidate remains, and the facts settled at one height form the delta that
+//! the stratum's semi-naive variants join next. Unsettled facts of the stratum are
+//! hidden from the joins by a confidence of −∞, which no tight derivation can carry;
+//! meanwhile their records hold their best candidate so far (height `u32::MAX` for
+//! none), and settling one restores its confidence.
+
+use std::collections::BTreeMap;
+
+use crate::diag::Result;
+use crate::eval::FactId;
+use crate::eval::exec::{self, Ctx, Frame};
+use crate::eval::fixpoint::{Engine, arena_push};
+use crate::eval::plan::{Plan, Planner, Premise, Step, Version};
+use crate::eval::relation::{AGG_MARK, DerivRec, INPUT_RULE, Meta};
+use crate::ir::Literal;
+
+/// Per-stratum state of the pass.
+struct Pass {
+    /// Per relation of the stratum: the final confidence of each row.
+    finals: Vec<Vec<f64>>,
+    settled: Vec<Vec<bool>>,
+    /// Candidate height → facts that got a candidate of that height.
+    queue: BTreeMap<u32, Vec<FactId>>,
+    /// Candidates found by the running plan: head row and height, with their premises
+    /// at `premises[starts[k]..starts[k + 1]]`.
+    found: Vec<(u32, u32)>,
+    starts: Vec<usize>,
+    premises: Vec<FactId>,
+}
+
+impl Engine<'_> {
+    /// Re-select every derived fact of stratum `si` as its least-height derivation
+    /// among those of its final confidence (lowest rule index on equal heights, then
+    /// the first found), and record that height.
+    pub(super) fn settle_heights(&mut self, si: usize, in_stratum: &[bool]) -> Result<()> {
+        let program = self.program;
+        let stratum = &program.strata[si];
+        // Rules reading the stratum run as variants whose delta is the facts settled
+        // last; the others run once, over the facts settled from the start.
+        let mut once = Vec::new();
+        let mut variants = Vec::new();
+        {
+            let mut planner = Planner {
+                program,
+                interner: &mut self.interner,
+                rels: &mut self.rels,
+                replay_only: false,
+            };
+            for &rid in &stratum.rules {
+                let rule = program.rule(rid);
+                let mut reads = false;
+                for (i, lit) in rule.body.iter().enumerate() {
+                    if let Literal::Atom(a) = lit
+                        && in_stratum[a.rel as usize]
+                    {
+                        reads = true;
+                        variants.push(planner.plan(rule, Some(i), in_stratum)?);
+                    }
+                }
+                if !reads {
+                    once.push(planner.plan(rule, None, in_stratum)?);
+                }
+            }
+        }
+        let n = self.rels.len();
+        let mut pass = Pass {
+            finals: vec![Vec::new(); n],
+            settled: vec![Vec::new(); n],
+            queue: BTreeMap::new(),
+            found: Vec::new(),
+            starts: Vec::new(),
+            premises: Vec::new(),
+        };
+        let mut delta: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for &rel in &stratum.relations {
+            let r = rel as usize;
+            let relation = &mut self.rels[r];
+            let rows = 0..relation.len();
+            pass.finals[r] = rows.clone().map(|i| relation.meta(i).conf).collect();
+            pass.settled[r] = rows
+                .clone()
+                .map(|i| relation.meta(i).rule == INPUT_RULE)
+                .collect();
+            for row in rows {
+                let mut m = relation.meta(row);
+                if m.rule == INPUT_RULE {
+                    delta[r].push(row);
+                } else {
+                    m.conf = f64::NEG_INFINITY;
+                    m.height = u32::MAX;
+                    relation.set_meta(row, m);
+                }
+            }
+        }
+        let outcome = self.settle_levels(&once, &variants, delta, &mut pass);
+        // Every fact has a tight derivation whose premises settle first (order facts
+        // by final confidence, then by when the loop reached it), so none is left.
+        for &rel in &stratum.relations {
+            let r = rel as usize;
+            debug_assert!(
+                outcome.is_err() || pass.settled[r].iter().all(|&s| s),
+                "a fact of relation {r} has no tight derivation"
+            );
+            let relation = &mut self.rels[r];
+            for (row, &c) in (0..relation.len()).zip(&pass.finals[r]) {
+                relation.set_conf(row, c);
+            }
+        }
+        outcome
+    }
+
+    /// Settle the facts height by height, starting from `delta` (the facts settled at
+    /// height 0) and the `once` plans.
+    fn settle_levels(
+        &mut self,
+        once: &[Plan],
+        variants: &[Plan],
+        mut delta: Vec<Vec<u32>>,
+        pass: &mut Pass,
+    ) -> Result<()> {
+        let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
+        for plan in once {
+            self.height_round(plan, &lens, &[], pass)?;
+        }
+        loop {
+            for plan in variants {
+                let Some(Step::Scan {
+                    rel,
+                    version: Version::Delta,
+                    ..
+                }) = plan.steps.first()
+                else {
+                    continue;
+                };
+                let d = &delta[*rel as usize];
+                if !d.is_empty() {
+                    self.height_round(plan, &lens, d, pass)?;
+                }
+            }
+            for d in &mut delta {
+                d.clear();
+            }
+            let Some((height, facts)) = pass.queue.pop_first() else {
+                break;
+            };
+            self.check_deadline()?;
+            for f in facts {
+                let (r, i) = (f.rel as usize, f.row as usize);
+                let m = self.rels[r].meta(f.row);
+                if pass.settled[r][i] || m.height != height {
+                    continue;
+                }
+                pass.settled[r][i] = true;
+                self.rels[r].set_conf(f.row, pass.finals[r][i]);
+                delta[r].push(f.row);
+            }
+        }
+        Ok(())
+    }
+
+    /// Run one plan over every fact (the unsettled ones hidden) and record, per head
+    /// fact, its best tight candidate.
+    fn height_round(
+        &mut self,
+        plan: &Plan,
+        lens: &[u32],
+        delta: &[u32],
+        pass: &mut Pass,
+    ) -> Result<()> {
+        if !plan.feasible {
+            return Ok(());
+        }
+        let head = plan.head_rel as usize;
+        pass.found.clear();
+        pass.starts.clear();
+        pass.starts.push(0);
+        pass.premises.clear();
+        {
+            let ctx = Ctx {
+                rels: &self.rels,
+                old: lens,
+                full: lens,
+                delta,
+                interner: &self.interner,
+                provenance: true,
+            };
+            let relation = &self.rels[head];
+            let mut cells = Vec::with_capacity(plan.head.len());
+            let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
+                cells.clear();
+                for e in &plan.head {
+                    match exec::eval(e, &frame.slots) {
+                        Some(v) => cells.push(v),
+                        None => return,
+                    }
+                }
+                let Some(row) = relation.find(&cells) else {
+                    debug_assert!(false, "a derivation's head is missing from the fixpoint");
+                    return;
+                };
+                let i = row as usize;
+                // The confidence exactly as the loop computes it for this derivation.
+                let conf = plan.confidence * conf;
+                if pass.settled[head][i] || conf != pass.finals[head][i] {
+                    return;
+                }
+                let height = height.saturating_add(1);
+                let m = relation.meta(row);
+                if (height, plan.rule) >= (m.height, m.rule) {
+                    return;
+                }
+                for p in &plan.premises {
+                    match *p {
+                        Premise::Fact(f) => pass.premises.push(frame.facts[f]),
+                        Premise::Agg(a) => {
+                            let facts = &frame.agg_facts[a];
+                            pass.premises.push(FactId {
+                                rel: AGG_MARK,
+                                row: facts.len() as u32,
+                            });
+                            pass.premises.extend_from_slice(facts);
+                        }
+                    }
+                }
+                pass.found.push((row, height));
+                pass.starts.push(pass.premises.len());
+            };
+            let mut frame = Frame::new(plan);
+            exec::run_plan(&ctx, plan, &mut frame, 0..usize::MAX, &mut sink);
+        }
+        let relation = &mut self.rels[head];
+        for (k, &(row, height)) in pass.found.iter().enumerate() {
+            let i = row as usize;
+            let m = relation.meta(row);
+            if (height, plan.rule) >= (m.height, m.rule) {
+                continue;
+            }
+            let prem = &pass.premises[pass.starts[k]..pass.starts[k + 1]];
+            let d = relation.deriv[i];
+            let start = if prem.len() <= d.len as usize {
+                relation.premises[d.start as usize..d.start as usize + prem.len()]
+                    .copy_from_slice(prem);
+                d.start
+            } else {
+                arena_push(&mut relation.premises, prem)?
+            };
+            relation.deriv[i] = DerivRec {
+                start,
+                len: prem.len() as u32,
+            };
+            relation.set_meta(
+                row,
+                Meta {
+                    height,
+                    rule: plan.rule,
+                    ..m
+                },
+            );
+            pass.queue.entry(height).or_default().push(FactId {
+                rel: head as u32,
+                row,
+            });
+        }
+        Ok(())
+    }
+}
