@@ -461,6 +461,11 @@ impl FactBase {
         let Some(Some(plan)) = self.plans.get(rule as usize) else {
             return Vec::new();
         };
+        let negates = |body: &[Literal]| body.iter().any(|l| matches!(l, Literal::Negated(_)));
+        if !negates(&self.program.rule(rule).body) {
+            // Nothing to replay: the common case, and the proof walk's hot path.
+            return Vec::new();
+        }
         let mut frame = Frame::new(plan);
         let mut it = premises.iter().copied();
         for p in &plan.premises {

@@ -144,16 +144,30 @@ pub(crate) struct Plan {
 /// values convert when the conversion is exact; anything else is `None`.
 pub(crate) fn encode(value: &Value, ty: ColumnType, interner: &mut Rodeo) -> Option<u64> {
     match (value, ty) {
-        (Value::Number(i), ColumnType::Number) => Some(*i as u64),
-        (Value::Number(i), ColumnType::Unsigned) => u64::try_from(*i).ok(),
-        (Value::Number(i), ColumnType::Float) => Some((*i as f64).to_bits()),
-        (Value::Unsigned(u), ColumnType::Unsigned) => Some(*u),
-        (Value::Unsigned(u), ColumnType::Number) => i64::try_from(*u).ok().map(|i| i as u64),
-        (Value::Unsigned(u), ColumnType::Float) => Some((*u as f64).to_bits()),
-        (Value::Float(f), ColumnType::Float) => Some(f.to_bits()),
         (Value::Symbol(s), ColumnType::Symbol) => {
             Some(interner.get_or_intern(s.as_str()).into_usize() as u64)
         }
+        _ => encode_scalar(value, ty),
+    }
+}
+
+/// Encode a number, unsigned or float value (no interner needed); symbols and
+/// inexact conversions are `None`.
+fn encode_scalar(value: &Value, ty: ColumnType) -> Option<u64> {
+    match (value, ty) {
+        (Value::Number(i), ColumnType::Number) => Some(*i as u64),
+        (Value::Number(i), ColumnType::Unsigned) => u64::try_from(*i).ok(),
+        (Value::Number(i), ColumnType::Float) => {
+            let f = *i as f64;
+            (f as i128 == i128::from(*i)).then(|| f.to_bits())
+        }
+        (Value::Unsigned(u), ColumnType::Unsigned) => Some(*u),
+        (Value::Unsigned(u), ColumnType::Number) => i64::try_from(*u).ok().map(|i| i as u64),
+        (Value::Unsigned(u), ColumnType::Float) => {
+            let f = *u as f64;
+            (f as u128 == u128::from(*u)).then(|| f.to_bits())
+        }
+        (Value::Float(f), ColumnType::Float) => Some(f.to_bits()),
         _ => None,
     }
 }
@@ -165,10 +179,7 @@ pub(crate) fn encode_lookup(value: &Value, ty: ColumnType, interner: &Rodeo) -> 
             interner.get(s.as_str()).map(|k| k.into_usize() as u64)
         }
         (Value::Symbol(_), _) | (_, ColumnType::Symbol) => None,
-        _ => {
-            let mut scratch = Rodeo::new();
-            encode(value, ty, &mut scratch)
-        }
+        _ => encode_scalar(value, ty),
     }
 }
 
@@ -782,4 +793,50 @@ pub(crate) fn aggregate_groupings(rule: &Rule) -> Vec<Vec<u32>> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numeric_values_encode_only_when_exact() {
+        let exact = (1i64 << 53) as f64;
+        assert_eq!(
+            encode_scalar(&Value::Number(1 << 53), ColumnType::Float),
+            Some(exact.to_bits())
+        );
+        assert_eq!(
+            encode_scalar(&Value::Number((1 << 53) + 1), ColumnType::Float),
+            None
+        );
+        assert_eq!(
+            encode_scalar(&Value::Number(i64::MAX), ColumnType::Float),
+            None
+        );
+        assert_eq!(
+            encode_scalar(&Value::Unsigned(u64::MAX), ColumnType::Float),
+            None
+        );
+        assert_eq!(
+            encode_scalar(&Value::Number(-1), ColumnType::Unsigned),
+            None
+        );
+        assert_eq!(
+            encode_scalar(&Value::Unsigned(7), ColumnType::Number),
+            Some(7)
+        );
+    }
+
+    #[test]
+    fn lookups_never_intern() {
+        let interner = Rodeo::new();
+        let sym = Value::Symbol("absent".into());
+        assert_eq!(encode_lookup(&sym, ColumnType::Symbol, &interner), None);
+        assert_eq!(interner.len(), 0);
+        assert_eq!(
+            encode_lookup(&Value::Number(-3), ColumnType::Number, &interner),
+            Some(-3i64 as u64)
+        );
+    }
 }
