@@ -437,3 +437,23 @@ fn help_documents_the_embedded_pack() {
     assert!(help.contains("rules/drones/drones.dl"), "{help}");
     assert!(help.contains("--no-provenance"), "{help}");
 }
+
+#[test]
+fn usage_errors_follow_the_requested_format() {
+    let json = fails_json(&["run", "--bogus", "--format", "json"]);
+    assert_eq!(json["error"]["code"], "usage");
+    assert_eq!(
+        json["error"]["message"],
+        "unexpected argument '--bogus' found"
+    );
+    let json = fails_json(&["prove", "--format=json"]);
+    assert_eq!(json["error"]["code"], "usage");
+    assert!(
+        json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--goal")
+    );
+    let text = fails_text(&["run", "--bogus"]);
+    assert!(text.contains("unexpected argument '--bogus'"), "{text}");
+}

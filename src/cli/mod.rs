@@ -46,9 +46,27 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
+            if !e.use_stderr() {
+                // --help, --version
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            if asks_for_json(std::env::args()) {
+                let rendered = e.render().to_string();
+                // clap's first paragraph says what is wrong; the rest is usage help.
+                let (first, rest) = rendered.split_once("\n\n").unwrap_or((&rendered, ""));
+                let message = first
+                    .trim_start_matches("error: ")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let diag = prooflog::Diagnostic::new(prooflog::ErrorCode::Usage, message)
+                    .with_help(rest.trim().to_string());
+                eprintln!("{}", diag.to_json());
+            } else {
+                let _ = e.print();
+            }
+            return ExitCode::from(2);
         }
     };
     match cli.command {
@@ -57,5 +75,32 @@ pub fn main() -> ExitCode {
         Command::Check(args) => answer::check(args),
         Command::Gate(args) => answer::gate(args),
         Command::Ground(args) => answer::ground(args),
+    }
+}
+
+/// Whether the command line asks for JSON output (`--format json` or
+/// `--format=json`), so that even a usage error is reported as JSON.
+fn asks_for_json(args: impl IntoIterator<Item = String>) -> bool {
+    let args: Vec<String> = args.into_iter().collect();
+    args.iter().enumerate().any(|(i, a)| {
+        a == "--format=json" || (a == "--format" && args.get(i + 1).is_some_and(|v| v == "json"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::asks_for_json;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn json_is_requested_only_explicitly() {
+        assert!(asks_for_json(args("prooflog run --format json --bogus")));
+        assert!(asks_for_json(args("prooflog prove --format=json")));
+        assert!(!asks_for_json(args("prooflog run --format text")));
+        assert!(!asks_for_json(args("prooflog run --format")));
+        assert!(!asks_for_json(args("prooflog run json")));
     }
 }
