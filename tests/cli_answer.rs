@@ -625,3 +625,44 @@ fn check_verify_content_with_the_packs_verbalisations() {
     ]);
     assert_eq!(stdout_json(&bare)["supported_count"], 0);
 }
+
+/// `ground --evidence`: facts cited by the `HEDGE-<edge_idx>` tags the loader gives
+/// them, in the pack's words; an unknown tag fails closed.
+#[test]
+fn ground_from_evidence_and_tags() {
+    let evidence = concat!(env!("CARGO_MANIFEST_DIR"), "/rules/drones/evidence.jsonl");
+    let claim = r#"{"subject": 42, "predicate": "member", "object": 7}"#;
+    let out = run(&[
+        "ground",
+        "--claim",
+        claim,
+        "--evidence",
+        evidence,
+        "--tags",
+        "HEDGE-42",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let json = stdout_json(&out);
+    assert_eq!(json["verdict"], "grounded");
+    assert_eq!(
+        json["matches"][0]["fact"],
+        "drone 7 is a member of group 42"
+    );
+
+    let out = run(&[
+        "ground",
+        "--claim",
+        claim,
+        "--evidence",
+        evidence,
+        "--tags",
+        "HEDGE-999",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let json = stdout_json(&out);
+    assert_eq!(json["verdict"], "ungrounded");
+    assert_eq!(json["unresolved"][0], "HEDGE-999");
+
+    let neither = run(&["ground", "--claim", claim]);
+    assert_eq!(neither.status.code(), Some(2));
+}

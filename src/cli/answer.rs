@@ -24,7 +24,7 @@ use prooflog::proof::verbalise;
 use prooflog::{Error, Value};
 use serde_json::Value as Json;
 
-use super::common::{Format, fail};
+use super::common::{DEFAULT_PROGRAM, Format, fail};
 
 /// Arguments of `prooflog check`.
 #[derive(Args)]
@@ -94,8 +94,13 @@ pub struct GroundArgs {
     claim: String,
     /// Cited facts: a JSON array of `{"tag", "predicate", "args", "text"?,
     /// "functional_key"?}`, or a proof JSON file.
-    #[arg(long, value_name = "FILE")]
-    cited: String,
+    #[arg(long, value_name = "FILE", required_unless_present = "evidence")]
+    cited: Option<String>,
+    /// Evidence JSONL whose facts may be cited by their `HEDGE-<edge_idx>` tags (as
+    /// `prooflog run` numbers them), typed and verbalised by `--program` (default: the
+    /// embedded rule pack). Repeatable; combines with `--cited`.
+    #[arg(long, value_name = "FILE.jsonl")]
+    evidence: Vec<std::path::PathBuf>,
     /// The tags the claim cites, comma-separated (default: every fact in `--cited`).
     #[arg(long, value_name = "TAG,…", value_delimiter = ',')]
     tags: Vec<String>,
@@ -286,12 +291,28 @@ fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
     let claim: Claim =
         serde_json::from_str(&claim_text).map_err(|e| json_error(&claim_name, &e))?;
 
-    let cited = parse_json(&args.cited, &read_input(&args.cited)?)?;
     let mut table = FactTable::with_texts(args.texts.as_deref(), &args.programs)?;
-    if is_proof_json(&cited) {
-        table.add_proofs(&args.cited, &cited)?;
-    } else {
-        table.add_cited_facts(&args.cited, &cited)?;
+    if let Some(file) = &args.cited {
+        let cited = parse_json(file, &read_input(file)?)?;
+        if is_proof_json(&cited) {
+            table.add_proofs(file, &cited)?;
+        } else {
+            table.add_cited_facts(file, &cited)?;
+        }
+    }
+    if !args.evidence.is_empty() {
+        let mut loader = prooflog::store::Loader::new();
+        if args.programs.is_empty() {
+            loader.program_text(DEFAULT_PROGRAM.0, DEFAULT_PROGRAM.1);
+        }
+        for p in &args.programs {
+            loader.program_file(p)?;
+        }
+        for e in &args.evidence {
+            loader.evidence(e)?;
+        }
+        let loaded = loader.load()?;
+        table.add_input_facts(&loaded.program, &loaded.facts);
     }
     let tags: Vec<String> = if args.tags.is_empty() {
         table.order.clone()
@@ -462,6 +483,30 @@ impl FactTable {
             }
         }
         Ok(())
+    }
+
+    /// Every input fact as cited evidence: tag `HEDGE-<edge_idx>`, words from the
+    /// relation's `.text` (else `pred(args)`), key from its `.functional`.
+    fn add_input_facts(
+        &mut self,
+        program: &prooflog::Program,
+        facts: &[prooflog::store::InputFact],
+    ) {
+        for f in facts {
+            let Some(edge) = f.provenance.edge_idx else {
+                continue;
+            };
+            let rel = program.relation(f.rel);
+            let tag = format!("HEDGE-{edge}");
+            self.allowed.insert(tag.clone());
+            self.add_fact(CitedFact {
+                tag,
+                predicate: rel.name.clone(),
+                args: f.args.clone(),
+                text: verbalise(rel.text.as_deref(), &rel.name, &f.args),
+                functional_key: rel.functional.clone(),
+            });
+        }
     }
 
     fn add_cited_facts(&mut self, file: &str, json: &Json) -> Result<(), Error> {
