@@ -560,19 +560,25 @@ fn emit(
             out.starts.push(out.premises.len() as u32);
             return;
         }
-        for p in &plan.premises {
-            match *p {
-                Premise::Fact(f) => out.premises.push(frame.facts[f]),
-                Premise::Agg(a) => {
-                    let facts = &frame.agg_facts[a];
-                    out.premises.push(FactId {
-                        rel: AGG_MARK,
-                        row: facts.len() as u32,
-                    });
-                    out.premises.extend_from_slice(facts);
-                }
+        push_premises(plan, frame, &mut out.premises);
+        out.starts.push(out.premises.len() as u32);
+    }
+}
+
+/// Append a derivation's premises in record form: each positive premise's fact, and
+/// for an aggregate a marker holding the count followed by every aggregated fact.
+pub(super) fn push_premises(plan: &Plan, frame: &Frame, out: &mut Vec<FactId>) {
+    for p in &plan.premises {
+        match *p {
+            Premise::Fact(f) => out.push(frame.facts[f]),
+            Premise::Agg(a) => {
+                let facts = &frame.agg_facts[a];
+                out.push(FactId {
+                    rel: AGG_MARK,
+                    row: facts.len() as u32,
+                });
+                out.extend_from_slice(facts);
             }
         }
-        out.starts.push(out.premises.len() as u32);
     }
 }

@@ -24,9 +24,9 @@ use std::collections::BTreeMap;
 use crate::diag::Result;
 use crate::eval::FactId;
 use crate::eval::exec::{self, Ctx, Frame};
-use crate::eval::fixpoint::{Engine, arena_push};
-use crate::eval::plan::{Plan, Planner, Premise, Step, Version};
-use crate::eval::relation::{AGG_MARK, DerivRec, INPUT_RULE, Meta};
+use crate::eval::fixpoint::{Engine, arena_push, push_premises};
+use crate::eval::plan::{Plan, Planner, Step, Version};
+use crate::eval::relation::{DerivRec, INPUT_RULE, Meta};
 use crate::ir::Literal;
 
 /// Per-stratum state of the pass.
@@ -224,19 +224,7 @@ impl Engine<'_> {
                 if (height, plan.rule) >= (m.height, m.rule) {
                     return;
                 }
-                for p in &plan.premises {
-                    match *p {
-                        Premise::Fact(f) => pass.premises.push(frame.facts[f]),
-                        Premise::Agg(a) => {
-                            let facts = &frame.agg_facts[a];
-                            pass.premises.push(FactId {
-                                rel: AGG_MARK,
-                                row: facts.len() as u32,
-                            });
-                            pass.premises.extend_from_slice(facts);
-                        }
-                    }
-                }
+                push_premises(plan, frame, &mut pass.premises);
                 pass.found.push((row, height));
                 pass.starts.push(pass.premises.len());
             };

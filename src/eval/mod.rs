@@ -437,6 +437,20 @@ impl FactBase {
                 c.dedup();
             }
         }
+        Ok(FactBase::from_engine(
+            engine,
+            Arc::clone(&program),
+            evidence,
+        ))
+    }
+
+    /// The fact base an evaluation left in `engine`.
+    fn from_engine(
+        engine: fixpoint::Engine<'_>,
+        program: Arc<Program>,
+        evidence: Vec<InputFact>,
+    ) -> FactBase {
+        let provenance = engine.options.provenance;
         let fixpoint::Engine {
             rels,
             interner,
@@ -444,15 +458,15 @@ impl FactBase {
             base_plans,
             ..
         } = engine;
-        Ok(FactBase {
+        FactBase {
             program,
             rels,
             interner,
-            provenance: self.provenance,
+            provenance,
             evidence,
             plans: base_plans,
             stats,
-        })
+        }
     }
 
     /// The ground negated atoms a derivation checked absent: replay the rule's base
@@ -675,20 +689,9 @@ pub fn evaluate(
     let mut engine = fixpoint::Engine::new(&program, options, rels, interner);
     engine.stats.input_facts = input_facts;
     engine.run()?;
-    let fixpoint::Engine {
-        rels,
-        interner,
-        stats,
-        base_plans,
-        ..
-    } = engine;
-    Ok(FactBase {
-        program,
-        rels,
-        interner,
-        provenance: options.provenance,
+    Ok(FactBase::from_engine(
+        engine,
+        Arc::clone(&program),
         evidence,
-        plans: base_plans,
-        stats,
-    })
+    ))
 }
