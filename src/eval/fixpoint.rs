@@ -467,18 +467,7 @@ impl<'a> Engine<'a> {
             if provenance {
                 let prem =
                     &pending.premises[pending.starts[k] as usize..pending.starts[k + 1] as usize];
-                let d = rel.deriv[r];
-                let start = if prem.len() <= d.len as usize {
-                    rel.premises[d.start as usize..d.start as usize + prem.len()]
-                        .copy_from_slice(prem);
-                    d.start
-                } else {
-                    arena_push(&mut rel.premises, prem)?
-                };
-                rel.deriv[r] = DerivRec {
-                    start,
-                    len: prem.len() as u32,
-                };
+                set_premises(rel, r, prem)?;
                 rel.set_meta(row, meta);
             } else {
                 rel.set_conf(row, meta.conf);
@@ -505,7 +494,24 @@ impl<'a> Engine<'a> {
 }
 
 #[inline]
-pub(super) fn arena_push(arena: &mut Vec<FactId>, prem: &[FactId]) -> Result<u32> {
+/// Record `prem` as row `r`'s premises: over the old ones when they fit, else
+/// appended to the arena.
+pub(super) fn set_premises(rel: &mut Relation, r: usize, prem: &[FactId]) -> Result<()> {
+    let d = rel.deriv[r];
+    let start = if prem.len() <= d.len as usize {
+        rel.premises[d.start as usize..d.start as usize + prem.len()].copy_from_slice(prem);
+        d.start
+    } else {
+        arena_push(&mut rel.premises, prem)?
+    };
+    rel.deriv[r] = DerivRec {
+        start,
+        len: prem.len() as u32,
+    };
+    Ok(())
+}
+
+fn arena_push(arena: &mut Vec<FactId>, prem: &[FactId]) -> Result<u32> {
     let start = arena.len();
     if start + prem.len() > u32::MAX as usize {
         return Err(arena_full());

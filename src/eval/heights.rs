@@ -24,9 +24,9 @@ use std::collections::BTreeMap;
 use crate::diag::Result;
 use crate::eval::FactId;
 use crate::eval::exec::{self, Ctx, Frame};
-use crate::eval::fixpoint::{Engine, arena_push, push_premises};
+use crate::eval::fixpoint::{Engine, push_premises, set_premises};
 use crate::eval::plan::{Plan, Planner, Step, Version};
-use crate::eval::relation::{DerivRec, INPUT_RULE, Meta};
+use crate::eval::relation::{INPUT_RULE, Meta};
 use crate::ir::Literal;
 
 /// Per-stratum state of the pass.
@@ -239,18 +239,7 @@ impl Engine<'_> {
                 continue;
             }
             let prem = &pass.premises[pass.starts[k]..pass.starts[k + 1]];
-            let d = relation.deriv[i];
-            let start = if prem.len() <= d.len as usize {
-                relation.premises[d.start as usize..d.start as usize + prem.len()]
-                    .copy_from_slice(prem);
-                d.start
-            } else {
-                arena_push(&mut relation.premises, prem)?
-            };
-            relation.deriv[i] = DerivRec {
-                start,
-                len: prem.len() as u32,
-            };
+            set_premises(relation, i, prem)?;
             relation.set_meta(
                 row,
                 Meta {
