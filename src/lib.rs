@@ -8,6 +8,7 @@
 #![forbid(missing_docs)]
 
 pub mod answer;
+pub mod bundled;
 pub mod check;
 pub mod diag;
 pub mod eval;

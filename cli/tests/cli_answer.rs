@@ -67,7 +67,7 @@ fn stderr_json(out: &Output) -> serde_json::Value {
 /// Compare with `tests/golden/<name>.json` (as JSON values, so layout is free).
 fn golden(name: &str, actual: &serde_json::Value) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
+        .join("../tests/golden")
         .join(format!("{name}.json"));
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         let text = serde_json::to_string_pretty(actual).expect("pretty JSON");
@@ -589,7 +589,7 @@ fn check_verify_content_with_the_packs_verbalisations() {
          Drone 9 is not a member of group 42 [HEDGE-43]. \
          Group 42 is a member of drone 7 [HEDGE-42].",
     );
-    let pack = concat!(env!("CARGO_MANIFEST_DIR"), "/rules/drones/drones.dl");
+    let pack = concat!(env!("CARGO_MANIFEST_DIR"), "/../rules/drones/drones.dl");
     let out = run(&[
         "check",
         "--answer",
@@ -630,7 +630,10 @@ fn check_verify_content_with_the_packs_verbalisations() {
 /// them, in the pack's words; an unknown tag fails closed.
 #[test]
 fn ground_from_evidence_and_tags() {
-    let evidence = concat!(env!("CARGO_MANIFEST_DIR"), "/rules/drones/evidence.jsonl");
+    let evidence = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../rules/drones/evidence.jsonl"
+    );
     let claim = r#"{"subject": 42, "predicate": "member", "object": 7}"#;
     let out = run(&[
         "ground",

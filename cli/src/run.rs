@@ -9,7 +9,7 @@ use prooflog::eval::FactBase;
 use prooflog::ir::RelId;
 use prooflog::value::{Value, fact_text};
 
-use crate::cli::common::{EngineInputs, Format, evaluate_on_terminal, fail, print};
+use crate::common::{EngineInputs, Format, evaluate_on_terminal, fail, print};
 
 /// Arguments of `prooflog run`.
 #[derive(Args)]

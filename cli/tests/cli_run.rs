@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 const FIX: &str = "tests/fixtures/inputs";
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }
 
 /// Run `prooflog` from the repository root.

@@ -3,7 +3,7 @@
 use std::process::{Command, Output};
 
 fn root() -> &'static str {
-    env!("CARGO_MANIFEST_DIR")
+    concat!(env!("CARGO_MANIFEST_DIR"), "/..")
 }
 
 fn prove(extra: &[&str]) -> Output {
