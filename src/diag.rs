@@ -126,7 +126,8 @@ impl SourceMap {
         &self.files
     }
 
-    /// Resolve a span to a location with a caret snippet.
+    /// Resolve a span to a location with a caret snippet (a long line is cut to a
+    /// window around the column).
     pub fn locate(&self, span: Span) -> Location {
         let file = self.file(span.file);
         let (line, col) = file.line_col(span.start);
@@ -137,25 +138,78 @@ impl SourceMap {
         } else {
             1
         };
-        let gutter = line.to_string().len();
-        let prefix: String = text
-            .chars()
-            .take(col - 1)
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
-        let snippet = format!(
-            "{:gutter$} |\n{line} | {text}\n{:gutter$} | {prefix}{}",
-            "",
-            "",
-            "^".repeat(width)
-        );
         Location {
             file: file.name.clone(),
             line,
             col,
-            snippet: Some(snippet),
+            snippet: Some(snippet(text, line, col, width)),
         }
     }
+}
+
+/// How many characters of a source line a snippet shows at most.
+const SNIPPET_WINDOW: usize = 100;
+
+/// A caret snippet: line `line` (whose text is `text`) with `width` carets under
+/// 1-based column `col`. A line longer than [`SNIPPET_WINDOW`] characters is cut to a
+/// window around the column, marked with `…`, so that a snippet's size never depends
+/// on the line's.
+pub(crate) fn snippet(text: &str, line: usize, col: usize, width: usize) -> String {
+    let col = col.max(1);
+    // Only the characters up to the window's end are ever looked at.
+    let chars: Vec<char> = text.chars().take(col + SNIPPET_WINDOW).collect();
+    let long = text.chars().nth(col + SNIPPET_WINDOW).is_some();
+    let len = chars.len();
+    let start = if (len > SNIPPET_WINDOW || long) && col > SNIPPET_WINDOW / 2 {
+        (col - SNIPPET_WINDOW / 2).min(len.saturating_sub(SNIPPET_WINDOW))
+    } else {
+        0
+    };
+    let end = (start + SNIPPET_WINDOW).min(len);
+    let mut shown: String = chars[start.min(end)..end].iter().collect();
+    let mut caret_at = col - 1 - start.min(col - 1);
+    if start > 0 {
+        shown.insert(0, '…');
+        caret_at += 1;
+    }
+    if end < len || long {
+        shown.push('…');
+    }
+    let prefix: String = shown
+        .chars()
+        .take(caret_at)
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    let width = width.clamp(1, SNIPPET_WINDOW);
+    let gutter = line.to_string().len();
+    format!(
+        "{:gutter$} |\n{line} | {shown}\n{:gutter$} | {prefix}{}",
+        "",
+        "",
+        "^".repeat(width)
+    )
+}
+
+/// How many diagnostics one error carries at most: parse errors, check errors and
+/// input problems beyond it are only counted, in a last "N more errors not shown"
+/// diagnostic ([`more_not_shown`]). Costs stay linear however many there are.
+pub const MAX_DIAGNOSTICS: usize = 20;
+
+/// How many diagnostics `d` stands for, when it is a [`more_not_shown`] note.
+pub(crate) fn not_shown_count(d: &Diagnostic) -> Option<usize> {
+    let (n, rest) = d.message.split_once(' ')?;
+    if d.location.is_some() || !matches!(rest, "more error not shown" | "more errors not shown") {
+        return None;
+    }
+    n.parse().ok()
+}
+
+/// The diagnostic that stands for `n` diagnostics not shown.
+pub fn more_not_shown(code: ErrorCode, n: usize) -> Diagnostic {
+    let noun = if n == 1 { "error" } else { "errors" };
+    Diagnostic::new(code, format!("{n} more {noun} not shown")).with_help(format!(
+        "only the first {MAX_DIAGNOSTICS} are reported; fix those first"
+    ))
 }
 
 /// Where a diagnostic points.

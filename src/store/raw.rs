@@ -352,7 +352,7 @@ pub(crate) struct Problems {
 
 impl Problems {
     /// How many diagnostics one load reports at most.
-    pub const LIMIT: usize = 20;
+    pub const LIMIT: usize = crate::diag::MAX_DIAGNOSTICS;
 
     /// Record a problem.
     pub fn push(&mut self, d: Diagnostic) {
@@ -374,9 +374,9 @@ impl Problems {
             return Ok(value);
         }
         if self.dropped > 0 {
-            self.list.push(Diagnostic::new(
+            self.list.push(crate::diag::more_not_shown(
                 ErrorCode::BadInput,
-                format!("{} more problems not shown", self.dropped),
+                self.dropped,
             ));
         }
         Err(Error {
@@ -417,34 +417,7 @@ pub(crate) fn located(
     if line == 0 || line > lines || col == 0 {
         return loc;
     }
-    const WINDOW: usize = 100;
-    let text = src.line_text(line);
-    let chars: Vec<char> = text.chars().collect();
-    let start = if chars.len() > WINDOW && col > WINDOW / 2 {
-        (col - WINDOW / 2).min(chars.len().saturating_sub(WINDOW))
-    } else {
-        0
-    };
-    let end = (start + WINDOW).min(chars.len());
-    let mut shown: String = chars[start..end].iter().collect();
-    let mut caret_at = col - 1 - start.min(col - 1);
-    if start > 0 {
-        shown.insert(0, '…');
-        caret_at += 1;
-    }
-    if end < chars.len() {
-        shown.push('…');
-    }
-    let prefix: String = shown
-        .chars()
-        .take(caret_at)
-        .map(|c| if c == '\t' { '\t' } else { ' ' })
-        .collect();
-    let gutter = line.to_string().len();
-    loc.snippet = Some(format!(
-        "{:gutter$} |\n{line} | {shown}\n{:gutter$} | {prefix}^",
-        "", ""
-    ));
+    loc.snippet = Some(crate::diag::snippet(src.line_text(line), line, col, 1));
     loc
 }
 

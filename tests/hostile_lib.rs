@@ -1,0 +1,154 @@
+//! Hostile input through the library: whatever the text, the library answers with a
+//! diagnostic (or a result), never a stack overflow, a panic or unbounded work.
+//!
+//! The command-line corpus (`tests/fixtures/hostile/`, run by `cli/tests/hostile.rs`)
+//! covers the same ground through the real binary.
+
+use std::sync::Arc;
+
+use prooflog::diag::MAX_DIAGNOSTICS;
+use prooflog::eval::{EvalOptions, evaluate};
+use prooflog::syntax::{MAX_NESTING, parse_goal};
+use prooflog::{ErrorCode, Program};
+
+/// Compile and evaluate `text` on a thread with a small stack (as a library user's
+/// worker thread may have), returning the outcome's error code if any.
+fn run_small_stack(text: String) -> Option<ErrorCode> {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let program = match Program::from_source("t.dl", &text) {
+                Ok(p) => p,
+                Err(e) => return Some(e.code()),
+            };
+            // Printing the program walks every tree too.
+            let _ = format!("{program:?}");
+            let options = EvalOptions {
+                provenance: true,
+                ..EvalOptions::default()
+            };
+            evaluate(Arc::new(program), &[], &options)
+                .err()
+                .map(|e| e.code())
+        })
+        .expect("spawn")
+        .join()
+        .expect("no panic")
+}
+
+fn nested_error(text: String) -> String {
+    let err = Program::from_source("t.dl", &text).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Parse, "{err}");
+    err.to_string()
+}
+
+#[test]
+fn expressions_at_the_nesting_limit_run_on_a_small_stack() {
+    let n = MAX_NESTING - 2;
+    let parens = format!(
+        "q(1).\np(x) :- q(y), x = {}y{}.\n",
+        "(".repeat(n),
+        ")".repeat(n)
+    );
+    assert_eq!(run_small_stack(parens), None);
+    let minus = format!("q(1).\np(x) :- q(y), x = {}y.\n", "- ".repeat(n));
+    assert_eq!(run_small_stack(minus), None);
+    let chain = format!("q(1).\np(x) :- q(y), x = {}.\n", vec!["y"; n].join(" + "));
+    assert_eq!(run_small_stack(chain), None);
+    let right = format!(
+        "q(1).\np(x) :- q(y), x = {}y{}.\n",
+        "y - (".repeat(n / 2),
+        ")".repeat(n / 2)
+    );
+    assert_eq!(run_small_stack(right), None);
+    let formula = format!("q(1).\np(x) :- {}q(x){}.\n", "(".repeat(n), ")".repeat(n));
+    assert_eq!(run_small_stack(formula), None);
+    let head = format!("q(1).\np({}) :- q(y).\n", vec!["y"; n].join(" * "));
+    assert_eq!(run_small_stack(head), None);
+}
+
+#[test]
+fn nesting_beyond_the_limit_is_a_parse_error_naming_it() {
+    let cases = [
+        format!(
+            "p(x) :- q(y), x = {}y{}.",
+            "(".repeat(12_000),
+            ")".repeat(12_000)
+        ),
+        format!("p(x) :- q(y), x = {}y.", "-".repeat(20_000)),
+        format!("p(x) :- q(y), x = {}.", vec!["y"; 50_000].join(" + ")),
+        format!("p(x) :- {}q(x){}.", "(".repeat(10_000), ")".repeat(10_000)),
+        format!(
+            "p(x) :- q(x), x = {}y{}.",
+            "(y * ".repeat(300),
+            ")".repeat(300)
+        ),
+        format!(
+            "p(n) :- {}q(_){}.",
+            "n = count : { ".repeat(300),
+            " }".repeat(300)
+        ),
+    ];
+    for text in cases {
+        let msg = nested_error(text);
+        assert!(msg.contains(&format!("{MAX_NESTING} levels")), "{msg}");
+        assert!(msg.contains("t.dl:1:"), "{msg}");
+    }
+}
+
+#[test]
+fn goals_nest_within_the_limit_too() {
+    let goal = format!("p({}1{})", "(".repeat(12_000), ")".repeat(12_000));
+    let err = parse_goal(&goal).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Parse);
+    assert!(err.to_string().contains("levels"), "{err}");
+}
+
+#[test]
+fn many_errors_on_one_line_are_capped_and_cheap() {
+    let text = "x. ".repeat(100_000);
+    let started = std::time::Instant::now();
+    let err = Program::from_source("t.dl", &text).unwrap_err();
+    assert_eq!(err.diagnostics.len(), MAX_DIAGNOSTICS + 1);
+    let last = err.diagnostics.last().unwrap();
+    assert_eq!(
+        last.message,
+        format!("{} more errors not shown", 100_000 - MAX_DIAGNOSTICS)
+    );
+    // Snippets of a long line are cut to a window.
+    let snippet = err.diagnostics[5]
+        .location
+        .as_ref()
+        .and_then(|l| l.snippet.clone())
+        .unwrap();
+    assert!(snippet.len() < 400, "{snippet}");
+    assert!(started.elapsed().as_secs() < 10);
+}
+
+#[test]
+fn check_errors_are_capped() {
+    // 5000 rules, each with an unbound head variable.
+    let text: String = (0..5000).map(|i| format!("p{i}(x) :- q(y).\n")).collect();
+    let err = Program::from_source("t.dl", &text).unwrap_err();
+    assert_eq!(err.diagnostics.len(), MAX_DIAGNOSTICS + 1);
+    assert!(
+        err.diagnostics[MAX_DIAGNOSTICS]
+            .message
+            .contains("more errors not shown")
+    );
+}
+
+#[test]
+fn disjunctions_times_heads_are_bounded() {
+    let disj = "(q(x) ; q(x)), ".repeat(10);
+    let heads: Vec<String> = (0..1000).map(|i| format!("h{i}(x)")).collect();
+    let text = format!("q(1).\n{} :- {disj}q(x).\n", heads.join(", "));
+    let err = Program::from_source("t.dl", &text).unwrap_err();
+    assert!(err.to_string().contains("counting every head"), "{err}");
+}
+
+#[test]
+fn non_finite_float_literals_are_rejected() {
+    let err = Program::from_source("t.dl", ".decl v(x: float)\nv(1e999).\n").unwrap_err();
+    assert!(err.to_string().contains("out of range"), "{err}");
+}
