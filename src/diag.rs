@@ -265,7 +265,8 @@ pub enum ErrorCode {
     BadInput,
     /// A file could not be read or written.
     Io,
-    /// Evaluation stopped by a budget (facts, rounds, deadline).
+    /// Work stopped by a limit: evaluation's facts, rounds, time or memory, or the
+    /// size of the input read ([`Diagnostic::limit`] says which).
     BudgetExceeded,
     /// A command-line usage error.
     Usage,
@@ -302,6 +303,64 @@ impl fmt::Display for ErrorCode {
     }
 }
 
+/// A limit that stops work before the machine does (see [`crate::eval::Budget`] and
+/// [`crate::store::Loader::max_input_bytes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    /// Facts derived by rules (`Budget::max_facts`, `--max-facts`).
+    MaxFacts,
+    /// Rounds one stratum may take (`Budget::max_rounds`, `--max-rounds`).
+    MaxRounds,
+    /// Time (`Budget::timeout` or `Budget::deadline`, `--timeout`).
+    Timeout,
+    /// Bytes of the engine's own storage (`Budget::max_memory`, `--max-memory`).
+    MaxMemory,
+    /// Bytes of input read by one load (`Loader::max_input_bytes`, `--max-input`).
+    MaxInput,
+}
+
+impl Limit {
+    /// The stable string form, e.g. `"max_memory"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limit::MaxFacts => "max_facts",
+            Limit::MaxRounds => "max_rounds",
+            Limit::Timeout => "timeout",
+            Limit::MaxMemory => "max_memory",
+            Limit::MaxInput => "max_input",
+        }
+    }
+
+    /// The command-line flag that sets it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Limit::MaxFacts => "--max-facts",
+            Limit::MaxRounds => "--max-rounds",
+            Limit::Timeout => "--timeout",
+            Limit::MaxMemory => "--max-memory",
+            Limit::MaxInput => "--max-input",
+        }
+    }
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a `budget_exceeded` diagnostic reports: the limit, and for an evaluation the
+/// rule that derived the most facts (the one that grew fastest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LimitExceeded {
+    /// The limit that stopped the work.
+    pub limit: Limit,
+    /// The rule (its id: tag `RULE-<id>`) that derived the most facts before the
+    /// stop, when rules ran.
+    pub rule: Option<u32>,
+}
+
 /// A user-facing error: what, where, and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -313,6 +372,8 @@ pub struct Diagnostic {
     pub location: Option<Location>,
     /// How to fix it, when there is something useful to say.
     pub help: Option<String>,
+    /// For a `budget_exceeded` error: which limit stopped the work.
+    pub limit: Option<LimitExceeded>,
 }
 
 impl Diagnostic {
@@ -323,7 +384,19 @@ impl Diagnostic {
             message: message.into(),
             location: None,
             help: None,
+            limit: None,
         }
+    }
+
+    /// A `budget_exceeded` diagnostic for a limit (and the rule that grew fastest).
+    pub fn limit_exceeded(
+        limit: Limit,
+        rule: Option<u32>,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        let mut d = Diagnostic::new(ErrorCode::BudgetExceeded, message);
+        d.limit = Some(LimitExceeded { limit, rule });
+        d
     }
 
     /// Attach a location.
@@ -346,7 +419,8 @@ impl Diagnostic {
 
     /// The JSON form printed by `--format json`:
     /// `{"error": {"code", "message", "file", "line", "col"}}` (location fields null
-    /// when unknown; `help` included when present).
+    /// when unknown; `help` included when present; for a limit, `"limit"` its name and
+    /// `"rule"` the tag of the rule that grew fastest, when known).
     pub fn to_json(&self) -> serde_json::Value {
         let loc = self.location.as_ref();
         let mut obj = serde_json::json!({
@@ -358,6 +432,12 @@ impl Diagnostic {
         });
         if let Some(h) = &self.help {
             obj["help"] = serde_json::Value::String(h.clone());
+        }
+        if let Some(l) = &self.limit {
+            obj["limit"] = serde_json::Value::from(l.limit.as_str());
+            if let Some(r) = l.rule {
+                obj["rule"] = serde_json::Value::from(format!("RULE-{r}"));
+            }
         }
         serde_json::json!({ "error": obj })
     }
@@ -408,6 +488,11 @@ impl Error {
     /// The primary diagnostic's code.
     pub fn code(&self) -> ErrorCode {
         self.primary().code
+    }
+
+    /// The limit that stopped the work, for a `budget_exceeded` error.
+    pub fn limit(&self) -> Option<LimitExceeded> {
+        self.primary().limit
     }
 }
 

@@ -152,3 +152,114 @@ fn non_finite_float_literals_are_rejected() {
     let err = Program::from_source("t.dl", ".decl v(x: float)\nv(1e999).\n").unwrap_err();
     assert!(err.to_string().contains("out of range"), "{err}");
 }
+
+/// A fresh scratch directory under the target directory.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("hostile-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn load_facts(path: &std::path::Path) -> prooflog::Result<()> {
+    let mut loader = prooflog::store::Loader::new();
+    loader.program_text("t.dl", ".decl e(a: symbol, b: symbol)\n");
+    loader.facts(path)?;
+    loader.load().map(|_| ())
+}
+
+#[test]
+fn deeply_nested_json_is_a_bad_input_error() {
+    let deep = format!("{{\"e\": [{}{}]}}", "[".repeat(70_000), "]".repeat(70_000));
+    let mut loader = prooflog::store::Loader::new();
+    let err = loader.facts_json("f.json", &deep).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::BadInput);
+    assert!(err.to_string().contains("nesting limit"), "{err}");
+    let line = format!(
+        "{{\"predicate\": \"e\", \"args\": {}{}}}\n",
+        "[".repeat(70_000),
+        "]".repeat(70_000)
+    );
+    let err = loader.evidence_jsonl("e.jsonl", &line).unwrap_err();
+    assert!(err.to_string().contains("nesting limit"), "{err}");
+}
+
+#[test]
+fn malformed_csv_fails_the_load_naming_the_line() {
+    let dir = scratch("csv");
+    let file = dir.join("e.csv");
+    std::fs::write(&file, "a,b\nc,\"unterminated\nd,e\n").unwrap();
+    let err = load_facts(&file).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::BadInput);
+    let loc = err.primary().location.clone().unwrap();
+    assert_eq!(loc.line, 2, "{err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_directory_entries_are_errors() {
+    use std::os::unix::fs::symlink;
+    let dir = scratch("dangling");
+    std::fs::write(dir.join("a.csv"), "x,y\n").unwrap();
+    symlink(dir.join("missing.csv"), dir.join("b.csv")).unwrap();
+    let err = load_facts(&dir).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Io);
+    assert!(err.to_string().contains("b.csv"), "{err}");
+
+    let dir = scratch("loop");
+    symlink(dir.join("l2.csv"), dir.join("l1.csv")).unwrap();
+    symlink(dir.join("l1.csv"), dir.join("l2.csv")).unwrap();
+    assert_eq!(load_facts(&dir).unwrap_err().code(), ErrorCode::Io);
+
+    let dir = scratch("fifo");
+    let fifo = dir.join("f.csv");
+    let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(status.success());
+    let err = load_facts(&dir).unwrap_err();
+    assert!(err.to_string().contains("FIFO"), "{err}");
+
+    // Other entries are not fact files and stay ignored.
+    let dir = scratch("other");
+    std::fs::write(dir.join("README"), "notes").unwrap();
+    symlink(dir.join("nowhere"), dir.join("lock")).unwrap();
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    load_facts(&dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn devices_are_refused_and_input_is_capped() {
+    let err = load_facts(std::path::Path::new("/dev/zero")).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Io);
+    assert!(err.to_string().contains("device"), "{err}");
+
+    let dir = scratch("cap");
+    let file = dir.join("e.csv");
+    std::fs::write(&file, "a,b\n".repeat(1000)).unwrap();
+    let mut loader = prooflog::store::Loader::new();
+    loader.max_input_bytes(1000);
+    let err = loader.facts(&file).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::BudgetExceeded);
+    assert_eq!(
+        err.limit().map(|l| l.limit),
+        Some(prooflog::diag::Limit::MaxInput)
+    );
+    // Within the cap it loads; the cap counts every file read.
+    let mut loader = prooflog::store::Loader::new();
+    loader.max_input_bytes(6000);
+    loader.facts(&file).unwrap();
+    assert_eq!(
+        loader.facts(&file).unwrap_err().code(),
+        ErrorCode::BudgetExceeded
+    );
+}
+
+#[test]
+fn invalid_utf8_names_its_line() {
+    let dir = scratch("utf8");
+    let file = dir.join("e.csv");
+    std::fs::write(&file, b"a,b\nc,\xff\n").unwrap();
+    let err = load_facts(&file).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::BadInput);
+    assert_eq!(err.primary().location.as_ref().map(|l| l.line), Some(2));
+}

@@ -114,18 +114,23 @@ impl Program {
     }
 
     /// Read and compile the given files in order, without type hints. A file that
-    /// cannot be read is an `io_error` naming its path.
+    /// cannot be read is an `io_error` naming its path; together they are read up to
+    /// [`DEFAULT_MAX_INPUT`](crate::store::DEFAULT_MAX_INPUT) bytes.
     pub fn from_files(paths: &[impl AsRef<Path>]) -> Result<Program> {
         let mut sources = SourceMap::new();
+        let limit = crate::store::DEFAULT_MAX_INPUT;
+        let mut left = limit;
         for p in paths {
             let p = p.as_ref();
-            let text = std::fs::read_to_string(p).map_err(|e| {
-                Diagnostic::new(
-                    ErrorCode::Io,
-                    format!("cannot read rule file `{}`: {e}", p.display()),
-                )
-                .with_help("check the path and that the file is readable UTF-8 text")
+            let text = crate::store::read_file(p, left, limit).map_err(|e| {
+                let mut e = e;
+                if e.code() == ErrorCode::Io {
+                    e.diagnostics[0].help =
+                        Some("check the path and that the file is readable UTF-8 text".into());
+                }
+                e
             })?;
+            left -= text.len() as u64;
             sources.add(p.display().to_string(), text);
         }
         compile(sources, &TypeHints::new())

@@ -151,8 +151,8 @@ pub(crate) fn encode(value: &Value, ty: ColumnType, interner: &mut Rodeo) -> Opt
     }
 }
 
-/// Encode a number, unsigned or float value (no interner needed); symbols and
-/// inexact conversions are `None`.
+/// Encode a number, unsigned or float value (no interner needed); symbols, inexact
+/// conversions and non-finite floats are `None`.
 fn encode_scalar(value: &Value, ty: ColumnType) -> Option<u64> {
     match (value, ty) {
         (Value::Number(i), ColumnType::Number) => Some(*i as u64),
@@ -167,7 +167,8 @@ fn encode_scalar(value: &Value, ty: ColumnType) -> Option<u64> {
             let f = *u as f64;
             (f as u128 == u128::from(*u)).then(|| f.to_bits())
         }
-        (Value::Float(f), ColumnType::Float) => Some(f.to_bits()),
+        // Non-finite floats are never stored (arithmetic that would make one fails).
+        (Value::Float(f), ColumnType::Float) => f.is_finite().then(|| f.to_bits()),
         _ => None,
     }
 }

@@ -46,7 +46,7 @@ use crate::ir::{Program, RelId};
 use crate::value::Value;
 
 pub use delimited::Dialect;
-pub use raw::RawInputs;
+pub use raw::{DEFAULT_MAX_INPUT, RawInputs, read_bounded, read_file};
 
 /// Where an input fact came from. Serializes with the seed's field names; `extra`
 /// fields (any other keys of the evidence line's `provenance` object) are flattened
@@ -115,10 +115,19 @@ impl Loader {
         Loader::default()
     }
 
+    /// Read at most `bytes` bytes of files in all: program files, fact files,
+    /// evidence and `.input` files (text given directly is not counted). More is a
+    /// `budget_exceeded` error (limit `max_input`) naming the file that went past it.
+    /// Default: [`DEFAULT_MAX_INPUT`] (512 MiB).
+    pub fn max_input_bytes(&mut self, bytes: u64) -> &mut Loader {
+        self.inputs.set_max_input(bytes);
+        self
+    }
+
     /// Add a program file (`.dl`). Files are compiled in the order added.
     pub fn program_file(&mut self, path: impl AsRef<Path>) -> Result<&mut Loader> {
         let path = path.as_ref();
-        let text = raw::read_text(path)?;
+        let text = self.inputs.read_budgeted(path)?;
         self.sources.add(path.display().to_string(), text);
         Ok(self)
     }

@@ -166,16 +166,54 @@ impl ColumnEvidence {
 /// bad record adds nothing and returns every problem found in it), ask it for
 /// [`type_hints`](Self::type_hints) to compile the program, then
 /// [`resolve`](Self::resolve) it against the compiled program.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct RawInputs {
     pub(crate) facts: Vec<RawFact>,
     pub(crate) fact_dir: Option<PathBuf>,
+    /// Bytes that files read by this (and `.input` files read by `resolve`) may
+    /// still take.
+    pub(crate) input_left: u64,
+    /// The limit `input_left` started from.
+    pub(crate) max_input: u64,
 }
+
+impl Default for RawInputs {
+    fn default() -> RawInputs {
+        RawInputs {
+            facts: Vec::new(),
+            fact_dir: None,
+            input_left: DEFAULT_MAX_INPUT,
+            max_input: DEFAULT_MAX_INPUT,
+        }
+    }
+}
+
+/// How many bytes of files one load reads at most, by default (512 MiB): programs,
+/// fact files, evidence and `.input` files together. See
+/// [`Loader::max_input_bytes`](crate::store::Loader::max_input_bytes).
+pub const DEFAULT_MAX_INPUT: u64 = 512 << 20;
 
 impl RawInputs {
     /// No records yet.
     pub fn new() -> RawInputs {
         RawInputs::default()
+    }
+
+    /// Read at most `bytes` bytes of files in all (programs read through a
+    /// [`Loader`](crate::store::Loader), fact files, evidence, `.input` files); more is
+    /// a `budget_exceeded` error (limit `max_input`) before anything is parsed.
+    /// Default: [`DEFAULT_MAX_INPUT`].
+    pub fn set_max_input(&mut self, bytes: u64) {
+        let used = self.max_input - self.input_left;
+        self.max_input = bytes;
+        self.input_left = bytes.saturating_sub(used);
+    }
+
+    /// Read a file against the input budget.
+    pub(crate) fn read_budgeted(&mut self, path: &Path) -> Result<String> {
+        let text = read_file(path, self.input_left, self.max_input)?;
+        self.input_left -= text.len() as u64;
+        Ok(text)
     }
 
     /// Number of records read so far.
@@ -212,7 +250,7 @@ impl RawInputs {
         };
         let mut all = Vec::new();
         for file in &files {
-            let text = read_text(file)?;
+            let text = self.read_budgeted(file)?;
             let name = file.display().to_string();
             all.extend(parse_fact_file(&name, file, &text)?);
         }
@@ -223,7 +261,7 @@ impl RawInputs {
     /// Read an evidence file: one JSON object per line,
     /// `{"predicate", "args", "confidence"?, "provenance"?}` (blank lines skipped).
     pub fn read_evidence(&mut self, path: &Path) -> Result<()> {
-        let text = read_text(path)?;
+        let text = self.read_budgeted(path)?;
         self.add_evidence_jsonl(&path.display().to_string(), &text)
     }
 
@@ -285,7 +323,10 @@ impl RawInputs {
     }
 }
 
-/// The fact files of a directory, sorted by name.
+/// The fact files of a directory, sorted by name: its entries named `*.json`,
+/// `*.csv`, `*.tsv` or `*.facts`. Such an entry that is not a readable regular file
+/// (after following symbolic links: a dangling link, a link loop, a FIFO, a socket,
+/// a device, a directory) is an error, not skipped; other entries are ignored.
 fn fact_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
     let entries = std::fs::read_dir(dir).map_err(|e| io_error(dir, &e))?;
     let mut files = Vec::new();
@@ -295,12 +336,58 @@ fn fact_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| matches!(e, "json" | "csv" | "tsv" | "facts"));
-        if known && path.is_file() {
-            files.push(path);
+        if !known {
+            continue;
         }
+        let meta = std::fs::metadata(&path).map_err(|e| {
+            Error::from(
+                Diagnostic::new(
+                    ErrorCode::Io,
+                    format!("cannot read `{}`: {e}", path.display()),
+                )
+                .with_help(
+                    "a fact directory's *.json, *.csv, *.tsv and *.facts entries must be \
+                     readable files (is it a dangling or looping symbolic link?)",
+                ),
+            )
+        })?;
+        if !meta.is_file() {
+            return Err(not_regular(&path, &meta.file_type()));
+        }
+        files.push(path);
     }
     files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
     Ok(files)
+}
+
+/// What kind of file this is, for a message.
+fn kind_of(ft: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO";
+        }
+        if ft.is_socket() {
+            return "a socket";
+        }
+        if ft.is_char_device() || ft.is_block_device() {
+            return "a device";
+        }
+    }
+    if ft.is_dir() { "a directory" } else { "not a regular file" }
+}
+
+fn not_regular(path: &Path, ft: &std::fs::FileType) -> Error {
+    Diagnostic::new(
+        ErrorCode::Io,
+        format!(
+            "cannot read `{}`: it is {}, not a regular file",
+            path.display(),
+            kind_of(ft)
+        ),
+    )
+    .into()
 }
 
 /// Parse one fact file by its extension.
@@ -323,14 +410,87 @@ fn parse_fact_file(name: &str, path: &Path, text: &str) -> Result<Vec<RawFact>> 
     delimited::parse_untyped(name, stem, text, dialect)
 }
 
-/// Read a whole file as UTF-8 (without a leading byte-order mark, which some
-/// spreadsheet exports write).
-pub(crate) fn read_text(path: &Path) -> Result<String> {
-    let text = std::fs::read_to_string(path).map_err(|e| io_error(path, &e))?;
+/// Read a whole file as UTF-8 text, at most `max_bytes` bytes (`limit` is the
+/// configured limit those are left of, for the message). A regular file larger than
+/// that fails before it is read; a pipe is read up to the limit; a device, a socket or
+/// a directory is refused (so `/dev/zero` is never read). A leading byte-order mark is
+/// dropped.
+pub fn read_file(path: &Path, max_bytes: u64, limit: u64) -> Result<String> {
+    let file = std::fs::File::open(path).map_err(|e| io_error(path, &e))?;
+    let meta = file.metadata().map_err(|e| io_error(path, &e))?;
+    let ft = meta.file_type();
+    let pipe = {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            ft.is_fifo()
+        }
+        #[cfg(not(unix))]
+        {
+            false
+        }
+    };
+    if !ft.is_file() && !pipe {
+        return Err(not_regular(path, &ft));
+    }
+    let name = path.display().to_string();
+    if ft.is_file() && meta.len() > max_bytes {
+        return Err(input_too_large(&name, limit));
+    }
+    read_bounded(file, &name, max_bytes, limit)
+}
+
+/// Read UTF-8 text from `reader`, at most `max_bytes` bytes (`limit`: the configured
+/// limit, for the message); more is a `budget_exceeded` error (limit `max_input`).
+/// Invalid UTF-8 is a `bad_input` error naming its line and column.
+pub fn read_bounded(
+    reader: impl std::io::Read,
+    name: &str,
+    max_bytes: u64,
+    limit: u64,
+) -> Result<String> {
+    use std::io::Read as _;
+    let mut buf = Vec::new();
+    reader
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut buf)
+        .map_err(|e| {
+            Error::from(Diagnostic::new(
+                ErrorCode::Io,
+                format!("cannot read `{name}`: {e}"),
+            ))
+        })?;
+    if buf.len() as u64 > max_bytes {
+        return Err(input_too_large(name, limit));
+    }
+    let text = String::from_utf8(buf).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+        let line_start = bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let col = 1 + String::from_utf8_lossy(&bytes[line_start..at]).chars().count();
+        Error::from(bad_input(
+            Location::at(name, line, col),
+            "the file is not valid UTF-8 text",
+        ))
+    })?;
     Ok(match text.strip_prefix('\u{feff}') {
         Some(rest) => rest.to_string(),
         None => text,
     })
+}
+
+fn input_too_large(name: &str, limit: u64) -> Error {
+    Diagnostic::limit_exceeded(
+        crate::diag::Limit::MaxInput,
+        None,
+        format!("`{name}` goes past the input limit: at most {limit} bytes are read in all"),
+    )
+    .with_help("raise the limit (--max-input, Loader::max_input_bytes) or split the input")
+    .into()
 }
 
 /// An `io_error` naming the path.

@@ -9,7 +9,7 @@ use crate::ir::{IoOptions, Program, RelId, Relation};
 use crate::store::InputFact;
 use crate::store::delimited::{self, Dialect};
 use crate::store::raw::{
-    Origin, Problems, RawFact, RawInputs, RawValue, bad_input, file_provenance, read_text,
+    Origin, Problems, RawFact, RawInputs, RawValue, bad_input, file_provenance, read_file,
 };
 use crate::value::{ColumnType, Value};
 
@@ -56,9 +56,10 @@ impl RawInputs {
 
         let supplied: BTreeSet<&str> = self.facts.iter().map(|f| f.predicate.as_str()).collect();
         let mut file_rows = Vec::new();
+        let mut budget = (self.input_left, self.max_input);
         for rel in &program.relations {
             let Some(io) = &rel.input else { continue };
-            match read_input(program, rel, io, self.fact_dir.as_deref(), &supplied) {
+            match read_input(program, rel, io, self.fact_dir.as_deref(), &supplied, &mut budget) {
                 Ok(rows) => file_rows.extend(rows),
                 Err(e) => e.diagnostics.into_iter().for_each(|d| problems.push(d)),
             }
@@ -391,12 +392,13 @@ fn read_input(
     io: &IoOptions,
     fact_dir: Option<&Path>,
     supplied: &BTreeSet<&str>,
+    (left, limit): &mut (u64, u64),
 ) -> Result<Vec<RawFact>> {
     let (path, dialect) = input_file(program, rel, io, fact_dir)?;
     if !path.exists() && supplied.contains(rel.name.as_str()) {
         return Ok(Vec::new());
     }
-    let text = read_text(&path).map_err(|e| {
+    let text = read_file(&path, *left, *limit).map_err(|e| {
         let d = e.primary().clone().with_help(format!(
             "`.input {}` reads this file; put it there, pass --fact-dir DIR, or give the facts with --facts/--evidence",
             rel.name
@@ -406,6 +408,7 @@ fn read_input(
             None => d,
         }
     })?;
+    *left -= text.len() as u64;
     delimited::parse_untyped(&path.display().to_string(), &rel.name, &text, dialect)
 }
 
