@@ -270,6 +270,10 @@ pub enum ErrorCode {
     BudgetExceeded,
     /// A command-line usage error.
     Usage,
+    /// Arithmetic that failed during evaluation (integer overflow, division by zero, a
+    /// float result that is not finite): the derivation is dropped, reported as a
+    /// warning, or an error when asked to be strict.
+    Arithmetic,
     /// A proof was asked of a fact base whose derivation record is off (or is
     /// inconsistent).
     ProvenanceUnavailable,
@@ -292,6 +296,7 @@ impl ErrorCode {
             ErrorCode::Io => "io_error",
             ErrorCode::BudgetExceeded => "budget_exceeded",
             ErrorCode::Usage => "usage",
+            ErrorCode::Arithmetic => "arithmetic_error",
             ErrorCode::ProvenanceUnavailable => "provenance_unavailable",
         }
     }
@@ -405,8 +410,12 @@ impl Diagnostic {
         self
     }
 
-    /// Attach a location resolved from a span.
+    /// Attach a location resolved from a span (none when `sources` does not hold
+    /// the span's file, as for a program built without source text).
     pub fn at_span(self, sources: &SourceMap, span: Span) -> Diagnostic {
+        if sources.files().get(span.file as usize).is_none() {
+            return self;
+        }
         let loc = sources.locate(span);
         self.at(loc)
     }

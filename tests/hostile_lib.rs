@@ -213,7 +213,10 @@ fn unreadable_directory_entries_are_errors() {
 
     let dir = scratch("fifo");
     let fifo = dir.join("f.csv");
-    let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
     assert!(status.success());
     let err = load_facts(&dir).unwrap_err();
     assert!(err.to_string().contains("FIFO"), "{err}");
@@ -262,4 +265,211 @@ fn invalid_utf8_names_its_line() {
     let err = load_facts(&file).unwrap_err();
     assert_eq!(err.code(), ErrorCode::BadInput);
     assert_eq!(err.primary().location.as_ref().map(|l| l.line), Some(2));
+}
+
+fn compile(text: &str) -> Arc<Program> {
+    Arc::new(Program::from_source("t.dl", text).unwrap())
+}
+
+fn limited(budget: prooflog::eval::Budget) -> EvalOptions {
+    EvalOptions {
+        provenance: true,
+        budget,
+        ..EvalOptions::default()
+    }
+}
+
+fn numbers(n: usize) -> String {
+    (0..n).map(|i| format!("r({i}).\n")).collect()
+}
+
+#[test]
+fn a_cartesian_product_stops_at_the_memory_limit_naming_its_rule() {
+    use prooflog::eval::Budget;
+    let text = format!(
+        "{}a(x) :- r(x).\nc(x, y, z) :- a(x), a(y), a(z).\n",
+        numbers(300)
+    );
+    let program = compile(&text);
+    let budget = Budget {
+        max_memory: Some(16 << 20),
+        ..Budget::default()
+    };
+    let started = std::time::Instant::now();
+    let err = evaluate(program.clone(), &[], &limited(budget))
+        .err()
+        .unwrap();
+    assert_eq!(err.code(), ErrorCode::BudgetExceeded);
+    let hit = err.limit().unwrap();
+    assert_eq!(hit.limit, prooflog::diag::Limit::MaxMemory);
+    let c_rule = program
+        .rules
+        .iter()
+        .find(|r| program.relation(r.head.rel).name == "c")
+        .unwrap();
+    assert_eq!(hit.rule, Some(c_rule.id), "{err}");
+    assert!(err.to_string().contains("memory limit"), "{err}");
+    assert!(started.elapsed().as_secs() < 20);
+
+    // The fact limit stops it too, within the same join.
+    let budget = Budget {
+        max_facts: Some(10_000),
+        ..Budget::default()
+    };
+    let err = evaluate(program, &[], &limited(budget)).err().unwrap();
+    assert_eq!(
+        err.limit().map(|l| l.limit),
+        Some(prooflog::diag::Limit::MaxFacts)
+    );
+}
+
+#[test]
+fn an_endless_arithmetic_recursion_stops_at_each_limit() {
+    use prooflog::diag::Limit;
+    use prooflog::eval::Budget;
+    let program = compile("n(0).\nn(y) :- n(x), y = x + 1.\n");
+    let cases = [
+        (
+            Budget {
+                max_rounds: Some(500),
+                ..Budget::default()
+            },
+            Limit::MaxRounds,
+        ),
+        (
+            Budget {
+                max_facts: Some(500),
+                ..Budget::default()
+            },
+            Limit::MaxFacts,
+        ),
+        (
+            Budget {
+                timeout: Some(std::time::Duration::from_millis(100)),
+                ..Budget::default()
+            },
+            Limit::Timeout,
+        ),
+        (
+            Budget {
+                max_memory: Some(1 << 20),
+                ..Budget::default()
+            },
+            Limit::MaxMemory,
+        ),
+    ];
+    for (budget, limit) in cases {
+        let err = evaluate(program.clone(), &[], &limited(budget))
+            .err()
+            .unwrap();
+        assert_eq!(err.limit().map(|l| l.limit), Some(limit), "{err}");
+        assert_eq!(err.limit().and_then(|l| l.rule), Some(0), "{err}");
+    }
+}
+
+#[test]
+fn the_deadline_holds_inside_a_join_that_derives_nothing() {
+    use prooflog::eval::Budget;
+    let text = format!(
+        "{}a(x) :- r(x).\nnone(x) :- a(x), a(y), a(z), x + y + z < 0.\n",
+        numbers(400)
+    );
+    let budget = Budget {
+        timeout: Some(std::time::Duration::from_millis(200)),
+        ..Budget::default()
+    };
+    let started = std::time::Instant::now();
+    let err = evaluate(compile(&text), &[], &limited(budget))
+        .err()
+        .unwrap();
+    assert_eq!(
+        err.limit().map(|l| l.limit),
+        Some(prooflog::diag::Limit::Timeout),
+        "{err}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(3));
+}
+
+#[test]
+fn a_failed_extension_leaves_the_base_as_it_was() {
+    use prooflog::eval::Budget;
+    use prooflog::store::{InputFact, Provenance};
+    let program = compile(
+        ".decl e(x: number, y: number)\np(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n",
+    );
+    let e = program.relation_id("e").unwrap();
+    let edge = |a: i64, b: i64| InputFact {
+        rel: e,
+        args: vec![prooflog::Value::Number(a), prooflog::Value::Number(b)],
+        confidence: 1.0,
+        provenance: Provenance::default(),
+    };
+    let base_edges: Vec<InputFact> = (0..10).map(|i| edge(i, i + 1)).collect();
+    let base = evaluate(program.clone(), &base_edges, &limited(Budget::default())).unwrap();
+    let p = program.relation_id("p").unwrap();
+    let before = base.rows(p);
+    let more: Vec<InputFact> = (10..400).map(|i| edge(i, i + 1)).collect();
+    let tight = limited(Budget {
+        max_facts: Some(1000),
+        ..Budget::default()
+    });
+    let err = base.extend(&more, &tight).err().unwrap();
+    assert_eq!(err.code(), ErrorCode::BudgetExceeded);
+    assert_eq!(base.rows(p), before);
+    assert_eq!(base.len(e), 10);
+}
+
+#[test]
+fn failed_arithmetic_is_counted_per_rule_or_an_error_when_strict() {
+    let text = "n(9223372036854775807).\nm(y) :- n(x), y = x + 1.\nd(y) :- n(x), y = x / 0.\n\
+                mn(-9223372036854775807 - 1).\nq(y) :- mn(x), y = x / -1.\n\
+                .decl v(x: float)\nv(1e308).\nw(y) :- v(x), y = x * 10.0.\n";
+    let program = compile(text);
+    let base = evaluate(program.clone(), &[], &limited(Default::default())).unwrap();
+    let faults = &base.stats().arithmetic;
+    let by_head = |name: &str| {
+        faults
+            .iter()
+            .find(|f| program.relation(program.rule(f.rule).head.rel).name == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no fault for {name}: {faults:?}"))
+    };
+    assert_eq!(by_head("m").overflow, 1);
+    assert_eq!(by_head("d").division_by_zero, 1);
+    assert_eq!(by_head("q").overflow, 1);
+    assert_eq!(by_head("w").overflow, 1);
+    let w = program.relation_id("w").unwrap();
+    assert_eq!(base.len(w), 0, "no infinity is ever stored");
+    let warning = prooflog::eval::arithmetic_warning(&program, &by_head("d"));
+    assert_eq!(warning.code, ErrorCode::Arithmetic);
+    assert!(warning.message.contains("division by zero"), "{warning}");
+    assert_eq!(warning.location.as_ref().map(|l| l.line), Some(3));
+
+    let strict = EvalOptions {
+        strict_arithmetic: true,
+        ..limited(Default::default())
+    };
+    let err = evaluate(program, &[], &strict).err().unwrap();
+    assert_eq!(err.code(), ErrorCode::Arithmetic);
+}
+
+#[test]
+fn many_independent_rules_evaluate_in_linear_time() {
+    let time = |n: usize| {
+        let text: String = (0..n)
+            .map(|i| format!("s{i}({i}).\nr{i}(x) :- s{i}(x).\n"))
+            .collect();
+        let program = compile(&text);
+        let started = std::time::Instant::now();
+        let base = evaluate(program, &[], &limited(Default::default())).unwrap();
+        assert_eq!(base.stats().derived_facts(), n);
+        started.elapsed()
+    };
+    let small = time(2_000);
+    let large = time(20_000);
+    // Ten times the rules: far less than the hundred times a quadratic cost takes.
+    assert!(
+        large < small * 40 + std::time::Duration::from_millis(200),
+        "{small:?} → {large:?}"
+    );
 }

@@ -25,7 +25,7 @@
 //! evaluated base (the new facts are the first delta) and leaves the base untouched.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use lasso::Rodeo;
 use serde::Serialize;
@@ -89,18 +89,34 @@ pub struct Match {
 pub struct EvalOptions {
     /// Record the best derivation of every derived fact (on by default in the CLI).
     pub provenance: bool,
-    /// Limits checked inside the evaluation loop.
+    /// Limits checked inside the evaluation loop (by default [`Budget::default`]'s,
+    /// which protect a service).
     pub budget: Budget,
     /// Called after every round of every stratum, to show progress.
     pub progress: Option<ProgressFn>,
+    /// Make failed arithmetic an error (`arithmetic_error`) instead of a dropped
+    /// derivation counted in [`Stats::arithmetic`].
+    pub strict_arithmetic: bool,
 }
 
 /// A progress callback, shared by clones of the options and callable from any thread.
 pub type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
 
-/// Limits on one evaluation; exceeding any is a `budget_exceeded` error and no fact
-/// base is returned. Unset limits do not apply.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Limits on one evaluation; exceeding any is a `budget_exceeded` error whose
+/// [`LimitExceeded`](crate::diag::LimitExceeded) names the limit and the rule that
+/// derived the most facts, and no fact base is returned (a base being extended is
+/// left as it was). Unset limits do not apply.
+///
+/// Limits are checked inside the joins, not only between rounds: derivations are
+/// merged at least every 4096, with the fact and memory limits checked at each
+/// merge (memory before the storage grows), and the clock is read every 16,384
+/// candidate rows of any scan. So a cartesian product or an arithmetic recursion
+/// without end (`n(y) :- n(x), y = x + 1.`) stops at a limit, not at the machine's.
+///
+/// The default protects a service: [`Budget::DEFAULT_MAX_FACTS`],
+/// [`Budget::DEFAULT_MAX_ROUNDS`], [`Budget::DEFAULT_TIMEOUT`] and
+/// [`Budget::DEFAULT_MAX_MEMORY`]; [`Budget::unlimited`] sets none.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Budget {
     /// Most facts rules may derive (input facts not counted).
     pub max_facts: Option<usize>,
@@ -108,6 +124,47 @@ pub struct Budget {
     pub max_rounds: Option<u32>,
     /// Time by which evaluation must finish.
     pub deadline: Option<Instant>,
+    /// Most time one evaluation may take, from its start (with `deadline`, whichever
+    /// comes first).
+    pub timeout: Option<Duration>,
+    /// Most bytes the engine's own storage may take: rows with their records, the
+    /// dedup table, indexes, derivation records, delta lists. Counted from the
+    /// storage's allocated sizes (not the process's memory), before it grows.
+    pub max_memory: Option<usize>,
+}
+
+impl Budget {
+    /// Default of [`Budget::max_facts`]: 100 million derived facts.
+    pub const DEFAULT_MAX_FACTS: usize = 100_000_000;
+    /// Default of [`Budget::max_rounds`]: a million rounds per stratum.
+    pub const DEFAULT_MAX_ROUNDS: u32 = 1_000_000;
+    /// Default of [`Budget::timeout`]: ten minutes.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+    /// Default of [`Budget::max_memory`]: 2 GiB of storage.
+    pub const DEFAULT_MAX_MEMORY: usize = 2 << 30;
+
+    /// No limits at all.
+    pub fn unlimited() -> Budget {
+        Budget {
+            max_facts: None,
+            max_rounds: None,
+            deadline: None,
+            timeout: None,
+            max_memory: None,
+        }
+    }
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget {
+            max_facts: Some(Budget::DEFAULT_MAX_FACTS),
+            max_rounds: Some(Budget::DEFAULT_MAX_ROUNDS),
+            deadline: None,
+            timeout: Some(Budget::DEFAULT_TIMEOUT),
+            max_memory: Some(Budget::DEFAULT_MAX_MEMORY),
+        }
+    }
 }
 
 /// What a progress callback learns after a round.
@@ -130,6 +187,59 @@ pub struct Stats {
     pub input_facts: usize,
     /// Per stratum, in evaluation order.
     pub strata: Vec<StratumStats>,
+    /// Rules whose arithmetic failed for some bindings (the derivations were
+    /// dropped), by rule id; see [`arithmetic_warning`].
+    pub arithmetic: Vec<ArithmeticFaults>,
+}
+
+/// How many derivations of one rule were dropped because their arithmetic failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ArithmeticFaults {
+    /// The rule (`RULE-<id>`).
+    pub rule: RuleId,
+    /// Integer overflow (`i64::MIN / -1` included; unsigned results below zero) or a
+    /// float result too large to be finite.
+    pub overflow: u64,
+    /// Division or remainder by zero.
+    pub division_by_zero: u64,
+}
+
+/// A warning (code `arithmetic_error`) naming a rule whose arithmetic failed, located
+/// at the rule.
+pub fn arithmetic_warning(program: &Program, faults: &ArithmeticFaults) -> Diagnostic {
+    let rule = program.rule(faults.rule);
+    let mut kinds = Vec::new();
+    let plural = |n: u64| if n == 1 { "" } else { "s" };
+    if faults.overflow > 0 {
+        kinds.push(format!(
+            "{} overflow{}",
+            faults.overflow,
+            plural(faults.overflow)
+        ));
+    }
+    if faults.division_by_zero > 0 {
+        kinds.push(format!(
+            "{} division{} by zero",
+            faults.division_by_zero,
+            plural(faults.division_by_zero)
+        ));
+    }
+    let n = faults.overflow + faults.division_by_zero;
+    Diagnostic::new(
+        ErrorCode::Arithmetic,
+        format!(
+            "rule RULE-{} (`{}`) dropped {n} derivation{}: {}",
+            faults.rule,
+            rule.name,
+            plural(n),
+            kinds.join(", ")
+        ),
+    )
+    .at_span(&program.sources, rule.span)
+    .with_help(
+        "integers are 64-bit and floats finite; a derivation whose arithmetic fails is \
+         dropped (an error with --strict)",
+    )
 }
 
 impl Stats {
@@ -437,6 +547,7 @@ impl FactBase {
                 c.dedup();
             }
         }
+        engine.finish_stats();
         Ok(FactBase::from_engine(
             engine,
             Arc::clone(&program),
@@ -496,14 +607,7 @@ impl FactBase {
             }
         }
         let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
-        let ctx = Ctx {
-            rels: &self.rels,
-            old: &lens,
-            full: &lens,
-            delta: &[],
-            interner: &self.interner,
-            provenance: false,
-        };
+        let ctx = Ctx::new(&self.rels, &lens, &lens, &[], &self.interner, false);
         let mut found: Vec<(usize, RelId, Vec<u64>)> = Vec::new();
         for step in &plan.steps {
             match step {
@@ -515,8 +619,8 @@ impl FactBase {
                     }
                 }
                 Step::Assign { slot, expr } => match exec::eval(expr, &frame.slots) {
-                    Some(v) => frame.slots[*slot] = v,
-                    None => break,
+                    Ok(v) => frame.slots[*slot] = v,
+                    Err(_) => break,
                 },
                 Step::Aggregate(agg) => {
                     if !agg.result_bound {

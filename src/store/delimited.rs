@@ -198,8 +198,13 @@ mod tests {
         let err = parse_untyped("e.csv", "e", "1,\"a\"b\n", Dialect::csv()).unwrap_err();
         assert!(err.primary().message.contains("after a quoted field"));
         // Escaped quotes, quotes inside unquoted fields and quoted line breaks are fine.
-        let ok = parse_untyped("e.csv", "e", "1,\"a\"\"b\"\n2,x\"y\n3,\"l1\nl2\"\n", Dialect::csv())
-            .unwrap();
+        let ok = parse_untyped(
+            "e.csv",
+            "e",
+            "1,\"a\"\"b\"\n2,x\"y\n3,\"l1\nl2\"\n",
+            Dialect::csv(),
+        )
+        .unwrap();
         assert_eq!(cells(&ok[0]), ["1", "a\"b"]);
         assert_eq!(cells(&ok[2]), ["3", "l1\nl2"]);
         // Without quoting, a quote is an ordinary character.

@@ -375,7 +375,11 @@ fn kind_of(ft: &std::fs::FileType) -> &'static str {
             return "a device";
         }
     }
-    if ft.is_dir() { "a directory" } else { "not a regular file" }
+    if ft.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
 }
 
 fn not_regular(path: &Path, ft: &std::fs::FileType) -> Error {
@@ -471,7 +475,9 @@ pub fn read_bounded(
             .iter()
             .rposition(|&b| b == b'\n')
             .map_or(0, |i| i + 1);
-        let col = 1 + String::from_utf8_lossy(&bytes[line_start..at]).chars().count();
+        let col = 1 + String::from_utf8_lossy(&bytes[line_start..at])
+            .chars()
+            .count();
         Error::from(bad_input(
             Location::at(name, line, col),
             "the file is not valid UTF-8 text",

@@ -59,7 +59,14 @@ impl RawInputs {
         let mut budget = (self.input_left, self.max_input);
         for rel in &program.relations {
             let Some(io) = &rel.input else { continue };
-            match read_input(program, rel, io, self.fact_dir.as_deref(), &supplied, &mut budget) {
+            match read_input(
+                program,
+                rel,
+                io,
+                self.fact_dir.as_deref(),
+                &supplied,
+                &mut budget,
+            ) {
                 Ok(rows) => file_rows.extend(rows),
                 Err(e) => e.diagnostics.into_iter().for_each(|d| problems.push(d)),
             }
