@@ -355,17 +355,6 @@ impl fmt::Display for Limit {
     }
 }
 
-/// What a `budget_exceeded` diagnostic reports: the limit, and for an evaluation the
-/// rule that derived the most facts (the one that grew fastest).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct LimitExceeded {
-    /// The limit that stopped the work.
-    pub limit: Limit,
-    /// The rule (its id: tag `RULE-<id>`) that derived the most facts before the
-    /// stop, when rules ran.
-    pub rule: Option<u32>,
-}
-
 /// A user-facing error: what, where, and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -377,8 +366,9 @@ pub struct Diagnostic {
     pub location: Option<Location>,
     /// How to fix it, when there is something useful to say.
     pub help: Option<String>,
-    /// For a `budget_exceeded` error: which limit stopped the work.
-    pub limit: Option<LimitExceeded>,
+    /// For a `budget_exceeded` error: which limit stopped the work. (An evaluation's
+    /// limit error names, and is located at, the rule that derived the most facts.)
+    pub limit: Option<Limit>,
 }
 
 impl Diagnostic {
@@ -393,14 +383,10 @@ impl Diagnostic {
         }
     }
 
-    /// A `budget_exceeded` diagnostic for a limit (and the rule that grew fastest).
-    pub fn limit_exceeded(
-        limit: Limit,
-        rule: Option<u32>,
-        message: impl Into<String>,
-    ) -> Diagnostic {
+    /// A `budget_exceeded` diagnostic for a limit.
+    pub fn limit_exceeded(limit: Limit, message: impl Into<String>) -> Diagnostic {
         let mut d = Diagnostic::new(ErrorCode::BudgetExceeded, message);
-        d.limit = Some(LimitExceeded { limit, rule });
+        d.limit = Some(limit);
         d
     }
 
@@ -428,8 +414,7 @@ impl Diagnostic {
 
     /// The JSON form printed by `--format json`:
     /// `{"error": {"code", "message", "file", "line", "col"}}` (location fields null
-    /// when unknown; `help` included when present; for a limit, `"limit"` its name and
-    /// `"rule"` the tag of the rule that grew fastest, when known).
+    /// when unknown; `help` included when present; for a limit, `"limit"` its name).
     pub fn to_json(&self) -> serde_json::Value {
         let loc = self.location.as_ref();
         let mut obj = serde_json::json!({
@@ -442,11 +427,8 @@ impl Diagnostic {
         if let Some(h) = &self.help {
             obj["help"] = serde_json::Value::String(h.clone());
         }
-        if let Some(l) = &self.limit {
-            obj["limit"] = serde_json::Value::from(l.limit.as_str());
-            if let Some(r) = l.rule {
-                obj["rule"] = serde_json::Value::from(format!("RULE-{r}"));
-            }
+        if let Some(l) = self.limit {
+            obj["limit"] = serde_json::Value::from(l.as_str());
         }
         serde_json::json!({ "error": obj })
     }
@@ -500,7 +482,7 @@ impl Error {
     }
 
     /// The limit that stopped the work, for a `budget_exceeded` error.
-    pub fn limit(&self) -> Option<LimitExceeded> {
+    pub fn limit(&self) -> Option<Limit> {
         self.primary().limit
     }
 }

@@ -243,10 +243,7 @@ fn devices_are_refused_and_input_is_capped() {
     loader.max_input_bytes(1000);
     let err = loader.facts(&file).unwrap_err();
     assert_eq!(err.code(), ErrorCode::BudgetExceeded);
-    assert_eq!(
-        err.limit().map(|l| l.limit),
-        Some(prooflog::diag::Limit::MaxInput)
-    );
+    assert_eq!(err.limit(), Some(prooflog::diag::Limit::MaxInput));
     // Within the cap it loads; the cap counts every file read.
     let mut loader = prooflog::store::Loader::new();
     loader.max_input_bytes(6000);
@@ -300,14 +297,17 @@ fn a_cartesian_product_stops_at_the_memory_limit_naming_its_rule() {
         .err()
         .unwrap();
     assert_eq!(err.code(), ErrorCode::BudgetExceeded);
-    let hit = err.limit().unwrap();
-    assert_eq!(hit.limit, prooflog::diag::Limit::MaxMemory);
+    assert_eq!(err.limit(), Some(prooflog::diag::Limit::MaxMemory));
     let c_rule = program
         .rules
         .iter()
         .find(|r| program.relation(r.head.rel).name == "c")
         .unwrap();
-    assert_eq!(hit.rule, Some(c_rule.id), "{err}");
+    assert!(
+        err.to_string().contains(&format!("RULE-{}", c_rule.id)),
+        "{err}"
+    );
+    assert_eq!(err.primary().location.as_ref().map(|l| l.line), Some(302));
     assert!(err.to_string().contains("memory limit"), "{err}");
     assert!(started.elapsed().as_secs() < 20);
 
@@ -317,10 +317,7 @@ fn a_cartesian_product_stops_at_the_memory_limit_naming_its_rule() {
         ..Budget::default()
     };
     let err = evaluate(program, &[], &limited(budget)).err().unwrap();
-    assert_eq!(
-        err.limit().map(|l| l.limit),
-        Some(prooflog::diag::Limit::MaxFacts)
-    );
+    assert_eq!(err.limit(), Some(prooflog::diag::Limit::MaxFacts));
 }
 
 #[test]
@@ -362,8 +359,8 @@ fn an_endless_arithmetic_recursion_stops_at_each_limit() {
         let err = evaluate(program.clone(), &[], &limited(budget))
             .err()
             .unwrap();
-        assert_eq!(err.limit().map(|l| l.limit), Some(limit), "{err}");
-        assert_eq!(err.limit().and_then(|l| l.rule), Some(0), "{err}");
+        assert_eq!(err.limit(), Some(limit), "{err}");
+        assert!(err.to_string().contains("RULE-0"), "{err}");
     }
 }
 
@@ -382,11 +379,7 @@ fn the_deadline_holds_inside_a_join_that_derives_nothing() {
     let err = evaluate(compile(&text), &[], &limited(budget))
         .err()
         .unwrap();
-    assert_eq!(
-        err.limit().map(|l| l.limit),
-        Some(prooflog::diag::Limit::Timeout),
-        "{err}"
-    );
+    assert_eq!(err.limit(), Some(prooflog::diag::Limit::Timeout), "{err}");
     assert!(started.elapsed() < std::time::Duration::from_secs(3));
 }
 

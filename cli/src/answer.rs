@@ -9,7 +9,8 @@
 //! version of the engine, or by another system.
 
 use std::collections::{BTreeSet, HashMap};
-use std::io::Read;
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -24,7 +25,7 @@ use prooflog::proof::verbalise;
 use prooflog::{Error, Value};
 use serde_json::Value as Json;
 
-use super::common::{DEFAULT_PROGRAM, Format, fail};
+use super::common::{DEFAULT_PROGRAM, Format, Setting, fail, finish, parse_size, stdout};
 
 /// Arguments of `prooflog check`.
 #[derive(Args)]
@@ -67,6 +68,9 @@ pub struct CheckArgs {
     /// Also print every sentence's verdict and reason (`sentences`).
     #[arg(long)]
     explain: bool,
+    /// Most bytes of input files read in all, e.g. 64M [default: 512M].
+    #[arg(long = "max-input", value_name = "SIZE|none", value_parser = parse_size)]
+    max_input: Option<Setting<usize>>,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -81,6 +85,9 @@ pub struct GateArgs {
     /// A passage the answer may be built from; repeat for several candidates.
     #[arg(long = "passage", value_name = "FILE", num_args = 1.., required = true)]
     passages: Vec<String>,
+    /// Most bytes of input files read in all, e.g. 64M [default: 512M].
+    #[arg(long = "max-input", value_name = "SIZE|none", value_parser = parse_size)]
+    max_input: Option<Setting<usize>>,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -122,6 +129,9 @@ pub struct GroundArgs {
     /// Match the claim's predicate against relation names only, not verbalisations.
     #[arg(long)]
     no_predicate_in_text: bool,
+    /// Most bytes of input files read in all, e.g. 64M [default: 512M].
+    #[arg(long = "max-input", value_name = "SIZE|none", value_parser = parse_size)]
+    max_input: Option<Setting<usize>>,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -130,13 +140,22 @@ pub struct GroundArgs {
 /// `prooflog check`: the hallucination firewall. Exit 0 supported, 1 stripped or
 /// abstained, 2 bad input.
 pub fn check(args: CheckArgs) -> ExitCode {
-    match run_check(&args) {
-        Ok(code) => code,
+    let mut out = String::new();
+    let mut input = Inputs::new(args.max_input);
+    match run_check(&args, &mut input, &mut out) {
+        Ok(code) => emit(code, &out, args.format),
         Err(e) => fail(&e, args.format),
     }
 }
 
-fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
+/// Write a command's output; see [`finish`] for what a failed write means.
+fn emit(code: ExitCode, text: &str, format: Format) -> ExitCode {
+    let mut out = stdout();
+    let written = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    finish(code, written, format)
+}
+
+fn run_check(args: &CheckArgs, input: &mut Inputs, out: &mut String) -> Result<ExitCode, Error> {
     if args.proofs.is_empty() && args.allowed.is_empty() {
         return Err(usage(
             "give the allowed tags with --proof FILE or --allowed TAG,…",
@@ -147,10 +166,10 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
             "--verify-content needs --proof: the facts to verify against come from proofs",
         ));
     }
-    let answer = read_input(&args.answer)?;
-    let mut table = FactTable::with_texts(args.texts.as_deref(), &args.programs)?;
+    let answer = input.read(&args.answer)?;
+    let mut table = FactTable::with_texts(args.texts.as_deref(), &args.programs, input)?;
     for path in &args.proofs {
-        table.add_proofs(path, &parse_json(path, &read_input(path)?)?)?;
+        table.add_proofs(path, &parse_json(path, &input.read(path)?)?)?;
     }
     for tag in &args.allowed {
         let canon = canonical_tag(tag.trim()).ok_or_else(|| {
@@ -180,20 +199,21 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
 
     match args.format {
         Format::Json => {
-            let mut out = result.as_dict();
-            out["answer"] = Json::String(result.answer.clone());
+            let mut json = result.as_dict();
+            json["answer"] = Json::String(result.answer.clone());
             if args.explain {
-                out["sentences"] = serde_json::to_value(&result.sentences).map_err(|e| {
+                json["sentences"] = serde_json::to_value(&result.sentences).map_err(|e| {
                     Error::from(Diagnostic::new(
                         ErrorCode::BadInput,
                         format!("cannot serialize the result: {e}"),
                     ))
                 })?;
             }
-            println!("{out}");
+            let _ = writeln!(out, "{json}");
         }
         Format::Text => {
-            println!(
+            let _ = writeln!(
+                out,
                 "{} (coverage {:.2}; {} supported, {} stripped)",
                 result.outcome,
                 result.coverage,
@@ -202,10 +222,10 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
             );
             for s in result.sentences.iter().filter(|s| !s.kept()) {
                 if let Some(reason) = &s.reason {
-                    println!("  stripped: {}\n    because it {reason}", s.text);
+                    let _ = writeln!(out, "  stripped: {}\n    because it {reason}", s.text);
                 }
             }
-            println!("\n{}", result.answer);
+            let _ = writeln!(out, "\n{}", result.answer);
         }
     }
     Ok(ExitCode::from(if result.outcome == Outcome::Supported {
@@ -217,22 +237,26 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
 
 /// `prooflog gate`: the faithfulness gate. Exit 0 unless the gate refused (1).
 pub fn gate(args: GateArgs) -> ExitCode {
-    match run_gate(&args) {
-        Ok(code) => code,
+    let mut out = String::new();
+    let mut input = Inputs::new(args.max_input);
+    match run_gate(&args, &mut input, &mut out) {
+        Ok(code) => emit(code, &out, args.format),
         Err(e) => fail(&e, args.format),
     }
 }
 
-fn run_gate(args: &GateArgs) -> Result<ExitCode, Error> {
-    let answer = read_input(&args.answer)?;
+fn run_gate(args: &GateArgs, input: &mut Inputs, out: &mut String) -> Result<ExitCode, Error> {
+    let answer = input.read(&args.answer)?;
     let passages = args
         .passages
         .iter()
-        .map(|p| read_input(p))
+        .map(|p| input.read(p))
         .collect::<Result<Vec<_>, _>>()?;
     let result = Gate::check(&answer, &passages);
     match args.format {
-        Format::Json => println!("{}", to_json(&result)?),
+        Format::Json => {
+            let _ = writeln!(out, "{}", to_json(&result)?);
+        }
         Format::Text => {
             let state = if result.refused {
                 "refused"
@@ -241,15 +265,19 @@ fn run_gate(args: &GateArgs) -> Result<ExitCode, Error> {
             } else {
                 "unsupported claims removed"
             };
-            println!("{state} ({} removed)", result.unsupported_claims_removed);
+            let _ = writeln!(
+                out,
+                "{state} ({} removed)",
+                result.unsupported_claims_removed
+            );
             for c in &result.claims {
-                match (&c.passage, &c.reason) {
-                    (Some(p), _) => println!("  ok    [{}] {}", args.passages[*p], c.text),
-                    (None, Some(r)) => println!("  drop  {}\n        because {r}", c.text),
-                    (None, None) => println!("  drop  {}", c.text),
-                }
+                let _ = match (&c.passage, &c.reason) {
+                    (Some(p), _) => writeln!(out, "  ok    [{}] {}", args.passages[*p], c.text),
+                    (None, Some(r)) => writeln!(out, "  drop  {}\n        because {r}", c.text),
+                    (None, None) => writeln!(out, "  drop  {}", c.text),
+                };
             }
-            println!("\n{}", result.answer);
+            let _ = writeln!(out, "\n{}", result.answer);
         }
     }
     Ok(ExitCode::from(if result.refused { 1 } else { 0 }))
@@ -268,13 +296,15 @@ fn to_json<T: serde::Serialize>(value: &T) -> Result<String, Error> {
 /// `prooflog ground`: grade a claim against cited facts. Exit 0 grounded, 1 weak or
 /// ungrounded, 2 bad input.
 pub fn ground(args: GroundArgs) -> ExitCode {
-    match run_ground(&args) {
-        Ok(code) => code,
+    let mut out = String::new();
+    let mut input = Inputs::new(args.max_input);
+    match run_ground(&args, &mut input, &mut out) {
+        Ok(code) => emit(code, &out, args.format),
         Err(e) => fail(&e, args.format),
     }
 }
 
-fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
+fn run_ground(args: &GroundArgs, input: &mut Inputs, out: &mut String) -> Result<ExitCode, Error> {
     let defaults = GroundingThresholds::default();
     let thresholds = GroundingThresholds::new(
         args.deny.unwrap_or(defaults.deny),
@@ -285,15 +315,15 @@ fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
         predicate_in_text: !args.no_predicate_in_text,
     };
     let (claim_name, claim_text) = match args.claim.strip_prefix('@') {
-        Some(path) => (path.to_string(), read_input(path)?),
+        Some(path) => (path.to_string(), input.read(path)?),
         None => ("--claim".to_string(), args.claim.clone()),
     };
     let claim: Claim =
         serde_json::from_str(&claim_text).map_err(|e| json_error(&claim_name, &e))?;
 
-    let mut table = FactTable::with_texts(args.texts.as_deref(), &args.programs)?;
+    let mut table = FactTable::with_texts(args.texts.as_deref(), &args.programs, input)?;
     if let Some(file) = &args.cited {
-        let cited = parse_json(file, &read_input(file)?)?;
+        let cited = parse_json(file, &input.read(file)?)?;
         if is_proof_json(&cited) {
             table.add_proofs(file, &cited)?;
         } else {
@@ -302,6 +332,7 @@ fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
     }
     if !args.evidence.is_empty() {
         let mut loader = prooflog::store::Loader::new();
+        loader.max_input_bytes(input.left);
         if args.programs.is_empty() {
             loader.program_text(DEFAULT_PROGRAM.name, DEFAULT_PROGRAM.text);
         }
@@ -323,7 +354,7 @@ fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
             .collect()
     };
     let report = ground_tags(&claim, &tags, &table, &options);
-    print_report(&report, args.format);
+    print_report(out, &report, args.format)?;
     Ok(ExitCode::from(if report.verdict.is_grounded() {
         0
     } else {
@@ -331,17 +362,17 @@ fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
     }))
 }
 
-fn print_report(report: &GroundingReport, format: Format) {
+fn print_report(out: &mut String, report: &GroundingReport, format: Format) -> Result<(), Error> {
     match format {
-        Format::Json => match to_json(report) {
-            Ok(s) => println!("{s}"),
-            Err(e) => eprintln!("{e}"),
-        },
+        Format::Json => {
+            let _ = writeln!(out, "{}", to_json(report)?);
+        }
         Format::Text => {
-            println!("{}: {}", report.verdict, report.reason);
+            let _ = writeln!(out, "{}: {}", report.verdict, report.reason);
             for m in &report.matches {
                 let mark = |b: bool| if b { "yes" } else { "no" };
-                println!(
+                let _ = writeln!(
+                    out,
                     "  [{}] {}: subject {}, predicate {}, object {}",
                     m.tag,
                     m.fact,
@@ -352,6 +383,7 @@ fn print_report(report: &GroundingReport, format: Format) {
             }
         }
     }
+    Ok(())
 }
 
 /// Tags and the facts they name, read from proof or cited-fact JSON.
@@ -389,7 +421,11 @@ impl FactTable {
     /// An empty table that verbalises with the rule packs' `.text` templates and the
     /// templates in `path` (if given; they win), and knows the packs' `.functional`
     /// keys.
-    fn with_texts(path: Option<&str>, programs: &[std::path::PathBuf]) -> Result<FactTable, Error> {
+    fn with_texts(
+        path: Option<&str>,
+        programs: &[std::path::PathBuf],
+        input: &mut Inputs,
+    ) -> Result<FactTable, Error> {
         let mut table = FactTable::default();
         if !programs.is_empty() {
             let program = prooflog::Program::from_files(programs)?;
@@ -405,7 +441,7 @@ impl FactTable {
         let Some(path) = path else {
             return Ok(table);
         };
-        let json = parse_json(path, &read_input(path)?)?;
+        let json = parse_json(path, &input.read(path)?)?;
         let obj = json.as_object().ok_or_else(|| {
             bad_input(
                 path,
@@ -589,19 +625,43 @@ fn cited_fact(
     })
 }
 
-fn read_input(path: &str) -> Result<String, Error> {
-    let mut text = String::new();
-    let res = if path == "-" {
-        std::io::stdin().read_to_string(&mut text).map(|_| ())
-    } else {
-        std::fs::read_to_string(path).map(|t| text = t)
-    };
-    res.map_err(|e| {
-        Diagnostic::new(ErrorCode::Io, format!("cannot read {path}: {e}"))
-            .with_help("check the path and permissions")
-            .into()
-    })
-    .map(|()| text)
+/// The input files of one command, read against `--max-input` in all.
+struct Inputs {
+    left: u64,
+    limit: u64,
+}
+
+impl Inputs {
+    fn new(max: Option<Setting<usize>>) -> Inputs {
+        let limit = match max {
+            None => prooflog::store::DEFAULT_MAX_INPUT,
+            Some(Setting::Value(n)) => n as u64,
+            Some(Setting::Unlimited) => u64::MAX,
+        };
+        Inputs { left: limit, limit }
+    }
+
+    /// Read a file (`-`: standard input) as UTF-8 text, within the limit.
+    fn read(&mut self, path: &str) -> Result<String, Error> {
+        let text = if path == "-" {
+            prooflog::store::read_bounded(
+                std::io::stdin().lock(),
+                "standard input",
+                self.left,
+                self.limit,
+            )
+        } else {
+            prooflog::store::read_file(std::path::Path::new(path), self.left, self.limit)
+        }
+        .map_err(|mut e| {
+            if e.code() == ErrorCode::Io && e.diagnostics[0].help.is_none() {
+                e.diagnostics[0].help = Some("check the path and permissions".into());
+            }
+            e
+        })?;
+        self.left -= text.len() as u64;
+        Ok(text)
+    }
 }
 
 fn parse_json(file: &str, text: &str) -> Result<Json, Error> {

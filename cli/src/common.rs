@@ -1,11 +1,16 @@
-//! What engine commands share: output format, program and input loading, error output.
+//! What engine commands share: output format, program and input loading, limits,
+//! error output, and the output writer.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
-use prooflog::store::{InputFact, Loader};
+use prooflog::diag::{Diagnostic, ErrorCode, Limit};
+use prooflog::eval::Budget;
+use prooflog::store::{DEFAULT_MAX_INPUT, InputFact, Loader};
 use prooflog::{Error, Program, Result};
 
 pub use prooflog::bundled::{DEFAULT_EVIDENCE, DEFAULT_PROGRAM};
@@ -45,6 +50,175 @@ pub struct EngineInputs {
     /// program file that declares them).
     #[arg(long = "fact-dir", value_name = "DIR")]
     pub fact_dir: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub limits: Limits,
+
+    /// Make failed arithmetic (integer overflow, division by zero, a float result
+    /// that is not finite) an error (exit 2, code arithmetic_error) instead of a
+    /// warning on stderr; either way the derivation is dropped.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// The limits of an engine command. Each stops the work with exit 2 and a
+/// `budget_exceeded` error naming the limit (and, for evaluation, the rule that grew
+/// fastest); `none` lifts one.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Limits {
+    /// Most facts rules may derive [default: 100000000].
+    #[arg(long = "max-facts", value_name = "N|none", value_parser = parse_count)]
+    pub max_facts: Option<Setting<usize>>,
+
+    /// Most time evaluation (and proof building) may take, e.g. 30s, 500ms, 10m
+    /// [default: 10m].
+    #[arg(long, value_name = "DURATION|none", value_parser = parse_duration)]
+    pub timeout: Option<Setting<Duration>>,
+
+    /// Most memory the engine's fact storage may take, e.g. 512M, 4G (counted from
+    /// its own allocations) [default: 2G].
+    #[arg(long = "max-memory", value_name = "SIZE|none", value_parser = parse_size)]
+    pub max_memory: Option<Setting<usize>>,
+
+    /// Most rounds one stratum may take to reach its fixpoint [default: 1000000].
+    #[arg(long = "max-rounds", value_name = "N|none", value_parser = parse_count)]
+    pub max_rounds: Option<Setting<usize>>,
+
+    /// Most bytes of input files read in all (programs, facts, evidence, answers,
+    /// proofs, passages), e.g. 64M [default: 512M].
+    #[arg(long = "max-input", value_name = "SIZE|none", value_parser = parse_size)]
+    pub max_input: Option<Setting<usize>>,
+}
+
+/// A limit as given on the command line: a value, or `none`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting<T> {
+    Value(T),
+    Unlimited,
+}
+
+impl<T: Copy> Setting<T> {
+    /// The limit to apply: the one given, else the default (`None`: no limit).
+    fn or(setting: Option<Setting<T>>, default: Option<T>) -> Option<T> {
+        match setting {
+            None => default,
+            Some(Setting::Value(v)) => Some(v),
+            Some(Setting::Unlimited) => None,
+        }
+    }
+}
+
+fn unlimited<T>(s: &str) -> Option<Setting<T>> {
+    matches!(s.trim().to_ascii_lowercase().as_str(), "none" | "unlimited")
+        .then_some(Setting::Unlimited)
+}
+
+/// `N` or `none`.
+pub fn parse_count(s: &str) -> std::result::Result<Setting<usize>, String> {
+    if let Some(u) = unlimited(s) {
+        return Ok(u);
+    }
+    s.trim()
+        .replace('_', "")
+        .parse()
+        .map(Setting::Value)
+        .map_err(|_| format!("`{s}` is not a count (a whole number, or none)"))
+}
+
+/// `512M`, `2G`, `1024K`, `100` (bytes), `1.5G`, or `none`; K, M, G, T are powers of
+/// 1024 (a trailing `B` or `iB` is allowed).
+pub fn parse_size(s: &str) -> std::result::Result<Setting<usize>, String> {
+    if let Some(u) = unlimited(s) {
+        return Ok(u);
+    }
+    let t = s.trim().to_ascii_uppercase();
+    let t = t
+        .strip_suffix("IB")
+        .or_else(|| t.strip_suffix('B'))
+        .unwrap_or(&t);
+    let (num, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => (&t[..i], &t[i..]),
+        None => (t, ""),
+    };
+    let mult: f64 = match unit {
+        "" => 1.0,
+        "K" => 1024.0,
+        "M" => 1024.0 * 1024.0,
+        "G" => 1024.0 * 1024.0 * 1024.0,
+        "T" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(format!("`{s}` is not a size (e.g. 512M, 2G, or none)")),
+    };
+    let n: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size (e.g. 512M, 2G, or none)"))?;
+    if !n.is_finite() || n < 0.0 || n * mult > usize::MAX as f64 {
+        return Err(format!("`{s}` is not a size (e.g. 512M, 2G, or none)"));
+    }
+    Ok(Setting::Value((n * mult) as usize))
+}
+
+/// `30s`, `500ms`, `10m`, `1h`, `45` (seconds), `1.5s`, or `none`.
+pub fn parse_duration(s: &str) -> std::result::Result<Setting<Duration>, String> {
+    if let Some(u) = unlimited(s) {
+        return Ok(u);
+    }
+    let t = s.trim().to_ascii_lowercase();
+    let (num, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => (&t[..i], &t[i..]),
+        None => (t.as_str(), "s"),
+    };
+    let secs: f64 = match unit {
+        "ms" => 0.001,
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => {
+            return Err(format!(
+                "`{s}` is not a duration (e.g. 30s, 500ms, 10m, or none)"
+            ));
+        }
+    };
+    let n: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration (e.g. 30s, 500ms, 10m, or none)"))?;
+    Duration::try_from_secs_f64(n * secs)
+        .map(Setting::Value)
+        .map_err(|_| format!("`{s}` is not a duration (e.g. 30s, 500ms, 10m, or none)"))
+}
+
+impl Limits {
+    /// The evaluation budget these limits give, with the library's defaults for
+    /// those not given.
+    pub fn budget(&self) -> Budget {
+        let d = Budget::default();
+        Budget {
+            max_facts: Setting::or(self.max_facts, d.max_facts),
+            max_rounds: Setting::or(self.max_rounds, d.max_rounds.map(|r| r as usize))
+                .map(|r| r.min(u32::MAX as usize) as u32),
+            deadline: None,
+            timeout: Setting::or(self.timeout, d.timeout),
+            max_memory: Setting::or(self.max_memory, d.max_memory),
+        }
+    }
+
+    /// Bytes of input that may be read.
+    pub fn max_input(&self) -> u64 {
+        Setting::or(self.max_input, Some(DEFAULT_MAX_INPUT as usize)).map_or(u64::MAX, |n| n as u64)
+    }
+
+    /// When the whole command must be done (evaluation and proofs), from now.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.budget().timeout.map(|t| Instant::now() + t)
+    }
+}
+
+/// The error for a command that ran past its `--timeout` outside evaluation.
+pub fn timed_out() -> Error {
+    Diagnostic::limit_exceeded(Limit::Timeout, "the command ran past its time limit")
+        .with_help("raise the limit (--timeout) or ask for less (--limit)")
+        .into()
 }
 
 impl EngineInputs {
@@ -52,6 +226,7 @@ impl EngineInputs {
     /// nothing.
     pub fn load(&self) -> Result<(Arc<Program>, Vec<InputFact>)> {
         let mut loader = Loader::new();
+        loader.max_input_bytes(self.limits.max_input());
         if self.programs.is_empty() {
             loader.program_text(DEFAULT_PROGRAM.name, DEFAULT_PROGRAM.text);
             loader.evidence_jsonl(DEFAULT_EVIDENCE.name, DEFAULT_EVIDENCE.text)?;
@@ -79,10 +254,62 @@ impl EngineInputs {
 /// when there are several diagnostics, the others follow in `"more": [{…}, …]`.
 pub fn fail(err: &Error, format: Format) -> ExitCode {
     match format {
-        Format::Json => eprintln!("{}", error_json(err)),
-        Format::Text => eprintln!("{err}"),
+        Format::Json => to_stderr(&error_json(err).to_string()),
+        Format::Text => to_stderr(&err.to_string()),
     }
     ExitCode::from(2)
+}
+
+/// Write a line on stderr; if even that fails there is nobody left to tell.
+pub fn to_stderr(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}");
+}
+
+/// Report the evaluation's arithmetic failures on stderr, one warning per rule:
+/// `{"warning": {…}}` lines with `--format json`, `warning[arithmetic_error]: …` text
+/// otherwise.
+pub fn warn_arithmetic(base: &prooflog::FactBase, format: Format) {
+    for faults in &base.stats().arithmetic {
+        let d = prooflog::eval::arithmetic_warning(base.program(), faults);
+        match format {
+            Format::Json => {
+                let mut j = d.to_json();
+                let body = j["error"].take();
+                to_stderr(&serde_json::json!({ "warning": body }).to_string());
+            }
+            Format::Text => {
+                let text = d.to_string();
+                match text.strip_prefix("error") {
+                    Some(rest) => to_stderr(&format!("warning{rest}")),
+                    None => to_stderr(&text),
+                }
+            }
+        }
+    }
+}
+
+/// Standard output for a command's results: buffered, and every write's error is
+/// returned (see [`finish`]).
+pub fn stdout() -> std::io::BufWriter<std::io::Stdout> {
+    std::io::BufWriter::with_capacity(1 << 16, std::io::stdout())
+}
+
+/// The exit code of a command that computed `code` and wrote its results with
+/// `written` (the flush included). A closed pipe (`prooflog run | head`) ends quietly
+/// with the command's own code; any other failed write (a full disk) is exit 2 with
+/// an `io_error` on stderr.
+pub fn finish(code: ExitCode, written: std::io::Result<()>, format: Format) -> ExitCode {
+    match written {
+        Ok(()) => code,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code,
+        Err(e) => fail(
+            &Diagnostic::new(ErrorCode::Io, format!("cannot write the output: {e}"))
+                .with_help("check that the output's disk has room and is writable")
+                .into(),
+            format,
+        ),
+    }
 }
 
 /// The JSON form of an error (see [`fail`]).
@@ -96,13 +323,6 @@ pub fn error_json(err: &Error) -> serde_json::Value {
         doc["more"] = serde_json::Value::Array(more);
     }
     doc
-}
-
-/// Write `text` to stdout. A closed pipe (`prooflog run | head`) is not an error.
-pub fn print(text: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 /// Live progress of a long evaluation on stderr, for a person watching a terminal.
@@ -178,17 +398,21 @@ impl ProgressLine {
     }
 }
 
-/// Evaluate, showing a [`ProgressLine`] while it runs when stderr is a terminal.
+/// Evaluate under the inputs' limits, showing a [`ProgressLine`] while it runs when
+/// stderr is a terminal.
 pub fn evaluate_on_terminal(
     program: Arc<prooflog::Program>,
     facts: &[prooflog::store::InputFact],
     provenance: bool,
+    inputs: &EngineInputs,
 ) -> prooflog::Result<prooflog::FactBase> {
     use prooflog::eval::{EvalOptions, Progress, ProgressFn};
     let progress = ProgressLine::for_stderr();
     let strata = program.strata.len();
     let options = EvalOptions {
         provenance,
+        budget: inputs.limits.budget(),
+        strict_arithmetic: inputs.strict,
         progress: progress.clone().map(|line| {
             let report: ProgressFn = Arc::new(move |p: &Progress| {
                 line.update(|| {
@@ -203,7 +427,6 @@ pub fn evaluate_on_terminal(
             });
             report
         }),
-        ..EvalOptions::default()
     };
     let result = prooflog::eval::evaluate(program, facts, &options);
     if let Some(p) = &progress {

@@ -5,13 +5,18 @@
 //! Exit 0 when proved (at least one match), 1 when unproved (the unproved tree, or an
 //! empty list, is still printed), 2 on bad input.
 
+use std::io::Write;
 use std::process::ExitCode;
+use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use prooflog::proof::{Fact, ProofOptions, ProofTree, build_proof, prove_all, render};
-use prooflog::{Error, Result};
+use prooflog::Error;
+use prooflog::diag::{Diagnostic, ErrorCode};
+use prooflog::proof::{Fact, ProofOptions, ProofTree, build_proof, prove_each, render};
 
-use super::common::{EngineInputs, Format, evaluate_on_terminal, fail, print};
+use super::common::{
+    EngineInputs, Format, evaluate_on_terminal, fail, finish, stdout, timed_out, warn_arithmetic,
+};
 
 /// How to print proofs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -54,7 +59,8 @@ pub struct ProveArgs {
     #[arg(long = "proof-id", value_name = "ID", default_value = "proof-1")]
     proof_id: String,
 
-    /// At most this many proofs for a goal with variables.
+    /// At most this many proofs for a goal with variables (the first ones in value
+    /// order; only those are built).
     #[arg(long, value_name = "N")]
     limit: Option<usize>,
 
@@ -63,66 +69,140 @@ pub struct ProveArgs {
     format: ProveFormat,
 }
 
-/// What the command proved.
-enum Outcome {
-    One(Box<ProofTree>),
-    Many(Vec<ProofTree>),
+/// Why the command could not finish.
+enum Failure {
+    /// Bad input, a limit, an unproved requirement: exit 2 with the error.
+    Engine(Error),
+    /// The output could not be written.
+    Write(std::io::Error),
 }
 
-fn prove(args: &ProveArgs) -> Result<Outcome> {
-    let goal = prooflog::syntax::parse_goal(&args.goal)?;
-    let (program, facts) = args.inputs.load()?;
-    let fact_base = evaluate_on_terminal(program, &facts, true)?;
-    let proof_options = ProofOptions::new(&args.proof_id);
-    if goal.is_ground() {
-        let fact = Fact::from_goal(&goal)?;
-        let tree = build_proof(&fact, &fact_base, &proof_options)?;
-        Ok(Outcome::One(Box::new(tree)))
-    } else {
-        let trees = prove_all(&goal, &fact_base, &proof_options, args.limit)?;
-        Ok(Outcome::Many(trees))
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure::Engine(e)
     }
 }
 
-fn render_all(trees: &[ProofTree], format: ProveFormat) -> String {
-    let each = |f: fn(&ProofTree) -> String| -> String {
-        trees.iter().map(f).collect::<Vec<_>>().join("\n")
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Failure {
+        Failure::Write(e)
+    }
+}
+
+/// Evaluate, then write the goal's proofs as they are built (a goal with variables
+/// may match millions of facts: only `--limit` of them are selected, and each tree is
+/// written and dropped before the next is built). Returns whether the goal is proved.
+fn prove(args: &ProveArgs, out: &mut impl Write) -> std::result::Result<bool, Failure> {
+    let deadline = args.inputs.limits.deadline();
+    let goal = prooflog::syntax::parse_goal(&args.goal)?;
+    let (program, facts) = args.inputs.load()?;
+    let fact_base = evaluate_on_terminal(program, &facts, true, &args.inputs)?;
+    warn_arithmetic(&fact_base, args.format.errors());
+    let proof_options = ProofOptions::new(&args.proof_id);
+    let in_time = || match deadline {
+        Some(d) if Instant::now() >= d => Err(timed_out()),
+        _ => Ok(()),
     };
-    match format {
+    if goal.is_ground() {
+        let fact = Fact::from_goal(&goal)?;
+        let tree = build_proof(&fact, &fact_base, &proof_options)?;
+        let text = match args.format {
+            ProveFormat::Json => tree.to_json_pretty() + "\n",
+            ProveFormat::Html => render::html(std::slice::from_ref(&tree)),
+            other => render_one(&tree, other),
+        };
+        out.write_all(text.as_bytes())?;
+        return Ok(tree.is_proved());
+    }
+    // A write error stops the walk; it is reported as itself.
+    let mut write_error: Option<std::io::Error> = None;
+    let stopped = || Error::from(Diagnostic::new(ErrorCode::Io, "the output failed"));
+    let proved = match args.format {
         ProveFormat::Json => {
-            // Plain data with string keys always serializes.
-            let mut s = serde_json::to_string_pretty(trees).unwrap_or_default();
-            s.push('\n');
-            s
+            use serde::ser::{SerializeSeq, Serializer};
+            let mut ser = serde_json::Serializer::with_formatter(
+                &mut *out,
+                serde_json::ser::PrettyFormatter::new(),
+            );
+            let mut seq = ser.serialize_seq(None).map_err(std::io::Error::from)?;
+            let walked = prove_each(&goal, &fact_base, &proof_options, args.limit, |tree| {
+                in_time()?;
+                seq.serialize_element(&tree).map_err(|e| {
+                    write_error = Some(e.into());
+                    stopped()
+                })
+            });
+            if let Some(e) = write_error {
+                return Err(Failure::Write(e));
+            }
+            let n = walked?;
+            seq.end().map_err(std::io::Error::from)?;
+            out.write_all(b"\n")?;
+            n > 0
         }
-        ProveFormat::Context => each(render::context),
-        ProveFormat::Text => each(render::text),
-        ProveFormat::Dot => each(render::dot),
-        ProveFormat::Html => render::html(trees),
+        ProveFormat::Html => {
+            let mut trees = Vec::new();
+            prove_each(&goal, &fact_base, &proof_options, args.limit, |tree| {
+                in_time()?;
+                trees.push(tree);
+                Ok(())
+            })?;
+            out.write_all(render::html(&trees).as_bytes())?;
+            !trees.is_empty()
+        }
+        other => {
+            let mut first = true;
+            let walked = prove_each(&goal, &fact_base, &proof_options, args.limit, |tree| {
+                in_time()?;
+                let sep: &[u8] = if std::mem::take(&mut first) {
+                    b""
+                } else {
+                    b"\n"
+                };
+                out.write_all(sep)
+                    .and_then(|()| out.write_all(render_one(&tree, other).as_bytes()))
+                    .map_err(|e| {
+                        write_error = Some(e);
+                        stopped()
+                    })
+            });
+            if let Some(e) = write_error {
+                return Err(Failure::Write(e));
+            }
+            walked? > 0
+        }
+    };
+    Ok(proved)
+}
+
+/// One tree in a text format.
+fn render_one(tree: &ProofTree, format: ProveFormat) -> String {
+    match format {
+        ProveFormat::Context => render::context(tree),
+        ProveFormat::Text => render::text(tree),
+        ProveFormat::Dot => render::dot(tree),
+        ProveFormat::Json => tree.to_json_pretty() + "\n",
+        ProveFormat::Html => render::html(std::slice::from_ref(tree)),
     }
 }
 
 /// Run the command.
 pub fn execute(args: ProveArgs) -> ExitCode {
-    let outcome = match prove(&args) {
-        Ok(o) => o,
-        Err(e) => return fail(&with_goal_context(e, &args.goal), args.format.errors()),
-    };
-    let (text, proved) = match outcome {
-        Outcome::One(tree) => {
-            let text = match args.format {
-                ProveFormat::Json => tree.to_json_pretty() + "\n",
-                other => render_all(std::slice::from_ref(&tree), other),
+    let errors = args.format.errors();
+    let mut out = stdout();
+    let outcome = prove(&args, &mut out);
+    let written = out.flush();
+    match outcome {
+        Ok(proved) => {
+            let code = if proved {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
             };
-            (text, tree.is_proved())
+            finish(code, written, errors)
         }
-        Outcome::Many(trees) => (render_all(&trees, args.format), !trees.is_empty()),
-    };
-    print(&text);
-    if proved {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
+        Err(Failure::Write(e)) => finish(ExitCode::SUCCESS, Err(e), errors),
+        Err(Failure::Engine(e)) => fail(&with_goal_context(e, &args.goal), errors),
     }
 }
 

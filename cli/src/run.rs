@@ -1,7 +1,7 @@
 //! `prooflog run`: evaluate a program and print relations.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::Args;
@@ -9,7 +9,9 @@ use prooflog::eval::FactBase;
 use prooflog::ir::RelId;
 use prooflog::value::{Value, fact_text};
 
-use crate::common::{EngineInputs, Format, evaluate_on_terminal, fail, print};
+use crate::common::{
+    EngineInputs, Format, evaluate_on_terminal, fail, finish, stdout, warn_arithmetic,
+};
 
 /// Arguments of `prooflog run`.
 #[derive(Args)]
@@ -45,20 +47,22 @@ pub fn execute(args: RunArgs) -> ExitCode {
         Ok(loaded) => loaded,
         Err(e) => return fail(&e, args.format),
     };
-    let result = evaluate_on_terminal(program, &facts, !args.no_provenance);
+    let result = evaluate_on_terminal(program, &facts, !args.no_provenance, &args.inputs);
     let base = match result {
         Ok(base) => base,
         Err(e) => return fail(&e, args.format),
     };
+    warn_arithmetic(&base, args.format);
     let rels = shown_relations(&base, args.all);
-    let out = match (args.format, args.count) {
-        (Format::Json, true) => counts_json(&base, &rels),
-        (Format::Json, false) => rows_json(&base, &rels, args.confidence),
-        (Format::Text, true) => counts_text(&base, &rels),
-        (Format::Text, false) => rows_text(&base, &rels),
-    };
-    print(&out);
-    ExitCode::SUCCESS
+    let mut out = stdout();
+    let written = match (args.format, args.count) {
+        (Format::Json, true) => counts_json(&mut out, &base, &rels),
+        (Format::Json, false) => rows_json(&mut out, &base, &rels, args.confidence),
+        (Format::Text, true) => counts_text(&mut out, &base, &rels),
+        (Format::Text, false) => rows_text(&mut out, &base, &rels),
+    }
+    .and_then(|()| out.flush());
+    finish(ExitCode::SUCCESS, written, args.format)
 }
 
 /// The relations to print, by name: the `.output` ones, or all of them with `--all`
@@ -86,12 +90,16 @@ fn rows_with_confidence(base: &FactBase, rel: RelId) -> Vec<(Vec<Value>, f64)> {
 }
 
 /// `{"rel": [[…], …], …}`, one row per line, keys sorted.
-fn rows_json(base: &FactBase, rels: &BTreeMap<String, RelId>, confidence: bool) -> String {
-    let mut out = String::from("{");
+fn rows_json(
+    out: &mut impl Write,
+    base: &FactBase,
+    rels: &BTreeMap<String, RelId>,
+    confidence: bool,
+) -> io::Result<()> {
+    out.write_all(b"{")?;
     for (i, (name, &rel)) in rels.iter().enumerate() {
-        out.push_str(if i == 0 { "\n  " } else { ",\n  " });
-        out.push_str(&serde_json::Value::from(name.as_str()).to_string());
-        out.push_str(": [");
+        out.write_all(if i == 0 { b"\n  " } else { b",\n  " })?;
+        write!(out, "{}: [", serde_json::Value::from(name.as_str()))?;
         let rows: Vec<String> = if confidence {
             rows_with_confidence(base, rel)
                 .into_iter()
@@ -104,19 +112,18 @@ fn rows_json(base: &FactBase, rels: &BTreeMap<String, RelId>, confidence: bool) 
             base.rows(rel).iter().map(|r| row_json(r)).collect()
         };
         for (j, row) in rows.iter().enumerate() {
-            out.push_str(if j == 0 { "\n    " } else { ",\n    " });
-            out.push_str(row);
+            out.write_all(if j == 0 { b"\n    " } else { b",\n    " })?;
+            out.write_all(row.as_bytes())?;
         }
         if !rows.is_empty() {
-            out.push_str("\n  ");
+            out.write_all(b"\n  ")?;
         }
-        out.push(']');
+        out.write_all(b"]")?;
     }
     if !rels.is_empty() {
-        out.push('\n');
+        out.write_all(b"\n")?;
     }
-    out.push_str("}\n");
-    out
+    out.write_all(b"}\n")
 }
 
 /// A row as a JSON array, `[1, "a"]`.
@@ -126,48 +133,57 @@ fn row_json(args: &[Value]) -> String {
 }
 
 /// `{"rel": n, …}`.
-fn counts_json(base: &FactBase, rels: &BTreeMap<String, RelId>) -> String {
+fn counts_json(
+    out: &mut impl Write,
+    base: &FactBase,
+    rels: &BTreeMap<String, RelId>,
+) -> io::Result<()> {
     let counts: BTreeMap<&str, usize> = rels
         .iter()
         .map(|(name, &rel)| (name.as_str(), base.len(rel)))
         .collect();
-    let mut out = serde_json::to_string_pretty(&counts).unwrap_or_default();
-    out.push('\n');
-    out
+    serde_json::to_writer_pretty(&mut *out, &counts)?;
+    out.write_all(b"\n")
 }
 
 /// One table per relation: each fact as the rule language writes it, with its
 /// confidence.
-fn rows_text(base: &FactBase, rels: &BTreeMap<String, RelId>) -> String {
-    let mut out = String::new();
+fn rows_text(
+    out: &mut impl Write,
+    base: &FactBase,
+    rels: &BTreeMap<String, RelId>,
+) -> io::Result<()> {
     for (i, (name, &rel)) in rels.iter().enumerate() {
         if i > 0 {
-            out.push('\n');
+            out.write_all(b"\n")?;
         }
         let rows = rows_with_confidence(base, rel);
-        let _ = writeln!(out, "{name} ({} {})", rows.len(), noun(rows.len()));
+        writeln!(out, "{name} ({} {})", rows.len(), noun(rows.len()))?;
         let texts: Vec<String> = rows.iter().map(|(args, _)| fact_text(name, args)).collect();
         let width = texts.iter().map(|t| t.chars().count()).max().unwrap_or(0);
         for (text, (_, c)) in texts.iter().zip(&rows) {
-            let _ = writeln!(out, "  {text:<width$}  {}", confidence_text(*c));
+            writeln!(out, "  {text:<width$}  {}", confidence_text(*c))?;
         }
     }
-    out
+    Ok(())
 }
 
 /// `rel  n` per relation, aligned.
-fn counts_text(base: &FactBase, rels: &BTreeMap<String, RelId>) -> String {
+fn counts_text(
+    out: &mut impl Write,
+    base: &FactBase,
+    rels: &BTreeMap<String, RelId>,
+) -> io::Result<()> {
     let width = rels.keys().map(|n| n.chars().count()).max().unwrap_or(0);
     let counts: Vec<String> = rels
         .values()
         .map(|&rel| base.len(rel).to_string())
         .collect();
     let digits = counts.iter().map(String::len).max().unwrap_or(0);
-    let mut out = String::new();
     for (name, n) in rels.keys().zip(&counts) {
-        let _ = writeln!(out, "{name:<width$}  {n:>digits$}");
+        writeln!(out, "{name:<width$}  {n:>digits$}")?;
     }
-    out
+    Ok(())
 }
 
 fn noun(n: usize) -> &'static str {

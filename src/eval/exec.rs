@@ -73,7 +73,7 @@ impl<'a> Ctx<'a> {
     fn tick(&self) -> bool {
         let w = self.work.get().wrapping_add(1);
         self.work.set(w);
-        if w % WORK_CHECK == 0
+        if w.is_multiple_of(WORK_CHECK)
             && let Some(d) = self.deadline
             && Instant::now() >= d
         {
@@ -363,7 +363,7 @@ impl Run<'_, '_> {
                             }
                             visit(self, frame, row);
                             if self.stop.is_some() {
-                                return self.save(i, 0);
+                                self.save(i, 0);
                             }
                         }
                     }
@@ -626,7 +626,7 @@ pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, interner: &Rode
     }
 }
 
-fn symbol(cell: u64, interner: &Rodeo) -> &str {
+pub(crate) fn symbol(cell: u64, interner: &Rodeo) -> &str {
     Spur::try_from_usize(cell as usize)
         .and_then(|k| interner.try_resolve(&k))
         .unwrap_or("")

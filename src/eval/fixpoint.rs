@@ -269,7 +269,7 @@ impl<'a> Engine<'a> {
                 None => message.push_str(&format!("; rule RULE-{r} (`{name}`) was running")),
             }
         }
-        let mut d = Diagnostic::limit_exceeded(limit, rule, message).with_help(format!(
+        let mut d = Diagnostic::limit_exceeded(limit, message).with_help(format!(
             "raise the limit ({}, or Budget in the library) or narrow the program or its \
              inputs: a cartesian product or an arithmetic recursion without end grows \
              until a limit stops it",
@@ -795,7 +795,6 @@ fn arena_push(arena: &mut Vec<FactId>, prem: &[FactId]) -> Result<u32> {
 fn arena_full() -> crate::diag::Error {
     Diagnostic::limit_exceeded(
         Limit::MaxMemory,
-        None,
         "the derivation record outgrew its arena (4 billion premises)",
     )
     .with_help("evaluate without provenance, or narrow the program's inputs")

@@ -34,7 +34,7 @@ use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::ir::{Literal, Program, RelId, RuleId};
 use crate::store::{InputFact, Provenance};
 use crate::syntax::{Goal, GoalArg};
-use crate::value::Value;
+use crate::value::{ColumnType, Value};
 
 mod exec;
 mod fixpoint;
@@ -316,6 +316,37 @@ impl FactBase {
     /// variables' bindings and the fact's confidence. An unknown relation or a wrong
     /// arity is an `unknown_relation` / `arity_mismatch` error.
     pub fn query(&self, goal: &Goal) -> Result<Vec<Match>> {
+        let facts = self.query_facts(goal, None)?;
+        let mut names: Vec<(&str, usize)> = Vec::new();
+        for (c, arg) in goal.args.iter().enumerate() {
+            if let GoalArg::Var(name) = arg
+                && !names.iter().any(|(n, _)| n == name)
+            {
+                names.push((name, c));
+            }
+        }
+        Ok(facts
+            .into_iter()
+            .map(|fact| {
+                let args = self.args(fact);
+                let bindings = names
+                    .iter()
+                    .map(|&(n, c)| (n.to_string(), args[c].clone()))
+                    .collect();
+                Match {
+                    fact,
+                    args,
+                    bindings,
+                    confidence: self.confidence(fact),
+                }
+            })
+            .collect())
+    }
+
+    /// The facts matching a pattern, in [`query`](Self::query)'s order (by values), at
+    /// most `limit` of them. Nothing is decoded: memory is four bytes per match, and
+    /// with a limit only the first `limit` matches are sorted.
+    pub fn query_facts(&self, goal: &Goal, limit: Option<usize>) -> Result<Vec<FactId>> {
         let rel = self.relation_id(&goal.predicate).ok_or_else(|| {
             Diagnostic::new(
                 ErrorCode::UnknownRelation,
@@ -339,7 +370,6 @@ impl FactBase {
         // variable's first occurrence, or nothing.
         enum Pat {
             Const(u64),
-            First,
             Same(usize),
             Any,
         }
@@ -355,39 +385,52 @@ impl FactBase {
                     Some(&(_, first)) => Pat::Same(first),
                     None => {
                         names.push((name, c));
-                        Pat::First
+                        Pat::Any
                     }
                 },
                 GoalArg::Wildcard => Pat::Any,
             });
         }
         let r = &self.rels[rel as usize];
-        let mut out = Vec::new();
-        for row in 0..r.len() {
-            let cells = r.row(row);
-            let hit = pats.iter().enumerate().all(|(c, p)| match p {
-                Pat::Const(x) => cells[c] == *x,
-                Pat::Same(first) => cells[c] == cells[*first],
-                Pat::First | Pat::Any => true,
-            });
-            if !hit {
-                continue;
+        let mut rows: Vec<u32> = (0..r.len())
+            .filter(|&row| {
+                let cells = r.row(row);
+                pats.iter().enumerate().all(|(c, p)| match p {
+                    Pat::Const(x) => cells[c] == *x,
+                    Pat::Same(first) => cells[c] == cells[*first],
+                    Pat::Any => true,
+                })
+            })
+            .collect();
+        // Rows in the order of their values (as `Value`'s order compares them).
+        let order = |a: &u32, b: &u32| {
+            let (x, y) = (r.row(*a), r.row(*b));
+            for ((&p, &q), col) in x.iter().zip(y).zip(columns) {
+                let o = match col.ty {
+                    ColumnType::Number => (p as i64).cmp(&(q as i64)),
+                    ColumnType::Unsigned => p.cmp(&q),
+                    ColumnType::Float => f64::from_bits(p).total_cmp(&f64::from_bits(q)),
+                    ColumnType::Symbol => {
+                        exec::symbol(p, &self.interner).cmp(exec::symbol(q, &self.interner))
+                    }
+                };
+                if o != std::cmp::Ordering::Equal {
+                    return o;
+                }
             }
-            let fact = FactId { rel, row };
-            let args = self.args(fact);
-            let bindings = names
-                .iter()
-                .map(|&(n, c)| (n.to_string(), args[c].clone()))
-                .collect();
-            out.push(Match {
-                fact,
-                args,
-                bindings,
-                confidence: r.meta(row).conf,
-            });
+            std::cmp::Ordering::Equal
+        };
+        if let Some(k) = limit
+            && k < rows.len()
+        {
+            if k == 0 {
+                return Ok(Vec::new());
+            }
+            rows.select_nth_unstable_by(k - 1, order);
+            rows.truncate(k);
         }
-        out.sort_by(|a, b| a.args.cmp(&b.args));
-        Ok(out)
+        rows.sort_unstable_by(order);
+        Ok(rows.into_iter().map(|row| FactId { rel, row }).collect())
     }
 
     /// Number of facts in a relation.

@@ -42,24 +42,41 @@ pub fn build_proof<S: ProofSource + ?Sized>(
 /// Prove every fact matching a pattern such as `threatens(g, z)`: one tree per match,
 /// in the fact base's sorted match order, at most `limit` of them. The trees' ids are
 /// `<proof_id>#1`, `<proof_id>#2`, … in that order. No match gives an empty list.
+///
+/// Only the first `limit` matches are selected and proved (see [`prove_each`] to
+/// handle one tree at a time).
 pub fn prove_all<S: ProofSource + ?Sized>(
     pattern: &Goal,
     source: &S,
     options: &ProofOptions<'_>,
     limit: Option<usize>,
 ) -> Result<Vec<ProofTree>> {
+    let mut trees = Vec::new();
+    prove_each(pattern, source, options, limit, |tree| {
+        trees.push(tree);
+        Ok(())
+    })?;
+    Ok(trees)
+}
+
+/// [`prove_all`], handing each tree to `each` as soon as it is built (so that a
+/// caller can write it out and drop it): memory stays that of one proof plus four
+/// bytes per selected match. Stops at the first error `each` returns. Returns the
+/// number of matches proved.
+pub fn prove_each<S: ProofSource + ?Sized>(
+    pattern: &Goal,
+    source: &S,
+    options: &ProofOptions<'_>,
+    limit: Option<usize>,
+    mut each: impl FnMut(ProofTree) -> Result<()>,
+) -> Result<usize> {
     require_provenance(source)?;
-    let matches = source.query(pattern)?;
-    let take = limit.unwrap_or(usize::MAX);
-    matches
-        .into_iter()
-        .take(take)
-        .enumerate()
-        .map(|(i, m)| {
-            let id = format!("{}#{}", options.proof_id, i + 1);
-            build_from(source, m.fact, m.args, &id, options)
-        })
-        .collect()
+    let facts = source.matching_facts(pattern, limit)?;
+    for (i, &fact) in facts.iter().enumerate() {
+        let id = format!("{}#{}", options.proof_id, i + 1);
+        each(build_from(source, fact, source.args(fact), &id, options)?)?;
+    }
+    Ok(facts.len())
 }
 
 fn require_provenance<S: ProofSource + ?Sized>(source: &S) -> Result<()> {

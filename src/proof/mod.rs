@@ -34,7 +34,7 @@ use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::syntax::{Goal, GoalArg};
 use crate::value::Value;
 
-pub use build::{build_proof, prove_all};
+pub use build::{build_proof, prove_all, prove_each};
 pub use cite::verbalise;
 pub use resolver::{EdgeRef, ProofOptions, ProvenanceResolver, ResolverError};
 pub use source::ProofSource;

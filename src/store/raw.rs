@@ -492,7 +492,6 @@ pub fn read_bounded(
 fn input_too_large(name: &str, limit: u64) -> Error {
     Diagnostic::limit_exceeded(
         crate::diag::Limit::MaxInput,
-        None,
         format!("`{name}` goes past the input limit: at most {limit} bytes are read in all"),
     )
     .with_help("raise the limit (--max-input, Loader::max_input_bytes) or split the input")

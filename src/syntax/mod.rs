@@ -101,11 +101,6 @@ impl Errors {
     }
 
     #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
-        self.list.len() + self.dropped
-    }
-
-    #[cfg(test)]
     pub(crate) fn iter(&self) -> std::slice::Iter<'_, SyntaxError> {
         self.list.iter()
     }
