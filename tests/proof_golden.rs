@@ -21,10 +21,7 @@ fn fact_base(program: &str, evidence: &str) -> FactBase {
         .evidence_jsonl("test.jsonl", evidence)
         .expect("test evidence loads");
     let loaded = loader.load().expect("test program loads");
-    let options = EvalOptions {
-        provenance: true,
-        ..EvalOptions::default()
-    };
+    let options = EvalOptions::default();
     evaluate(loaded.program, &loaded.facts, &options).expect("test program evaluates")
 }
 
@@ -81,14 +78,14 @@ fn check_against(fb: &FactBase, tree: &ProofTree) {
                 let fact = fact.expect("conclusion is a fact");
                 assert!((fb.confidence(fact) - c.confidence).abs() < 1e-12);
                 let rule: usize = c.rule_tag["RULE-".len()..].parse().expect("rule tag");
-                assert_eq!(program.rules[rule].name, c.rule);
+                assert_eq!(program.rules()[rule].name, c.rule);
                 let min = c
                     .premises
                     .iter()
                     .filter_map(|p| conf_of(p))
                     .fold(1.0f64, f64::min);
                 assert!(
-                    (c.confidence - program.rules[rule].confidence * min).abs() < 1e-12,
+                    (c.confidence - program.rules()[rule].confidence * min).abs() < 1e-12,
                     "{} confidence",
                     c.id
                 );

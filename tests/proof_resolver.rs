@@ -20,10 +20,7 @@ fn drones(provenance: bool) -> FactBase {
         )
         .expect("evidence loads");
     let loaded = loader.load().expect("pack loads");
-    let options = EvalOptions {
-        provenance,
-        ..EvalOptions::default()
-    };
+    let options = EvalOptions::default().with_provenance(provenance);
     evaluate(Arc::clone(&loaded.program), &loaded.facts, &options).expect("evaluates")
 }
 

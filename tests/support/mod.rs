@@ -56,7 +56,7 @@ fn input(rel: u32, args: Vec<Value>, confidence: f64, source: &str, idx: usize) 
 /// The facts written in the program text, as input facts of confidence 1.0.
 pub fn source_inputs(program: &Program) -> Vec<InputFact> {
     program
-        .facts
+        .facts()
         .iter()
         .enumerate()
         .map(|(i, f)| input(f.rel, f.args.clone(), 1.0, "program", i))
@@ -88,10 +88,7 @@ pub fn gen_inputs(program: &Program, facts: &[GenFact], first_idx: usize) -> Vec
 /// Run the engine, panicking on an evaluation error.
 #[allow(clippy::needless_update)] // stays correct when options gain fields
 pub fn run(program: &Arc<Program>, inputs: &[InputFact], provenance: bool) -> FactBase {
-    let options = EvalOptions {
-        provenance,
-        ..EvalOptions::default()
-    };
+    let options = EvalOptions::default().with_provenance(provenance);
     match evaluate(Arc::clone(program), inputs, &options) {
         Ok(fb) => fb,
         Err(e) => panic!("evaluation failed: {e}"),
@@ -101,7 +98,7 @@ pub fn run(program: &Arc<Program>, inputs: &[InputFact], provenance: bool) -> Fa
 /// Every relation of a fact base, as the reference evaluator reports them.
 pub fn engine_relations(fb: &FactBase) -> Relations {
     let program = fb.program();
-    (0..program.relations.len() as u32)
+    (0..program.relations().len() as u32)
         .map(|rel| {
             let rows = fb
                 .facts(rel)
