@@ -1,5 +1,5 @@
 //! The `prooflog` command line: a thin layer over the library. See `cli` for the
-//! command-line contract (DESIGN.md, "Command line").
+//! command-line contract (docs/cli.md).
 
 mod cli;
 
