@@ -3,26 +3,17 @@
 //! an aggregate and an unproved goal. Set `UPDATE_GOLDEN=1` to rewrite the files after
 //! an intended format change (and review the diff).
 
-use std::path::PathBuf;
+mod support;
 
 use prooflog::FactBase;
-use prooflog::eval::{EvalOptions, evaluate};
 use prooflog::proof::{Fact, ProofNode, ProofOptions, ProofTree, build_proof, render};
-use prooflog::store::Loader;
 use prooflog::value::Value;
 
 const DRONES: &str = include_str!("../rules/drones/drones.dl");
 const DRONE_EVIDENCE: &str = include_str!("../rules/drones/evidence.jsonl");
 
 fn fact_base(program: &str, evidence: &str) -> FactBase {
-    let mut loader = Loader::new();
-    loader.program_text("test.dl", program);
-    loader
-        .evidence_jsonl("test.jsonl", evidence)
-        .expect("test evidence loads");
-    let loaded = loader.load().expect("test program loads");
-    let options = EvalOptions::default();
-    evaluate(loaded.program, &loaded.facts, &options).expect("test program evaluates")
+    support::fact_base_named("test.dl", program, "test.jsonl", evidence, true)
 }
 
 fn drones() -> FactBase {
@@ -47,21 +38,7 @@ fn golden(name: &str, tree: &ProofTree) {
 }
 
 fn golden_file(file: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(file);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, actual).expect("golden file writable");
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("missing {}; run with UPDATE_GOLDEN=1", path.display()));
-    assert_eq!(
-        actual,
-        expected,
-        "{} differs (UPDATE_GOLDEN=1 rewrites it)",
-        path.display()
-    );
+    support::golden::assert_text(file, actual)
 }
 
 /// What every proved tree over a real fact base must satisfy.
