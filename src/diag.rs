@@ -242,6 +242,7 @@ impl Location {
 /// released; scripts match on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ErrorCode {
     /// Malformed program text.
     Parse,
@@ -277,6 +278,8 @@ pub enum ErrorCode {
     /// A proof was asked of a fact base whose derivation record is off (or is
     /// inconsistent).
     ProvenanceUnavailable,
+    /// A broken internal invariant: a bug in prooflog, never the user's input.
+    Internal,
 }
 
 impl ErrorCode {
@@ -298,6 +301,7 @@ impl ErrorCode {
             ErrorCode::Usage => "usage",
             ErrorCode::Arithmetic => "arithmetic_error",
             ErrorCode::ProvenanceUnavailable => "provenance_unavailable",
+            ErrorCode::Internal => "internal_error",
         }
     }
 }

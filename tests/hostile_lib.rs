@@ -23,10 +23,7 @@ fn run_small_stack(text: String) -> Option<ErrorCode> {
             };
             // Printing the program walks every tree too.
             let _ = format!("{program:?}");
-            let options = EvalOptions {
-                provenance: true,
-                ..EvalOptions::default()
-            };
+            let options = EvalOptions::default();
             evaluate(Arc::new(program), &[], &options)
                 .err()
                 .map(|e| e.code())
@@ -269,11 +266,7 @@ fn compile(text: &str) -> Arc<Program> {
 }
 
 fn limited(budget: prooflog::eval::Budget) -> EvalOptions {
-    EvalOptions {
-        provenance: true,
-        budget,
-        ..EvalOptions::default()
-    }
+    EvalOptions::default().with_budget(budget)
 }
 
 fn numbers(n: usize) -> String {
@@ -299,7 +292,7 @@ fn a_cartesian_product_stops_at_the_memory_limit_naming_its_rule() {
     assert_eq!(err.code(), ErrorCode::BudgetExceeded);
     assert_eq!(err.limit(), Some(prooflog::diag::Limit::MaxMemory));
     let c_rule = program
-        .rules
+        .rules()
         .iter()
         .find(|r| program.relation(r.head.rel).name == "c")
         .unwrap();
@@ -438,10 +431,7 @@ fn failed_arithmetic_is_counted_per_rule_or_an_error_when_strict() {
     assert!(warning.message.contains("division by zero"), "{warning}");
     assert_eq!(warning.location.as_ref().map(|l| l.line), Some(3));
 
-    let strict = EvalOptions {
-        strict_arithmetic: true,
-        ..limited(Default::default())
-    };
+    let strict = limited(Default::default()).with_strict_arithmetic(true);
     let err = evaluate(program, &[], &strict).err().unwrap();
     assert_eq!(err.code(), ErrorCode::Arithmetic);
 }
