@@ -567,6 +567,9 @@ impl FactBase {
         let mut rels = self.rels.clone();
         let mut interner = self.interner.clone();
         let mut evidence = self.evidence.clone();
+        let mut extra = extra.to_vec();
+        let base_largest = evidence.iter().filter_map(|f| f.provenance.edge_idx).max();
+        number_unnumbered(&mut extra, base_largest);
         let base_len: Vec<u32> = rels.iter().map(|r| r.len()).collect();
         let mut changed = vec![Vec::new(); rels.len()];
         let added = load_inputs(
@@ -574,7 +577,7 @@ impl FactBase {
             &mut rels,
             &mut interner,
             &mut evidence,
-            extra.to_vec(),
+            extra,
             self.provenance,
             &mut changed,
         )?;
@@ -836,13 +839,30 @@ fn load_inputs(
     Ok(added)
 }
 
+/// Give every fact without an `edge_idx` the next one after the largest among `facts`
+/// and `after`.
+fn number_unnumbered(facts: &mut [InputFact], after: Option<u64>) {
+    let largest = facts
+        .iter()
+        .filter_map(|f| f.provenance.edge_idx)
+        .chain(after)
+        .max();
+    let mut next = largest.map_or(0, |m| m.saturating_add(1));
+    for f in facts.iter_mut().filter(|f| f.provenance.edge_idx.is_none()) {
+        f.provenance.edge_idx = Some(next);
+        next = next.saturating_add(1);
+    }
+}
+
 /// Evaluate a program over input facts.
 ///
 /// The input facts are `inputs` followed by the facts written in the program text
 /// (`Program::facts`, with provenance source `"program"`); a fact given twice keeps its
 /// highest confidence and, on ties, its first record. An input of an unknown relation,
 /// of the wrong arity, with a value its column cannot hold, or with a confidence outside
-/// [0, 1] is a `bad_input` error.
+/// [0, 1] is a `bad_input` error. A fact without an `edge_idx` (as when a program's own
+/// facts are evaluated without a [`Loader`](crate::store::Loader)) gets the next one
+/// after the largest given, in this order, so that every input fact has a citation tag.
 pub fn evaluate(
     program: Arc<Program>,
     inputs: &[InputFact],
@@ -865,7 +885,8 @@ pub fn evaluate(
         },
     });
     let mut changed = vec![Vec::new(); rels.len()];
-    let all: Vec<InputFact> = inputs.iter().cloned().chain(program_facts).collect();
+    let mut all: Vec<InputFact> = inputs.iter().cloned().chain(program_facts).collect();
+    number_unnumbered(&mut all, None);
     let input_facts = load_inputs(
         &program,
         &mut rels,
