@@ -459,6 +459,43 @@ mod tests {
         assert!(single.get("more").is_none());
     }
 
+    #[test]
+    fn limits_parse_sizes_durations_and_none() {
+        assert_eq!(parse_size("512M"), Ok(Setting::Value(512 << 20)));
+        assert_eq!(parse_size("2g"), Ok(Setting::Value(2 << 30)));
+        assert_eq!(parse_size("1.5KiB"), Ok(Setting::Value(1536)));
+        assert_eq!(parse_size("100"), Ok(Setting::Value(100)));
+        assert_eq!(parse_size("none"), Ok(Setting::Unlimited));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("-1M").is_err());
+        assert_eq!(
+            parse_duration("500ms"),
+            Ok(Setting::Value(Duration::from_millis(500)))
+        );
+        assert_eq!(
+            parse_duration("2m"),
+            Ok(Setting::Value(Duration::from_secs(120)))
+        );
+        assert_eq!(
+            parse_duration("45"),
+            Ok(Setting::Value(Duration::from_secs(45)))
+        );
+        assert!(parse_duration("soon").is_err());
+        assert_eq!(parse_count("1_000"), Ok(Setting::Value(1000)));
+        let limits = Limits {
+            max_facts: Some(Setting::Unlimited),
+            timeout: None,
+            max_memory: Some(Setting::Value(1 << 20)),
+            max_rounds: None,
+            max_input: None,
+        };
+        let b = limits.budget();
+        assert_eq!(b.max_facts, None);
+        assert_eq!(b.max_memory, Some(1 << 20));
+        assert_eq!(b.timeout, Budget::default().timeout);
+        assert_eq!(limits.max_input(), DEFAULT_MAX_INPUT);
+    }
+
     /// A sink the test can read back.
     #[derive(Clone, Default)]
     struct Shared(Arc<std::sync::Mutex<Vec<u8>>>);
