@@ -32,6 +32,7 @@
 mod delimited;
 mod json;
 mod jsonpos;
+pub mod numbering;
 mod raw;
 mod resolve;
 
@@ -46,6 +47,7 @@ use crate::ir::{Program, RelId};
 use crate::value::Value;
 
 pub use delimited::Dialect;
+pub use numbering::{EdgeOwners, complete_inputs, number_inputs};
 pub use raw::RawInputs;
 
 /// Where an input fact came from. Serializes with the seed's field names; `extra`
