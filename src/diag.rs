@@ -218,6 +218,11 @@ pub enum ErrorCode {
     /// A proof was asked of a fact base whose derivation record is off (or is
     /// inconsistent).
     ProvenanceUnavailable,
+    /// A rule pack's manifest is malformed, two packs clash, or a pack's sample does
+    /// not produce what it promises.
+    BadPack,
+    /// A text generator (a language model) failed to answer.
+    Generation,
 }
 
 impl ErrorCode {
@@ -238,6 +243,8 @@ impl ErrorCode {
             ErrorCode::BudgetExceeded => "budget_exceeded",
             ErrorCode::Usage => "usage",
             ErrorCode::ProvenanceUnavailable => "provenance_unavailable",
+            ErrorCode::BadPack => "bad_pack",
+            ErrorCode::Generation => "generation_error",
         }
     }
 }

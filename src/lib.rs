@@ -13,6 +13,7 @@ pub mod check;
 pub mod diag;
 pub mod eval;
 pub mod ir;
+pub mod pack;
 pub mod proof;
 pub mod store;
 pub mod syntax;

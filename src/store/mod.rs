@@ -30,6 +30,7 @@
 //! (relation names, arities, column types) but nothing of evaluation.
 
 mod delimited;
+pub mod hyperedge;
 mod json;
 mod jsonpos;
 pub mod numbering;
@@ -47,6 +48,7 @@ use crate::ir::{Program, RelId};
 use crate::value::Value;
 
 pub use delimited::Dialect;
+pub use hyperedge::{DocSpan, Hyperedge, read_hyperedges};
 pub use numbering::{EdgeOwners, complete_inputs, number_inputs};
 pub use raw::RawInputs;
 
