@@ -280,6 +280,11 @@ pub enum ErrorCode {
     ProvenanceUnavailable,
     /// A broken internal invariant: a bug in prooflog, never the user's input.
     Internal,
+    /// A rule pack's manifest is malformed, two packs clash, or a pack's sample does
+    /// not produce what it promises.
+    BadPack,
+    /// A text generator (a language model) failed to answer.
+    Generation,
 }
 
 impl ErrorCode {
@@ -302,6 +307,8 @@ impl ErrorCode {
             ErrorCode::Arithmetic => "arithmetic_error",
             ErrorCode::ProvenanceUnavailable => "provenance_unavailable",
             ErrorCode::Internal => "internal_error",
+            ErrorCode::BadPack => "bad_pack",
+            ErrorCode::Generation => "generation_error",
         }
     }
 }

@@ -11,12 +11,12 @@ use std::cmp::Ordering;
 use std::time::Instant;
 
 use hashbrown::HashSet;
-use lasso::{Key, Rodeo, Spur};
 use rustc_hash::FxBuildHasher;
 
 use crate::eval::FactId;
 use crate::eval::plan::{Access, AggPlan, CExpr, Cell, Plan, Step, Version};
 use crate::eval::relation::Relation;
+use crate::eval::symbols::Symbols;
 use crate::ir::{AggFunc, ArithOp, CmpOp};
 use crate::value::ColumnType;
 
@@ -30,7 +30,7 @@ pub(crate) struct Ctx<'a> {
     pub full: &'a [u32],
     /// The delta rows of the plan's delta relation.
     pub delta: &'a [u32],
-    pub interner: &'a Rodeo,
+    pub interner: &'a Symbols,
     /// Track heights and premise facts.
     pub provenance: bool,
     /// When to stop (checked every [`WORK_CHECK`] candidate rows).
@@ -50,7 +50,7 @@ impl<'a> Ctx<'a> {
         old: &'a [u32],
         full: &'a [u32],
         delta: &'a [u32],
-        interner: &'a Rodeo,
+        interner: &'a Symbols,
         provenance: bool,
     ) -> Ctx<'a> {
         Ctx {
@@ -333,15 +333,17 @@ impl Run<'_, '_> {
                         }
                     }
                     Access::Index { index, key } => {
-                        let rows = with_key(key, &frame.slots, |k| r.lookup(*index, k));
-                        // Usually every row of the bucket is below the limit.
-                        let n = match rows.last() {
-                            Some(&last) if last >= limit => {
-                                rows.partition_point(|&row| row < limit)
-                            }
-                            _ => rows.len(),
+                        // A layer's base rows, then its own; a plain relation's
+                        // second list is empty.
+                        let (rows, more) = with_key(key, &frame.slots, |k| r.lookup(*index, k));
+                        let n = below(rows, limit);
+                        let m = if n < rows.len() {
+                            0
+                        } else {
+                            below(more, limit)
                         };
-                        for (k, &row) in rows[..n].iter().enumerate().skip(start) {
+                        for k in start..n + m {
+                            let row = if k < n { rows[k] } else { more[k - n] };
                             if ctx.tick() {
                                 self.stop = Some(Stop::Expired);
                                 return;
@@ -417,12 +419,25 @@ impl Run<'_, '_> {
     }
 }
 
+/// How many rows of an ascending list are below `limit`.
+#[inline]
+fn below(rows: &[u32], limit: u32) -> usize {
+    // Usually every row of the bucket is below the limit.
+    match rows.last() {
+        Some(&last) if last >= limit => rows.partition_point(|&row| row < limit),
+        _ => rows.len(),
+    }
+}
+
 /// Whether no row of `rel` matches the access's key.
 pub(crate) fn absent(rels: &[Relation], rel: u32, access: &Access, slots: &[u64]) -> bool {
     let r = &rels[rel as usize];
     match access {
         Access::All => r.len() == 0,
-        Access::Index { index, key } => with_key(key, slots, |k| r.lookup(*index, k).is_empty()),
+        Access::Index { index, key } => with_key(key, slots, |k| {
+            let (a, b) = r.lookup(*index, k);
+            a.is_empty() && b.is_empty()
+        }),
         Access::Exact { key } => with_key(key, slots, |k| r.find(k).is_none()),
     }
 }
@@ -600,7 +615,7 @@ fn arith(op: ArithOp, ty: ColumnType, a: u64, b: u64) -> Result<u64, Fault> {
 }
 
 /// Compare two cells of type `ty` (symbols by their text).
-pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, interner: &Rodeo) -> bool {
+pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, interner: &Symbols) -> bool {
     let ord = match ty {
         ColumnType::Number => (a as i64).cmp(&(b as i64)),
         ColumnType::Unsigned => a.cmp(&b),
@@ -612,7 +627,7 @@ pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, interner: &Rode
             if a == b {
                 Ordering::Equal
             } else {
-                symbol(a, interner).cmp(symbol(b, interner))
+                interner.resolve(a).cmp(interner.resolve(b))
             }
         }
     };
@@ -624,10 +639,4 @@ pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, interner: &Rode
         CmpOp::Gt => ord == Ordering::Greater,
         CmpOp::Ge => ord != Ordering::Less,
     }
-}
-
-pub(crate) fn symbol(cell: u64, interner: &Rodeo) -> &str {
-    Spur::try_from_usize(cell as usize)
-        .and_then(|k| interner.try_resolve(&k))
-        .unwrap_or("")
 }

@@ -17,12 +17,11 @@
 use std::hash::Hasher;
 use std::time::Instant;
 
-use lasso::Rodeo;
-
 use crate::diag::{Diagnostic, Limit, Result};
 use crate::eval::exec::{self, Ctx, Cursor, Fault, Faults, Frame, Stop};
 use crate::eval::plan::{CExpr, Plan, Planner, Premise, Step, Version};
-use crate::eval::relation::{AGG_MARK, DerivRec, Meta, NO_EVIDENCE, Relation, tag_of};
+use crate::eval::relation::{AGG_MARK, Meta, NO_EVIDENCE, Relation, tag_of};
+use crate::eval::symbols::Symbols;
 use crate::eval::{ArithmeticFaults, EvalOptions, FactId, Progress, Stats, StratumStats};
 use crate::ir::{Literal, Program, RuleId};
 
@@ -63,12 +62,12 @@ pub(crate) struct Engine<'a> {
     pub program: &'a Program,
     pub options: &'a EvalOptions,
     pub rels: Vec<Relation>,
-    pub interner: Rodeo,
+    pub interner: Symbols,
     pub stats: Stats,
     /// Base plan (no delta) of every rule, by rule id.
     pub base_plans: Vec<Option<Plan>>,
     /// Per relation: rows already queued for the next delta.
-    queued: Vec<Vec<bool>>,
+    queued: Vec<Queued>,
     /// Per relation: the next delta.
     next_delta: Vec<Vec<u32>>,
     derived_total: usize,
@@ -126,10 +125,10 @@ impl<'a> Engine<'a> {
         program: &'a Program,
         options: &'a EvalOptions,
         rels: Vec<Relation>,
-        interner: Rodeo,
+        interner: Symbols,
     ) -> Engine<'a> {
         let n = rels.len();
-        let queued: Vec<Vec<bool>> = rels.iter().map(|r| vec![false; r.len() as usize]).collect();
+        let queued = rels.iter().map(Queued::for_relation).collect();
         let budget = &options.budget;
         let started = Instant::now();
         let deadline = match (budget.deadline, budget.timeout) {
@@ -213,7 +212,7 @@ impl<'a> Engine<'a> {
     /// and as much again for the current one) against the memory limit.
     pub(super) fn account(&mut self, rel: usize) {
         let bytes = self.rels[rel].heap_bytes()
-            + self.queued[rel].capacity()
+            + self.queued[rel].bytes()
             + self.next_delta[rel].capacity() * 8;
         self.mem = self.mem - self.rel_mem[rel] + bytes;
         self.rel_mem[rel] = bytes;
@@ -468,7 +467,7 @@ impl<'a> Engine<'a> {
             for &r in &delta_rels {
                 let q = &mut self.queued[r];
                 for &row in &self.cur_delta[r] {
-                    q[row as usize] = false;
+                    q.set(row, false);
                 }
             }
             if delta_rels.is_empty() {
@@ -543,14 +542,21 @@ impl<'a> Engine<'a> {
         for &rel in &stratum.relations {
             let rel = rel as usize;
             for &row in &self.next_delta[rel] {
-                self.queued[rel][row as usize] = false;
+                self.queued[rel].set(row, false);
             }
             self.next_delta[rel].clear();
         }
         for (rid, plan) in replay {
             self.base_plans[rid as usize] = Some(plan);
         }
-        if self.provenance() && self.conf_raised {
+        // The least-height pass revisits every fact of the stratum; a layer over a
+        // shared base keeps the derivations the rounds chose (of the best
+        // confidence, so valid, but not re-selected for least height).
+        let layered = stratum
+            .relations
+            .iter()
+            .any(|&r| self.rels[r as usize].is_layer());
+        if self.provenance() && self.conf_raised && !layered {
             self.settle_heights(si, &in_stratum)?;
             for &r in &stratum.relations {
                 self.account(r as usize);
@@ -565,31 +571,32 @@ impl<'a> Engine<'a> {
     }
 
     /// Empty a relation down to its input facts (at their input confidence), for
-    /// re-evaluating its stratum from scratch.
-    pub fn reset_to_inputs(&mut self, rel: usize, evidence: &[crate::store::InputFact]) {
+    /// re-evaluating its stratum from scratch. The relation becomes plain (a layer's
+    /// base is left alone): its rows are renumbered.
+    pub fn reset_to_inputs(
+        &mut self,
+        rel: usize,
+        evidence: &dyn Fn(u32) -> Option<f64>,
+    ) -> Result<()> {
         let old = &self.rels[rel];
         let mut fresh = Relation::new(self.program.relations[rel].arity());
-        for row in 0..old.len() {
-            let k = old.evidence[row as usize];
-            if k == NO_EVIDENCE {
-                continue;
-            }
-            let conf = evidence.get(k as usize).map_or(1.0, |e| e.confidence);
+        let provenance = self.provenance();
+        for row in old.input_rows() {
+            let k = old.evidence_of(row);
+            let conf = evidence(k).unwrap_or(1.0);
             let (_, new) = fresh.insert(old.row(row), Meta::input(conf));
             if new {
-                fresh.evidence.push(k);
-                if self.provenance() {
-                    fresh.deriv.push(DerivRec::default());
-                }
+                fresh.push_records(k, provenance.then_some(&[][..]))?;
             }
         }
-        self.queued[rel] = vec![false; fresh.len() as usize];
+        self.queued[rel] = Queued::for_relation(&fresh);
         self.next_delta[rel].clear();
         self.fact_count = self.fact_count + fresh.len() as usize - self.rels[rel].len() as usize;
         self.full_len[rel] = fresh.len();
         self.old_len[rel] = fresh.len();
         self.rels[rel] = fresh;
         self.account(rel);
+        Ok(())
     }
 
     fn report(&self, stratum: usize, round: u32, new_facts: usize) {
@@ -665,7 +672,7 @@ impl<'a> Engine<'a> {
         // What storing every buffered tuple as a new fact could allocate, checked
         // before anything grows.
         let growth = self.rels[head].growth_bound(n, pending.premises.len())
-            + grow_bytes(self.queued[head].len(), self.queued[head].capacity(), n, 1)
+            + self.queued[head].growth_bound(n)
             + grow_bytes(
                 self.next_delta[head].len(),
                 self.next_delta[head].capacity(),
@@ -701,20 +708,13 @@ impl<'a> Engine<'a> {
                 rule: plan.rule,
             };
             let (row, new) = rel.insert_tagged(cells, tags[k], meta);
-            let r = row as usize;
             if new {
                 new_facts += 1;
                 st.derived += 1;
-                rel.evidence.push(NO_EVIDENCE);
-                if provenance {
-                    let prem = &pending.premises
-                        [pending.starts[k] as usize..pending.starts[k + 1] as usize];
-                    let start = arena_push(&mut rel.premises, prem)?;
-                    rel.deriv.push(DerivRec {
-                        start,
-                        len: prem.len() as u32,
-                    });
-                }
+                let prem = provenance.then(|| {
+                    &pending.premises[pending.starts[k] as usize..pending.starts[k + 1] as usize]
+                });
+                rel.push_records(NO_EVIDENCE, prem)?;
                 queued.push(true);
                 next.push(row);
                 continue;
@@ -735,15 +735,15 @@ impl<'a> Engine<'a> {
             if provenance {
                 let prem =
                     &pending.premises[pending.starts[k] as usize..pending.starts[k + 1] as usize];
-                set_premises(rel, r, prem)?;
+                rel.set_premises(row, prem)?;
                 rel.set_meta(row, meta);
             } else {
                 rel.set_conf(row, meta.conf);
             }
             if improved {
                 st.improved += 1;
-                if !queued[r] {
-                    queued[r] = true;
+                if !queued.get(row) {
+                    queued.set(row, true);
                     next.push(row);
                 }
             }
@@ -761,44 +761,6 @@ impl<'a> Engine<'a> {
         }
         self.check_memory(0, Some(plan.rule))
     }
-}
-
-#[inline]
-/// Record `prem` as row `r`'s premises: over the old ones when they fit, else
-/// appended to the arena.
-pub(super) fn set_premises(rel: &mut Relation, r: usize, prem: &[FactId]) -> Result<()> {
-    let d = rel.deriv[r];
-    let start = if prem.len() <= d.len as usize {
-        rel.premises[d.start as usize..d.start as usize + prem.len()].copy_from_slice(prem);
-        d.start
-    } else {
-        arena_push(&mut rel.premises, prem)?
-    };
-    rel.deriv[r] = DerivRec {
-        start,
-        len: prem.len() as u32,
-    };
-    Ok(())
-}
-
-fn arena_push(arena: &mut Vec<FactId>, prem: &[FactId]) -> Result<u32> {
-    let start = arena.len();
-    if start + prem.len() > u32::MAX as usize {
-        return Err(arena_full());
-    }
-    // (`extend` of a short slice writes in place; `extend_from_slice` calls memcpy.)
-    arena.extend(prem.iter().copied());
-    Ok(start as u32)
-}
-
-#[cold]
-fn arena_full() -> crate::diag::Error {
-    Diagnostic::limit_exceeded(
-        Limit::MaxMemory,
-        "the derivation record outgrew its arena (4 billion premises)",
-    )
-    .with_help("evaluate without provenance, or narrow the program's inputs")
-    .into()
 }
 
 /// The bytes a vector of `len` elements of `elem` bytes in `cap` allocates when
@@ -884,5 +846,64 @@ pub(super) fn push_premises(plan: &Plan, frame: &Frame, out: &mut Vec<FactId>) {
                 out.extend_from_slice(facts);
             }
         }
+    }
+}
+
+/// Which rows of a relation are queued for the next delta: a flag per own row, and a
+/// set for the base rows of a layer (so that a layer over a large base allocates
+/// nothing per base row).
+pub(crate) struct Queued {
+    base_len: u32,
+    own: Vec<bool>,
+    base: rustc_hash::FxHashSet<u32>,
+}
+
+impl Queued {
+    /// Nothing queued, for a relation as it is now.
+    pub fn for_relation(rel: &Relation) -> Queued {
+        let base_len = rel.len() - rel.own_rows();
+        Queued {
+            base_len,
+            own: vec![false; rel.own_rows() as usize],
+            base: Default::default(),
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, row: u32) -> bool {
+        if row < self.base_len {
+            self.base.contains(&row)
+        } else {
+            self.own[(row - self.base_len) as usize]
+        }
+    }
+
+    #[inline]
+    pub fn set(&mut self, row: u32, queued: bool) {
+        if row < self.base_len {
+            if queued {
+                self.base.insert(row);
+            } else if !self.base.is_empty() {
+                self.base.remove(&row);
+            }
+        } else {
+            self.own[(row - self.base_len) as usize] = queued;
+        }
+    }
+
+    /// A row was appended.
+    #[inline]
+    pub fn push(&mut self, queued: bool) {
+        self.own.push(queued);
+    }
+
+    /// Bytes allocated.
+    pub fn bytes(&self) -> usize {
+        self.own.capacity() + self.base.capacity() * 8
+    }
+
+    /// At most how many bytes `rows` new rows could allocate.
+    pub fn growth_bound(&self, rows: usize) -> usize {
+        grow_bytes(self.own.len(), self.own.capacity(), rows, 1)
     }
 }

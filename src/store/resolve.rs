@@ -1,7 +1,7 @@
 //! Phase 2 of loading: type raw records against the compiled program, add the
 //! program's own facts and its `.input` files, and number the evidence.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostic, ErrorCode, Location, Result, Span};
@@ -88,76 +88,34 @@ impl RawInputs {
             return problems.finish(Vec::new());
         }
 
-        number_evidence(&mut out, program, &mut problems);
-        problems.finish(out.into_iter().map(|(f, _)| f).collect())
+        let (mut facts, origins): (Vec<InputFact>, Vec<Option<&Origin>>) = out.into_iter().unzip();
+        number_evidence(&mut facts, &origins, program, &mut problems);
+        problems.finish(facts)
     }
 }
 
-/// Give every fact without an explicit `edge_idx` the next one after the largest
-/// explicit index; report an index given to two different facts.
+/// Number the facts (see [`numbering`](crate::store::numbering)), reporting each
+/// problem at the record it concerns.
 fn number_evidence(
-    facts: &mut [(InputFact, Option<&Origin>)],
+    facts: &mut [InputFact],
+    origins: &[Option<&Origin>],
     program: &Program,
     problems: &mut Problems,
 ) {
-    let mut owners: BTreeMap<u64, usize> = BTreeMap::new();
-    for (i, (f, loc)) in facts.iter().enumerate() {
-        let Some(idx) = f.provenance.edge_idx else {
-            continue;
-        };
-        match owners.get(&idx) {
-            None => {
-                owners.insert(idx, i);
-            }
-            Some(&j) => {
-                let first = &facts[j].0;
-                if first.rel != f.rel || first.args != f.args {
-                    let first_text =
-                        crate::value::fact_text(&program.relation(first.rel).name, &first.args);
-                    let where_first = facts[j]
-                        .1
-                        .map(|o| format!(" at {}:{}", o.file, o.line))
-                        .unwrap_or_default();
-                    let d = Diagnostic::new(
-                        ErrorCode::BadInput,
-                        format!(
-                            "edge_idx {idx} is already used by {first_text}{where_first}"
-                        ),
-                    )
-                    .with_help("each stored edge index names one fact; give this one another index or none");
-                    problems.push(match loc {
-                        Some(o) => d.at(o.location()),
-                        None => d,
-                    });
-                }
-            }
+    for p in crate::store::numbering::assign(program, facts, &()) {
+        let where_first = p
+            .first
+            .and_then(|j| origins[j])
+            .map(|o| format!(" at {}:{}", o.file, o.line))
+            .unwrap_or_default();
+        let mut d = Diagnostic::new(ErrorCode::BadInput, format!("{}{where_first}", p.message));
+        if p.message.starts_with("edge_idx") {
+            d = d.with_help(crate::store::numbering::CLASH_HELP);
         }
-    }
-    let mut next = owners
-        .keys()
-        .next_back()
-        .map_or(Some(0), |m| m.checked_add(1));
-    for (f, loc) in facts.iter_mut() {
-        if f.provenance.edge_idx.is_some() {
-            continue;
-        }
-        match next {
-            Some(n) => {
-                f.provenance.edge_idx = Some(n);
-                next = n.checked_add(1);
-            }
-            None => {
-                let d = Diagnostic::new(
-                    ErrorCode::BadInput,
-                    "no edge index left to assign (an explicit edge_idx is at the maximum)",
-                );
-                problems.push(match loc {
-                    Some(o) => d.at(o.location()),
-                    None => d,
-                });
-                return;
-            }
-        }
+        problems.push(match origins[p.at] {
+            Some(o) => d.at(o.location()),
+            None => d,
+        });
     }
 }
 
