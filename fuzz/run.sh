@@ -8,7 +8,8 @@
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`). Seeds come
 # from fuzz/seeds/<target>/ (and the repository's test programs); the growing corpus
 # is fuzz/corpus/<target>/, crashes land in fuzz/artifacts/<target>/. A crash fails
-# the script; turn it into a regression test (tests/fuzz_regressions.rs) and fix it.
+# the script; turn it into a regression test (a case under tests/fixtures/hostile/,
+# or in tests/hostile_lib.rs or tests/fuzz_props.rs) and fix it.
 set -euo pipefail
 cd "$(dirname "$0")"
 secs="${1:-120}"

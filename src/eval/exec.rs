@@ -69,12 +69,18 @@ impl<'a> Ctx<'a> {
 
     /// Count one candidate row; every [`WORK_CHECK`] of them, see whether the deadline
     /// has passed. True when the run must stop.
-    #[inline]
+    #[inline(always)]
     fn tick(&self) -> bool {
         let w = self.work.get().wrapping_add(1);
         self.work.set(w);
-        if w.is_multiple_of(WORK_CHECK)
-            && let Some(d) = self.deadline
+        w.is_multiple_of(WORK_CHECK) && self.clock()
+    }
+
+    /// Whether the deadline has passed (and remember it).
+    #[cold]
+    #[inline(never)]
+    fn clock(&self) -> bool {
+        if let Some(d) = self.deadline
             && Instant::now() >= d
         {
             self.expired.set(true);
@@ -342,8 +348,9 @@ impl Run<'_, '_> {
                         } else {
                             below(more, limit)
                         };
-                        for k in start..n + m {
-                            let row = if k < n { rows[k] } else { more[k - n] };
+                        // Candidate `k` is `rows[k]`, then `more[k - n]`.
+                        let own = start.max(n) - n..m;
+                        for (k, &row) in rows[..n].iter().enumerate().skip(start) {
                             if ctx.tick() {
                                 self.stop = Some(Stop::Expired);
                                 return;
@@ -351,6 +358,16 @@ impl Run<'_, '_> {
                             visit(self, frame, row);
                             if self.stop.is_some() {
                                 return self.save(i, k);
+                            }
+                        }
+                        for (k, &row) in more[own.clone()].iter().enumerate() {
+                            if ctx.tick() {
+                                self.stop = Some(Stop::Expired);
+                                return;
+                            }
+                            visit(self, frame, row);
+                            if self.stop.is_some() {
+                                return self.save(i, n + own.start + k);
                             }
                         }
                     }
