@@ -232,3 +232,42 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Facts come out in the order of their values whichever way they are listed:
+    /// `rows`, `sorted_facts` and `query_facts` with or without a limit.
+    #[test]
+    fn facts_sort_by_value(
+        rows in prop::collection::vec(
+            (-5i64..5, "[a-c]{0,2}", -2.0f64..2.0, 0u64..4),
+            0..40,
+        ),
+        limit in 0usize..10,
+    ) {
+        let json_rows: Vec<String> = rows
+            .iter()
+            .map(|(n, s, f, u)| format!("[{n}, {s:?}, {f:?}, {u}]"))
+            .collect();
+        let mut loader = Loader::new();
+        loader.program_text("t.dl", ".decl t(n: number, s: symbol, f: float, u: unsigned)\n.output t\n");
+        loader.facts_json("t.json", &format!("{{\"t\": [{}]}}", json_rows.join(", "))).unwrap();
+        let loaded = loader.load().unwrap();
+        let base = prooflog::evaluate(loaded.program, &loaded.facts, &EvalOptions::default()).unwrap();
+        let t = base.relation_id("t").unwrap();
+        let mut expect: Vec<Vec<Value>> = base.facts(t).map(|f| base.args(f)).collect();
+        expect.sort();
+        prop_assert_eq!(&base.rows(t), &expect);
+        let sorted: Vec<Vec<Value>> = base.sorted_facts(t).into_iter().map(|f| base.args(f)).collect();
+        prop_assert_eq!(&sorted, &expect);
+        let goal = prooflog::syntax::parse_goal("t(a, b, c, d)").unwrap();
+        let first: Vec<Vec<Value>> = base
+            .query_facts(&goal, Some(limit))
+            .unwrap()
+            .into_iter()
+            .map(|f| base.args(f))
+            .collect();
+        prop_assert_eq!(&first[..], &expect[..limit.min(expect.len())]);
+    }
+}

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::Args;
-use prooflog::eval::FactBase;
+use prooflog::eval::{FactBase, FactId};
 use prooflog::ir::RelId;
 use prooflog::value::{Value, fact_text};
 
@@ -79,16 +79,6 @@ fn shown_relations(base: &FactBase, all: bool) -> BTreeMap<String, RelId> {
         .collect()
 }
 
-/// A relation's rows, sorted, with their confidences.
-fn rows_with_confidence(base: &FactBase, rel: RelId) -> Vec<(Vec<Value>, f64)> {
-    let mut rows: Vec<(Vec<Value>, f64)> = base
-        .facts(rel)
-        .map(|f| (base.args(f), base.confidence(f)))
-        .collect();
-    rows.sort_by(|a, b| a.0.cmp(&b.0));
-    rows
-}
-
 /// `{"rel": [[…], …], …}`, one row per line, keys sorted.
 fn rows_json(
     out: &mut impl Write,
@@ -100,22 +90,19 @@ fn rows_json(
     for (i, (name, &rel)) in rels.iter().enumerate() {
         out.write_all(if i == 0 { b"\n  " } else { b",\n  " })?;
         write!(out, "{}: [", serde_json::Value::from(name.as_str()))?;
-        let rows: Vec<String> = if confidence {
-            rows_with_confidence(base, rel)
-                .into_iter()
-                .map(|(args, c)| {
-                    let c = serde_json::Value::from(c);
-                    format!("{{\"args\": {}, \"confidence\": {c}}}", row_json(&args))
-                })
-                .collect()
-        } else {
-            base.rows(rel).iter().map(|r| row_json(r)).collect()
-        };
-        for (j, row) in rows.iter().enumerate() {
+        // One row at a time: a large relation is never decoded whole.
+        let facts = base.sorted_facts(rel);
+        for (j, &fact) in facts.iter().enumerate() {
             out.write_all(if j == 0 { b"\n    " } else { b",\n    " })?;
-            out.write_all(row.as_bytes())?;
+            let row = row_json(&base.args(fact));
+            if confidence {
+                let c = serde_json::Value::from(base.confidence(fact));
+                write!(out, "{{\"args\": {row}, \"confidence\": {c}}}")?;
+            } else {
+                out.write_all(row.as_bytes())?;
+            }
         }
-        if !rows.is_empty() {
+        if !facts.is_empty() {
             out.write_all(b"\n  ")?;
         }
         out.write_all(b"]")?;
@@ -157,12 +144,22 @@ fn rows_text(
         if i > 0 {
             out.write_all(b"\n")?;
         }
-        let rows = rows_with_confidence(base, rel);
-        writeln!(out, "{name} ({} {})", rows.len(), noun(rows.len()))?;
-        let texts: Vec<String> = rows.iter().map(|(args, _)| fact_text(name, args)).collect();
-        let width = texts.iter().map(|t| t.chars().count()).max().unwrap_or(0);
-        for (text, (_, c)) in texts.iter().zip(&rows) {
-            writeln!(out, "  {text:<width$}  {}", confidence_text(*c))?;
+        let facts = base.sorted_facts(rel);
+        writeln!(out, "{name} ({} {})", facts.len(), noun(facts.len()))?;
+        // Two passes (the column width, then the rows), one row in memory at a time.
+        let text = |f: FactId| fact_text(name, &base.args(f));
+        let width = facts
+            .iter()
+            .map(|&f| text(f).chars().count())
+            .max()
+            .unwrap_or(0);
+        for &f in &facts {
+            writeln!(
+                out,
+                "  {:<width$}  {}",
+                text(f),
+                confidence_text(base.confidence(f))
+            )?;
         }
     }
     Ok(())
