@@ -491,7 +491,8 @@ impl PackSet {
         &self.program
     }
 
-    /// The facts the packs' rule files write, numbered.
+    /// The facts the packs' rule files write (numbered as if no evidence were given;
+    /// [`PackSet::evaluate`] numbers them with the evidence).
     pub fn program_facts(&self) -> &[InputFact] {
         &self.program_facts
     }
@@ -643,9 +644,20 @@ impl PackSet {
         })
     }
 
-    /// Evaluate the program over its own facts and `evidence` (with provenance).
+    /// Evaluate the program over its own facts and `evidence` (with provenance). The
+    /// program's facts are numbered with the evidence, after its largest explicit
+    /// `edge_idx` (as a [`Loader`] numbers them), so they never take an index the
+    /// evidence gives.
     pub fn evaluate(&self, evidence: &[InputFact], options: &EvalOptions) -> Result<FactBase> {
-        let mut all = self.program_facts.clone();
+        let mut all: Vec<InputFact> = self
+            .program_facts
+            .iter()
+            .map(|f| {
+                let mut f = f.clone();
+                f.provenance.edge_idx = None;
+                f
+            })
+            .collect();
         all.extend_from_slice(evidence);
         let options = EvalOptions {
             provenance: true,
