@@ -33,7 +33,7 @@ fn main() -> prooflog::Result<()> {
     );
 
     // Three requests, each with what its retriever found.
-    let requests = vec![
+    let requests = [
         Request::new("reports_to(\"alice\", manager)").question("Who is Alice's manager?"),
         Request::new("met_with(\"alice\", other, date)")
             .question("Whom did Alice meet, and when?")
