@@ -228,3 +228,64 @@ fn run_keeps_its_contract() {
     let j = stdout_json(&o);
     assert_eq!(j["threatens"], serde_json::json!([[42, "airport"]]));
 }
+
+/// A chat-completion server on loopback that answers one request with `content`.
+#[cfg(feature = "openai")]
+fn one_reply_server(content: &str) -> String {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let reply =
+        serde_json::json!({"choices": [{"message": {"role": "assistant", "content": content}}]})
+            .to_string();
+    std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap() == 0 || line == "\r\n" {
+                break;
+            }
+            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        let response = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+            reply.len()
+        );
+        stream.write_all(response.as_bytes()).unwrap();
+    });
+    format!("http://{addr}/v1")
+}
+
+#[cfg(feature = "openai")]
+#[test]
+fn ask_with_an_openai_compatible_server() {
+    let url = one_reply_server(
+        "Group 42 threatens zone airport [STEP-1]. Group 42 also threatens the harbor [STEP-9].",
+    );
+    let o = prooflog(&[
+        "ask",
+        "--base",
+        "rules/drones/evidence.jsonl",
+        "--goal",
+        "threatens(42, zone)",
+        "--generator",
+        "openai",
+        "--endpoint",
+        &url,
+        "--model",
+        "llama",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = stdout_json(&o);
+    assert_eq!(j["generator"], "openai:llama");
+    assert_eq!(j["answer"], "Group 42 threatens zone airport [STEP-1].");
+    assert_eq!(j["firewall"]["stripped_count"], 1);
+}
