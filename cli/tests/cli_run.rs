@@ -117,7 +117,7 @@ fn text_format_is_a_table_per_relation() {
     let out = ok(&path_args(&["--format", "text"]));
     golden("run_path_text.txt", &out);
     assert!(out.contains("label (2 facts)\n"), "{out}");
-    assert!(out.contains("  path(1, 2)  0.9\n"), "{out}");
+    assert!(out.contains("  path(1, 2)  0.90\n"), "{out}");
     let counts = ok(&path_args(&["--format", "text", "--count"]));
     assert_eq!(counts, "label   2\npath   25\n");
 }

@@ -375,6 +375,13 @@ impl FactBase {
         })
     }
 
+    /// Whether `symbol` occurs anywhere in the fact base: in the program's constants
+    /// or in any input or derived fact. (A goal's bare identifier that names one is
+    /// probably a symbol whose quotes were lost.)
+    pub fn has_symbol(&self, symbol: &str) -> bool {
+        self.interner.contains(symbol)
+    }
+
     /// The input record of a fact that was given as input (its evidence), if any.
     pub fn evidence(&self, fact: FactId) -> Option<&InputFact> {
         let r = self.rels.get(fact.rel as usize)?;

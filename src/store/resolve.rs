@@ -455,6 +455,7 @@ mod tests {
                 span: Span::new(file, 0, 10),
             }],
             sources,
+            pack: Default::default(),
         }
     }
 
