@@ -426,3 +426,55 @@ fn usage_errors_follow_the_requested_format() {
     let text = fails_text(&["run", "--bogus"]);
     assert!(text.contains("unexpected argument '--bogus'"), "{text}");
 }
+
+#[test]
+fn tags_name_each_input_fact() {
+    let out = ok(&["run", "--all", "--tags"]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(
+        v["member"][0],
+        serde_json::json!({"args": [17, 3], "tag": "HEDGE-44"})
+    );
+    // Derived facts have no tag.
+    assert_eq!(
+        v["coordinated_threat"][0],
+        serde_json::json!({"args": [42]})
+    );
+    let both = ok(&["run", "--all", "--tags", "--confidence"]);
+    let v: serde_json::Value = serde_json::from_str(&both).expect("valid JSON");
+    assert_eq!(
+        v["sighting"][0],
+        serde_json::json!({"args": [3, "airport"], "confidence": 0.7, "tag": "HEDGE-103"})
+    );
+    let text = ok(&["run", "--all", "--tags", "--format", "text"]);
+    assert!(text.contains("  member(42, 7)  1.00  HEDGE-42\n"), "{text}");
+    assert!(text.contains("  coordinated_threat(42)  0.90\n"), "{text}");
+}
+
+/// Diagnostics are for people on a terminal: text, unless `--format json` asks.
+#[test]
+fn errors_on_a_terminal_are_text() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no `script` to give the binary a terminal");
+        return;
+    }
+    let on_tty = |args: &str| {
+        let out = std::process::Command::new("script")
+            .args(["-qec", &format!("{} {args}", support::BIN), "/dev/null"])
+            .current_dir(root())
+            .output()
+            .expect("script runs");
+        String::from_utf8_lossy(&out.stdout).replace('\r', "")
+    };
+    let text = on_tty("run no/such/file.dl");
+    assert!(text.starts_with("error[io_error]: "), "{text}");
+    let json = on_tty("run no/such/file.dl --format json");
+    assert!(
+        json.starts_with("{\"error\":{\"code\":\"io_error\""),
+        "{json}"
+    );
+}
