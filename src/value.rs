@@ -195,7 +195,7 @@ pub(crate) fn write_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
 pub fn format_confidence(c: f64) -> String {
     if c > 0.0 && c < 0.005 {
         "<0.01".to_string()
-    } else if c < 1.0 && c >= 0.995 {
+    } else if (0.995..1.0).contains(&c) {
         ">0.99".to_string()
     } else {
         format!("{c:.2}")

@@ -603,8 +603,13 @@ fn layout(tree: &ProofTree, heights: &[f64]) -> Layout {
             continue;
         };
         let mut chain = vec![(layer[f], Item::Node(f))];
-        for l in layer[f] + 1..layer[t] {
-            rows[l].push(Item::Lane(e));
+        for (l, row) in rows
+            .iter_mut()
+            .enumerate()
+            .take(layer[t])
+            .skip(layer[f] + 1)
+        {
+            row.push(Item::Lane(e));
             chain.push((l, Item::Lane(e)));
         }
         chain.push((layer[t], Item::Node(t)));
