@@ -24,6 +24,10 @@ pub type VarId = u32;
 
 /// A checked program.
 ///
+/// The IR's enums are deliberately exhaustive (not `#[non_exhaustive]`): a back end
+/// or an oracle must fail to compile when the language gains a construct, rather than
+/// silently skip it.
+///
 /// Only the front end (`check::compile`, [`Program::from_source`],
 /// [`Program::from_files`]) builds one, so a `Program` that exists has passed every
 /// check: back ends read it through the accessors below and never re-validate it.

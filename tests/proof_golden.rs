@@ -74,6 +74,7 @@ fn check_against(fb: &FactBase, tree: &ProofTree) {
                 assert!(e.provenance.verified);
             }
             ProofNode::Absence(_) => assert!(fact.is_none(), "absent fact is absent"),
+            other => panic!("a node kind this test does not know: {other:?}"),
         }
     }
     if let Some(root) = tree.root() {

@@ -193,6 +193,7 @@ fn check(fb: &FactBase, tree: &ProofTree) -> Result<(), TestCaseError> {
                 prop_assert_eq!(&a.id, &format!("A{absences}"));
                 prop_assert!(fact.is_none(), "absent fact {} is absent", a.fact);
             }
+            other => prop_assert!(false, "a node kind this test does not know: {other:?}"),
         }
     }
     prop_assert_eq!(&tags, &tree.evidence_tags());

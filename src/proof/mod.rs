@@ -304,6 +304,7 @@ kind_marker!(
 /// which), with `id` first (docs/proof-json.md, "Node shapes").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ProofNode {
     /// A derived fact: one rule application.
     Conclusion(ConclusionNode),
@@ -504,6 +505,7 @@ pub struct ProofEdge {
 /// (its node's `kind` says it was checked absent).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum EdgeRole {
     /// `to` is a premise of the conclusion `from`.
     Premise,

@@ -503,7 +503,7 @@ fn dot_body(out: &mut String, tree: &ProofTree, prefix: &str, indent: &str) {
 }
 
 /// Escape text for HTML element content and attribute values.
-pub fn html_escape(s: &str) -> String {
+pub(crate) fn html_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
