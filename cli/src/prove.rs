@@ -109,7 +109,7 @@ impl GivenGoal {
                 GoalArg::Var(name) if k == i => format!("\"{name}\""),
                 GoalArg::Var(name) => name.clone(),
                 GoalArg::Const(v) => v.to_string(),
-                GoalArg::Wildcard => "_".to_string(),
+                _ => "_".to_string(),
             });
         }
         format!("{}({})", self.goal.predicate, args.join(", "))

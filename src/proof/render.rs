@@ -47,7 +47,7 @@ fn field_text(v: &serde_json::Value) -> Option<String> {
 /// its store (`table DRONES`, `program rules/drones/drones.dl`, `file facts.json`),
 /// then the citing fields (`doc_id`, `page`, `row`, `line`, …), then any other scalar
 /// field by name.
-pub fn where_recorded(e: &EvidenceNode) -> Vec<(String, String)> {
+pub(crate) fn where_recorded(e: &EvidenceNode) -> Vec<(String, String)> {
     let p = &e.provenance;
     let mut out = Vec::new();
     let store = match p.source.as_str() {
