@@ -80,8 +80,15 @@ impl RawInputs {
         let records: Vec<&RawFact> = file_rows.iter().chain(&self.facts).collect();
         // Type errors of a column, by (relation, column): the record and its diagnostic.
         let mut column_errors: BTreeMap<(RelId, usize), Vec<Diagnostic>> = BTreeMap::new();
+        // Records that could not be typed but name an edge index: it may still be
+        // another fact's.
+        let mut untyped_with_index: Vec<&RawFact> = Vec::new();
         for raw in &records {
-            match type_record(program, &ids, raw) {
+            let result = type_record(program, &ids, raw);
+            if result.is_err() && raw.provenance.edge_idx.is_some() {
+                untyped_with_index.push(raw);
+            }
+            match result {
                 Ok(fact) => out.push((fact, Some(&raw.origin))),
                 Err(RecordError::Column(rel, col, d)) => {
                     column_errors.entry((rel, col)).or_default().push(*d)
@@ -89,6 +96,7 @@ impl RawInputs {
                 Err(RecordError::Record(d)) => found.push(*d),
             }
         }
+        reused_by_untyped(&out, &untyped_with_index, program, &mut found);
         for ((rel, col), diags) in column_errors {
             match mixed_column(program, rel, col, &records) {
                 Some(d) => found.push(d),
@@ -109,6 +117,55 @@ impl RawInputs {
             problems.push(d);
         }
         problems.finish(out.into_iter().map(|(f, _)| f).collect())
+    }
+}
+
+/// A record that could not be typed but names an explicit edge index that a typed
+/// fact (or an earlier such record) already has: reported too, so that one pass shows
+/// both problems of the line.
+fn reused_by_untyped(
+    typed: &[(InputFact, Option<&Origin>)],
+    untyped: &[&RawFact],
+    program: &Program,
+    problems: &mut Vec<Diagnostic>,
+) {
+    let mut owners: HashMap<u64, (String, String, usize)> = HashMap::new();
+    for (f, origin) in typed {
+        if let (Some(idx), Some(o)) = (f.provenance.edge_idx, origin) {
+            owners.entry(idx).or_insert_with(|| {
+                (
+                    crate::value::fact_text(&program.relation(f.rel).name, &f.args),
+                    o.file.to_string(),
+                    o.line,
+                )
+            });
+        }
+    }
+    for raw in untyped {
+        let Some(idx) = raw.provenance.edge_idx else {
+            continue;
+        };
+        match owners.get(&idx) {
+            Some((fact, file, line)) => problems.push(
+                bad_input(
+                    raw.origin.member_location(&["provenance", "edge_idx"]),
+                    format!("edge_idx {idx} is already used by {fact} at {file}:{line}"),
+                )
+                .with_help(
+                    "each stored edge index names one fact; give this one another index or none",
+                ),
+            ),
+            None => {
+                owners.insert(
+                    idx,
+                    (
+                        format!("the record of `{}`", raw.predicate),
+                        raw.origin.file.to_string(),
+                        raw.origin.line,
+                    ),
+                );
+            }
+        }
     }
 }
 
