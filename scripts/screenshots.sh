@@ -36,15 +36,15 @@ done
 "$BIN" prove --evidence "$OUT/wide.jsonl" --all-matches \
     --goal 'threatens(g, z)' --goal 'group_size(g, n)' --format dot > "$OUT/several.dot"
 
-shoot() { # page width
-    local profile
+shoot() { # page width [height [png]]
+    local profile png=${4:-$OUT/$1-$2.png}
     profile=$(mktemp -d)
     timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync \
-        --user-data-dir="$profile" --hide-scrollbars=false --window-size="$2",900 \
-        --screenshot="$OUT/$1-$2.png" "file://$OUT/$1.html" > /dev/null 2>&1
+        --user-data-dir="$profile" --window-size="$2,${3:-900}" \
+        --screenshot="$png" "file://$OUT/$1.html" > /dev/null 2>&1
     rm -rf "$profile"
-    echo "$OUT/$1-$2.png"
+    echo "$png"
 }
 
 for page in threatens wide several; do
@@ -52,6 +52,9 @@ for page in threatens wide several; do
         shoot "$page" "$width"
     done
 done
+# The picture in the README (docs/img/proof-threatens.png): copy it there by hand
+# after looking at it.
+shoot threatens 900 720 "$OUT/readme-threatens.png"
 if command -v dot > /dev/null; then
     dot -Tpng "$OUT/several.dot" > "$OUT/several-dot.png"
     echo "$OUT/several-dot.png"
