@@ -231,6 +231,11 @@ pub enum ErrorCode {
     NoVerbalisation,
     /// A proof made with another rule pack than the one given to check it. A warning.
     PackMismatch,
+    /// A rule pack's manifest is malformed, two packs clash, or a pack's sample does
+    /// not produce what it promises.
+    BadPack,
+    /// A text generator (a language model) failed to answer.
+    Generation,
 }
 
 impl ErrorCode {
@@ -255,6 +260,8 @@ impl ErrorCode {
             ErrorCode::AmbiguousGoal => "ambiguous_goal",
             ErrorCode::NoVerbalisation => "no_verbalisation",
             ErrorCode::PackMismatch => "pack_mismatch",
+            ErrorCode::BadPack => "bad_pack",
+            ErrorCode::Generation => "generation_error",
         }
     }
 }

@@ -64,6 +64,8 @@ pub mod diag;
 pub mod digest;
 pub mod eval;
 pub mod ir;
+pub mod pack;
+pub mod pipeline;
 pub mod proof;
 pub mod store;
 pub mod syntax;

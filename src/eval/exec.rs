@@ -6,12 +6,12 @@ use std::cmp::Ordering;
 use std::ops::Range;
 
 use hashbrown::HashSet;
-use lasso::{Key, Rodeo, Spur};
 use rustc_hash::FxBuildHasher;
 
 use crate::eval::FactId;
 use crate::eval::plan::{Access, AggPlan, CExpr, Cell, Plan, Step, Version};
 use crate::eval::relation::Relation;
+use crate::eval::symbols::Symbols;
 use crate::ir::{AggFunc, ArithOp, CmpOp};
 use crate::value::ColumnType;
 
@@ -25,7 +25,7 @@ pub(crate) struct Ctx<'a> {
     pub full: &'a [u32],
     /// The delta rows of the plan's delta relation.
     pub delta: &'a [u32],
-    pub interner: &'a Rodeo,
+    pub interner: &'a Symbols,
     /// Track heights and premise facts.
     pub provenance: bool,
 }
@@ -180,17 +180,25 @@ impl Run<'_, '_> {
                         }
                     }
                     Access::Index { index, key } => {
-                        let rows = with_key(key, &frame.slots, |k| r.lookup(*index, k));
-                        // Usually every row of the bucket is below the limit.
-                        let n = match rows.last() {
-                            Some(&last) if last >= limit => {
-                                rows.partition_point(|&row| row < limit)
-                            }
-                            _ => rows.len(),
+                        // A layer's base rows, then its own; a plain relation's
+                        // second list is empty.
+                        let (rows, more) = with_key(key, &frame.slots, |k| r.lookup(*index, k));
+                        let n = below(rows, limit);
+                        let m = if n < rows.len() {
+                            0
+                        } else {
+                            below(more, limit)
                         };
-                        let range = self.window(chunked, n);
-                        for &row in &rows[range] {
+                        let range = self.window(chunked, n + m);
+                        let first = range.start.min(n)..range.end.min(n);
+                        for &row in &rows[first] {
                             visit(self, frame, row);
+                        }
+                        if m > 0 {
+                            let second = range.start.max(n) - n..range.end.max(n) - n;
+                            for &row in &more[second] {
+                                visit(self, frame, row);
+                            }
                         }
                     }
                     Access::Exact { key } => {
@@ -258,12 +266,25 @@ impl Run<'_, '_> {
     }
 }
 
+/// How many rows of an ascending list are below `limit`.
+#[inline]
+fn below(rows: &[u32], limit: u32) -> usize {
+    // Usually every row of the bucket is below the limit.
+    match rows.last() {
+        Some(&last) if last >= limit => rows.partition_point(|&row| row < limit),
+        _ => rows.len(),
+    }
+}
+
 /// Whether no row of `rel` matches the access's key.
 pub(crate) fn absent(rels: &[Relation], rel: u32, access: &Access, slots: &[u64]) -> bool {
     let r = &rels[rel as usize];
     match access {
         Access::All => r.len() == 0,
-        Access::Index { index, key } => with_key(key, slots, |k| r.lookup(*index, k).is_empty()),
+        Access::Index { index, key } => with_key(key, slots, |k| {
+            let (a, b) = r.lookup(*index, k);
+            a.is_empty() && b.is_empty()
+        }),
         Access::Exact { key } => with_key(key, slots, |k| r.find(k).is_none()),
     }
 }
@@ -414,7 +435,7 @@ fn arith(op: ArithOp, ty: ColumnType, a: u64, b: u64) -> Option<u64> {
 }
 
 /// Compare two cells of type `ty` (symbols by their text).
-pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, interner: &Rodeo) -> bool {
+pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, interner: &Symbols) -> bool {
     let ord = match ty {
         ColumnType::Number => (a as i64).cmp(&(b as i64)),
         ColumnType::Unsigned => a.cmp(&b),
@@ -426,7 +447,7 @@ pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, interner: &Rode
             if a == b {
                 Ordering::Equal
             } else {
-                symbol(a, interner).cmp(symbol(b, interner))
+                interner.resolve(a).cmp(interner.resolve(b))
             }
         }
     };
@@ -438,10 +459,4 @@ pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, interner: &Rode
         CmpOp::Gt => ord == Ordering::Greater,
         CmpOp::Ge => ord != Ordering::Less,
     }
-}
-
-fn symbol(cell: u64, interner: &Rodeo) -> &str {
-    Spur::try_from_usize(cell as usize)
-        .and_then(|k| interner.try_resolve(&k))
-        .unwrap_or("")
 }

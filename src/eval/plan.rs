@@ -7,10 +7,9 @@
 //! as the variables they read are bound. Constants are encoded once here, so the
 //! executor only moves raw `u64` cells.
 
-use lasso::{Key, Rodeo, Spur};
-
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::relation::Relation;
+use crate::eval::symbols::Symbols;
 use crate::ir::{AggFunc, ArithOp, Atom, CmpOp, Expr, Literal, Program, RelId, Rule, Term};
 use crate::value::{ColumnType, Value};
 
@@ -142,11 +141,9 @@ pub(crate) struct Plan {
 
 /// Encode a value as a cell of a column of type `ty`, interning symbols. Numeric
 /// values convert when the conversion is exact; anything else is `None`.
-pub(crate) fn encode(value: &Value, ty: ColumnType, interner: &mut Rodeo) -> Option<u64> {
+pub(crate) fn encode(value: &Value, ty: ColumnType, interner: &mut Symbols) -> Option<u64> {
     match (value, ty) {
-        (Value::Symbol(s), ColumnType::Symbol) => {
-            Some(interner.get_or_intern(s.as_str()).into_usize() as u64)
-        }
+        (Value::Symbol(s), ColumnType::Symbol) => Some(interner.get_or_intern(s.as_str())),
         _ => encode_scalar(value, ty),
     }
 }
@@ -173,28 +170,21 @@ fn encode_scalar(value: &Value, ty: ColumnType) -> Option<u64> {
 }
 
 /// Like [`encode`] but never interns: an unknown symbol is `None` (it matches nothing).
-pub(crate) fn encode_lookup(value: &Value, ty: ColumnType, interner: &Rodeo) -> Option<u64> {
+pub(crate) fn encode_lookup(value: &Value, ty: ColumnType, interner: &Symbols) -> Option<u64> {
     match (value, ty) {
-        (Value::Symbol(s), ColumnType::Symbol) => {
-            interner.get(s.as_str()).map(|k| k.into_usize() as u64)
-        }
+        (Value::Symbol(s), ColumnType::Symbol) => interner.get(s.as_str()),
         (Value::Symbol(_), _) | (_, ColumnType::Symbol) => None,
         _ => encode_scalar(value, ty),
     }
 }
 
 /// Decode a cell of a column of type `ty`.
-pub(crate) fn decode(cell: u64, ty: ColumnType, interner: &Rodeo) -> Value {
+pub(crate) fn decode(cell: u64, ty: ColumnType, interner: &Symbols) -> Value {
     match ty {
         ColumnType::Number => Value::Number(cell as i64),
         ColumnType::Unsigned => Value::Unsigned(cell),
         ColumnType::Float => Value::Float(f64::from_bits(cell)),
-        ColumnType::Symbol => Value::Symbol(
-            Spur::try_from_usize(cell as usize)
-                .and_then(|k| interner.try_resolve(&k))
-                .unwrap_or_default()
-                .to_string(),
-        ),
+        ColumnType::Symbol => Value::Symbol(interner.resolve(cell).to_string()),
     }
 }
 
@@ -212,7 +202,7 @@ fn internal(msg: impl Into<String>) -> crate::diag::Error {
 /// indexes the plans need).
 pub(crate) struct Planner<'a> {
     pub program: &'a Program,
-    pub interner: &'a mut Rodeo,
+    pub interner: &'a mut Symbols,
     pub rels: &'a mut [Relation],
     /// Plan only for replaying a recorded derivation: top-level scans get no index
     /// (they stay correct, by checks, but are meant never to run).
@@ -834,7 +824,7 @@ mod tests {
 
     #[test]
     fn lookups_never_intern() {
-        let interner = Rodeo::new();
+        let interner = Symbols::new();
         let sym = Value::Symbol("absent".into());
         assert_eq!(encode_lookup(&sym, ColumnType::Symbol, &interner), None);
         assert_eq!(interner.len(), 0);

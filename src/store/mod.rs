@@ -30,8 +30,10 @@
 //! (relation names, arities, column types) but nothing of evaluation.
 
 mod delimited;
+pub mod hyperedge;
 mod json;
 mod jsonpos;
+pub mod numbering;
 mod raw;
 mod resolve;
 
@@ -46,6 +48,8 @@ use crate::ir::{Program, RelId};
 use crate::value::Value;
 
 pub use delimited::Dialect;
+pub use hyperedge::{DocSpan, Hyperedge, read_hyperedges};
+pub use numbering::{EdgeOwners, complete_inputs, number_inputs};
 pub use raw::RawInputs;
 
 /// Where an input fact came from. Serializes with the field names of docs/semantics.md

@@ -103,7 +103,8 @@ impl RawInputs {
                 None => found.extend(diags),
             }
         }
-        number_evidence(&mut out, program, &mut found);
+        let (mut facts, origins): (Vec<InputFact>, Vec<Option<&Origin>>) = out.into_iter().unzip();
+        number_evidence(&mut facts, &origins, program, &mut found);
 
         let mut files: Vec<&str> = program
             .sources
@@ -116,7 +117,7 @@ impl RawInputs {
         for d in crate::store::raw::in_file_order(found, &files) {
             problems.push(d);
         }
-        problems.finish(out.into_iter().map(|(f, _)| f).collect())
+        problems.finish(facts)
     }
 }
 
@@ -151,9 +152,7 @@ fn reused_by_untyped(
                     raw.origin.member_location(&["provenance", "edge_idx"]),
                     format!("edge_idx {idx} is already used by {fact} at {file}:{line}"),
                 )
-                .with_help(
-                    "each stored edge index names one fact; give this one another index or none",
-                ),
+                .with_help(crate::store::numbering::CLASH_HELP),
             ),
             None => {
                 owners.insert(
@@ -223,71 +222,30 @@ fn mixed_column(
     )
 }
 
-/// Give every fact without an explicit `edge_idx` the next one after the largest
-/// explicit index; report an index given to two different facts.
+/// Number the facts (see [`numbering`](crate::store::numbering)), reporting each
+/// problem at the record it concerns (a reused index: at its `edge_idx` value).
 fn number_evidence(
-    facts: &mut [(InputFact, Option<&Origin>)],
+    facts: &mut [InputFact],
+    origins: &[Option<&Origin>],
     program: &Program,
     problems: &mut Vec<Diagnostic>,
 ) {
-    let mut owners: BTreeMap<u64, usize> = BTreeMap::new();
-    for (i, (f, loc)) in facts.iter().enumerate() {
-        let Some(idx) = f.provenance.edge_idx else {
-            continue;
-        };
-        match owners.get(&idx) {
-            None => {
-                owners.insert(idx, i);
-            }
-            Some(&j) => {
-                let first = &facts[j].0;
-                if first.rel != f.rel || first.args != f.args {
-                    let first_text =
-                        crate::value::fact_text(&program.relation(first.rel).name, &first.args);
-                    let where_first = facts[j]
-                        .1
-                        .map(|o| format!(" at {}:{}", o.file, o.line))
-                        .unwrap_or_default();
-                    let d = Diagnostic::new(
-                        ErrorCode::BadInput,
-                        format!(
-                            "edge_idx {idx} is already used by {first_text}{where_first}"
-                        ),
-                    )
-                    .with_help("each stored edge index names one fact; give this one another index or none");
-                    problems.push(match loc {
-                        Some(o) => d.at(o.member_location(&["provenance", "edge_idx"])),
-                        None => d,
-                    });
-                }
-            }
+    for p in crate::store::numbering::assign(program, facts, &()) {
+        let where_first = p
+            .first
+            .and_then(|j| origins[j])
+            .map(|o| format!(" at {}:{}", o.file, o.line))
+            .unwrap_or_default();
+        let mut d = Diagnostic::new(ErrorCode::BadInput, format!("{}{where_first}", p.message));
+        let clash = p.message.starts_with("edge_idx");
+        if clash {
+            d = d.with_help(crate::store::numbering::CLASH_HELP);
         }
-    }
-    let mut next = owners
-        .keys()
-        .next_back()
-        .map_or(Some(0), |m| m.checked_add(1));
-    for (f, loc) in facts.iter_mut() {
-        if f.provenance.edge_idx.is_some() {
-            continue;
-        }
-        match next {
-            Some(n) => {
-                f.provenance.edge_idx = Some(n);
-                next = n.checked_add(1);
-            }
-            None => {
-                let d = Diagnostic::new(
-                    ErrorCode::BadInput,
-                    "no edge index left to assign (an explicit edge_idx is at the maximum)",
-                );
-                problems.push(match loc {
-                    Some(o) => d.at(o.location()),
-                    None => d,
-                });
-                return;
-            }
-        }
+        problems.push(match origins[p.at] {
+            Some(o) if clash => d.at(o.member_location(&["provenance", "edge_idx"])),
+            Some(o) => d.at(o.location()),
+            None => d,
+        });
     }
 }
 
