@@ -1185,7 +1185,12 @@ mod tests {
         assert!(!page.contains("<script"), "{page}");
         assert!(!page.contains("<b>"));
         assert!(page.contains("&lt;script&gt;"));
-        assert!(!page.contains("src=") && !page.contains("href="));
+        assert!(!page.contains("src="));
+        assert!(
+            page.match_indices("href=")
+                .all(|(i, _)| page[i..].starts_with("href=\"#")),
+            "links only to its own sections"
+        );
         assert!(!page.contains("<link") && !page.contains("@import"));
         assert!(page.contains("<svg") && page.contains("node-S1") && page.contains("node-A1"));
     }
@@ -1229,5 +1234,158 @@ mod tests {
         for e in &t.edges {
             assert!(l[idx[e.from.as_str()]] < l[idx[e.to.as_str()]]);
         }
+    }
+
+    /// A proof where the root rests on a leaf two layers down (an edge that skips a
+    /// layer), on a step, and on `width` facts of one aggregate-like step.
+    fn skipping(width: i64) -> ProofTree {
+        let mut m = MockBase::new();
+        let leaf = m.input("seen", vec![n(0)], 0.9, 1);
+        let many: Vec<_> = (0..width)
+            .map(|i| m.input("seen", vec![n(i + 1)], 1.0, 10 + i as u64))
+            .collect();
+        let mid_rel = m.relation("mid", &[n(0)]);
+        m.set_text(
+            mid_rel,
+            "a step that rests on many facts, said in rather more words than fit",
+        );
+        let r1 = m.rule("mid", 1.0, mid_rel);
+        let mut premises = vec![leaf];
+        premises.extend(many);
+        let mid = m.derive("mid", vec![n(0)], r1, premises, vec![]);
+        let top_rel = m.relation("top", &[n(0)]);
+        let r2 = m.rule("top", 0.5, top_rel);
+        m.derive("top", vec![n(0)], r2, vec![mid, leaf], vec![]);
+        build_proof(&Fact::new("top", vec![n(0)]), &m, &ProofOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn an_edge_that_skips_a_layer_runs_through_a_lane_between_boxes() {
+        for width in [1, 3, 8] {
+            let t = skipping(width);
+            let labels: Vec<Label> = t.nodes.iter().map(|node| label(&t, node)).collect();
+            let heights: Vec<f64> = labels.iter().map(|l| box_height(l.lines().len())).collect();
+            let lay = layout(&t, &heights);
+            let lanes = lay
+                .layers
+                .iter()
+                .flatten()
+                .filter(|it| matches!(it, Item::Lane(_)))
+                .count();
+            assert_eq!(lanes, 1, "S1 -> L1 skips the layer of S2");
+            // In every layer, boxes and lanes never overlap: each keeps its extent apart
+            // from its neighbours' by the gap.
+            for (l, row) in lay.layers.iter().enumerate() {
+                let extent = |it: Item| match it {
+                    Item::Node(i) if lay.left_to_right => heights[i],
+                    Item::Node(_) => BOX_W,
+                    Item::Lane(_) => LANE,
+                };
+                for k in 1..row.len() {
+                    let (a, b) = (row[k - 1], row[k]);
+                    let room = lay.across[l][k] - lay.across[l][k - 1];
+                    assert!(
+                        room + 1e-9 >= (extent(a) + extent(b)) / 2.0 + GAP,
+                        "width {width}, layer {l}: items {} and {k} overlap",
+                        k - 1
+                    );
+                }
+            }
+            let drawing = svg(&t, "p1-");
+            assert!(drawing.contains("width=\"100%\"") && drawing.contains("viewBox="));
+            // A wide proof flows left to right, so it is narrower than deep.
+            if width == 8 {
+                assert!(
+                    lay.left_to_right && lay.size.0 < lay.size.1,
+                    "{:?}",
+                    lay.size
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn labels_wrap_at_spaces_and_cut_long_words() {
+        assert_eq!(
+            wrap("drone 7 is a member of group 42", 12),
+            ["drone 7 is a", "member of", "group 42"]
+        );
+        assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(wrap("", 4), [""]);
+        let parts = [
+            "table DRONES".to_string(),
+            "doc_id radar-log.pdf".to_string(),
+            "page 3".to_string(),
+        ];
+        assert_eq!(
+            wrap_parts(&parts, 24),
+            ["table DRONES,", "doc_id radar-log.pdf,", "page 3"]
+        );
+    }
+
+    #[test]
+    fn leaves_say_where_they_were_recorded_and_verified_only_after_a_resolver() {
+        let mut m = MockBase::new();
+        let rel = m.relation("seen", &[n(0)]);
+        m.set_text(rel, "drone {0} was seen");
+        let e = m.input("seen", vec![n(7)], 1.0, 3);
+        let _ = e;
+        let plain =
+            build_proof(&Fact::new("seen", vec![n(7)]), &m, &ProofOptions::default()).unwrap();
+        assert_eq!(
+            context(&plain).lines().nth(1),
+            Some("[HEDGE-3] drone 7 was seen (confidence 1.00; table T)")
+        );
+        let found = |_: &crate::proof::EdgeRef| -> Result<serde_json::Map<String, serde_json::Value>, String> {
+            let mut f = serde_json::Map::new();
+            f.insert("doc_id".into(), "log.pdf".into());
+            f.insert("page".into(), 4.into());
+            f.insert("checksum".into(), serde_json::json!({"sha": "x"}));
+            Ok(f)
+        };
+        let opts = ProofOptions::default().with_resolver(&found);
+        let resolved = build_proof(&Fact::new("seen", vec![n(7)]), &m, &opts).unwrap();
+        assert_eq!(
+            context(&resolved).lines().nth(1),
+            Some(
+                "[HEDGE-3] drone 7 was seen (confidence 1.00; table T, doc_id log.pdf, page 4, verified)"
+            )
+        );
+        let failing = |_: &crate::proof::EdgeRef| -> Result<serde_json::Map<String, serde_json::Value>, String> {
+            Err("no such edge".into())
+        };
+        let opts = ProofOptions::default().with_resolver(&failing);
+        let refused = build_proof(&Fact::new("seen", vec![n(7)]), &m, &opts).unwrap();
+        assert!(
+            context(&refused).contains("table T, UNVERIFIED: no such edge)"),
+            "{}",
+            context(&refused)
+        );
+        let page = html(std::slice::from_ref(&resolved));
+        assert!(page.contains("<th>doc_id</th><td>log.pdf</td>"), "{page}");
+        assert!(page.contains("verified by the resolver"));
+    }
+
+    #[test]
+    fn absences_read_as_missing_records() {
+        let t = hostile();
+        assert!(text(&t).contains("A1 no record that "), "{}", text(&t));
+        assert!(dot(&t).contains("no record · A1"));
+        assert!(html(std::slice::from_ref(&t)).contains("no record that "));
+    }
+
+    #[test]
+    fn several_trees_are_one_graph_and_one_page() {
+        let t = skipping(2);
+        let mut u = t.clone();
+        u.proof_id = "other".into();
+        let g = dot_all(&[t.clone(), u.clone()]);
+        assert_eq!(g.matches("digraph").count(), 1);
+        assert!(g.contains("subgraph \"cluster_2\"") && g.contains("\"p2_S1\" -> \"p2_S2\";"));
+        assert_eq!(dot_all(std::slice::from_ref(&t)), dot(&t));
+        let page = html(&[t, u]);
+        assert!(page.contains("<nav") && page.contains("href=\"#proof-2\""));
+        // Each drawing has its own marker id, so the page has no duplicate ids.
+        assert!(page.contains("id=\"p1-arrow\"") && page.contains("id=\"p2-arrow\""));
     }
 }
