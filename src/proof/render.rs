@@ -639,6 +639,12 @@ fn layout(tree: &ProofTree, heights: &[f64]) -> Layout {
         }
         Item::Lane(_) => LANE,
     };
+    // How strongly an item holds its place: conclusions carry the proof's spine.
+    let weight = |it: Item| match it {
+        Item::Node(i) if matches!(tree.nodes[i], ProofNode::Conclusion(_)) => 16.0,
+        Item::Node(_) => 1.0,
+        Item::Lane(_) => 2.0,
+    };
     // Order: barycentre sweeps, down then up, a few times.
     let mut slot = vec![0.0f64; count];
     for row in &rows {
@@ -718,14 +724,15 @@ fn layout(tree: &ProofTree, heights: &[f64]) -> Layout {
                         } else {
                             &down[key(it)]
                         };
+                        let total: f64 = ns.iter().map(|&n| weight(n)).sum();
                         if ns.is_empty() {
                             centre[key(it)]
                         } else {
-                            ns.iter().map(|&n| centre[key(n)]).sum::<f64>() / ns.len() as f64
+                            ns.iter().map(|&n| weight(n) * centre[key(n)]).sum::<f64>() / total
                         }
                     })
                     .collect();
-                let got = spread(row, &want, |it| extent(it, ltr));
+                let got = spread(row, &want, |it| extent(it, ltr), weight);
                 for (k, &it) in row.iter().enumerate() {
                     centre[key(it)] = got[k];
                 }
@@ -805,22 +812,42 @@ fn layout(tree: &ProofTree, heights: &[f64]) -> Layout {
 }
 
 /// Positions for the items of one layer, in order, as close to `want` as their
-/// extents and the gap allow (a left-to-right then right-to-left pass).
-fn spread(row: &[Item], want: &[f64], extent: impl Fn(Item) -> f64) -> Vec<f64> {
+/// extents and the gap allow: the least weighted squared displacement, by pooling
+/// adjacent violators. Heavy items (conclusions) move least, so a chain of steps
+/// stays in a line and its evidence gathers beside it.
+fn spread(
+    row: &[Item],
+    want: &[f64],
+    extent: impl Fn(Item) -> f64,
+    weight: impl Fn(Item) -> f64,
+) -> Vec<f64> {
     let n = row.len();
-    let mut x: Vec<f64> = want.to_vec();
+    // Offsets that make the spacing constraints plain order constraints.
+    let mut offset = vec![0.0f64; n];
     for k in 1..n {
-        let min = x[k - 1] + (extent(row[k - 1]) + extent(row[k])) / 2.0 + GAP;
-        if x[k] < min {
-            x[k] = min;
+        offset[k] = offset[k - 1] + (extent(row[k - 1]) + extent(row[k])) / 2.0 + GAP;
+    }
+    // Blocks of pooled items: (weighted sum, weight, count).
+    let mut blocks: Vec<(f64, f64, usize)> = Vec::with_capacity(n);
+    for k in 0..n {
+        let w = weight(row[k]);
+        blocks.push((w * (want[k] - offset[k]), w, 1));
+        while blocks.len() > 1 {
+            let (s1, w1, c1) = blocks[blocks.len() - 1];
+            let (s0, w0, c0) = blocks[blocks.len() - 2];
+            if s0 / w0 <= s1 / w1 {
+                break;
+            }
+            blocks.pop();
+            let last = blocks.len() - 1;
+            blocks[last] = (s0 + s1, w0 + w1, c0 + c1);
         }
     }
-    // Pull back left where the row was pushed right of where it wanted to be, keeping
-    // the order: centre the whole row on its wishes.
-    if n > 0 {
-        let drift = (x.iter().sum::<f64>() - want.iter().sum::<f64>()) / n as f64;
-        for v in &mut x {
-            *v -= drift;
+    let mut x = Vec::with_capacity(n);
+    for (s, w, c) in blocks {
+        for _ in 0..c {
+            let k = x.len();
+            x.push(s / w + offset[k]);
         }
     }
     x
