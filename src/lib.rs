@@ -61,6 +61,7 @@ pub mod answer;
 pub mod bundled;
 pub mod check;
 pub mod diag;
+pub mod digest;
 pub mod eval;
 pub mod ir;
 pub mod pack;

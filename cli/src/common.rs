@@ -45,6 +45,11 @@ pub struct EngineInputs {
     /// program file that declares them).
     #[arg(long = "fact-dir", value_name = "DIR")]
     pub fact_dir: Option<PathBuf>,
+
+    /// Turn warnings into errors (exit 2): e.g. a goal's bare identifier that names a
+    /// symbol of the data.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 impl EngineInputs {
@@ -73,14 +78,49 @@ impl EngineInputs {
     }
 }
 
-/// Print an error on stderr in the requested format and return exit code 2.
+/// How diagnostics (errors and warnings) are printed on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Diagnostics {
+    /// One JSON document per diagnostic, for programs.
+    Json,
+    /// `error[code]: message`, the source line with a caret, `= help: …`, for people.
+    Text,
+}
+
+impl Diagnostics {
+    /// The style for a command whose `--format` is `format` (`None` when not given):
+    /// JSON when `--format json` is given, text for any other format; without
+    /// `--format`, text when stderr is a terminal (a person is reading) and JSON
+    /// otherwise (a program is).
+    pub fn for_format(format: Option<Format>) -> Diagnostics {
+        match format {
+            Some(Format::Json) => Diagnostics::Json,
+            Some(Format::Text) => Diagnostics::Text,
+            None => Diagnostics::default_style(),
+        }
+    }
+
+    /// Without `--format`: text on a terminal, JSON otherwise.
+    pub fn default_style() -> Diagnostics {
+        use std::io::IsTerminal;
+        if std::io::stderr().is_terminal() {
+            Diagnostics::Text
+        } else {
+            Diagnostics::Json
+        }
+    }
+}
+
+/// Print an error on stderr in the given style and return exit code 2.
 ///
-/// JSON: one document `{"error": {"code", "message", "file", "line", "col", "help"?}}`;
-/// when there are several diagnostics, the others follow in `"more": [{…}, …]`.
-pub fn fail(err: &Error, format: Format) -> ExitCode {
-    match format {
-        Format::Json => eprintln!("{}", error_json(err)),
-        Format::Text => eprintln!("{err}"),
+/// JSON: one document `{"error": {"code", "message", "file"?, "line"?, "col"?,
+/// "help"?}}`; when there are several diagnostics, the others follow in
+/// `"more": [{…}, …]`. Text: each diagnostic with its caret snippet, separated by blank
+/// lines.
+pub fn fail(err: &Error, style: Diagnostics) -> ExitCode {
+    match style {
+        Diagnostics::Json => eprintln!("{}", error_json(err)),
+        Diagnostics::Text => eprintln!("{err}"),
     }
     ExitCode::from(2)
 }
@@ -91,11 +131,29 @@ pub fn error_json(err: &Error) -> serde_json::Value {
     if err.diagnostics.len() > 1 {
         let more: Vec<serde_json::Value> = err.diagnostics[1..]
             .iter()
-            .map(|d| d.to_json()["error"].take())
+            .map(prooflog::Diagnostic::to_json_body)
             .collect();
         doc["more"] = serde_json::Value::Array(more);
     }
     doc
+}
+
+/// Print a warning on stderr: `warning[code]: …` (with the caret snippet) as text, or
+/// one `{"warning": {"code", "message", …}}` line as JSON.
+pub fn warn(warning: &prooflog::Diagnostic, style: Diagnostics) {
+    match style {
+        Diagnostics::Json => {
+            eprintln!(
+                "{}",
+                serde_json::json!({ "warning": warning.to_json_body() })
+            );
+        }
+        Diagnostics::Text => {
+            let text = warning.to_string();
+            let text = text.strip_prefix("error").unwrap_or(&text);
+            eprintln!("warning{text}\n");
+        }
+    }
 }
 
 /// Write `text` to stdout. A closed pipe (`prooflog run | head`) is not an error.
@@ -227,7 +285,7 @@ mod tests {
         assert_eq!(j["error"]["line"], 2);
         assert_eq!(j["more"][0]["message"], "second");
         assert_eq!(j["more"][0]["help"], "fix it");
-        assert!(j["more"][0]["file"].is_null());
+        assert!(j["more"][0].get("file").is_none(), "no null fields");
         let single = error_json(&Error {
             diagnostics: vec![Diagnostic::new(ErrorCode::Io, "x")],
         });

@@ -7,9 +7,9 @@ use std::process::ExitCode;
 use clap::Args;
 use prooflog::eval::FactBase;
 use prooflog::ir::RelId;
-use prooflog::value::{Value, fact_text};
+use prooflog::value::{Value, fact_text, format_confidence};
 
-use crate::common::{EngineInputs, Format, evaluate_on_terminal, fail, print};
+use crate::common::{Diagnostics, EngineInputs, Format, evaluate_on_terminal, fail, print};
 
 /// Arguments of `prooflog run`.
 #[derive(Args)]
@@ -23,7 +23,7 @@ pub struct RunArgs {
     all: bool,
 
     /// Print only each relation's row count: {"rel": n, …}.
-    #[arg(long, conflicts_with = "confidence")]
+    #[arg(long, conflicts_with_all = ["confidence", "tags"])]
     count: bool,
 
     /// Do not record derivations (the output is the same; evaluation is lighter).
@@ -34,28 +34,39 @@ pub struct RunArgs {
     #[arg(long)]
     confidence: bool,
 
-    /// Output format: json for programs, text for people.
-    #[arg(long, value_enum, default_value_t = Format::Json)]
-    format: Format,
+    /// Print each input fact's citation tag (HEDGE-n), the tag `check --allowed` and
+    /// `ground --tags` take: {"rel": [{"args": […], "tag": "HEDGE-42"}, …]}; derived
+    /// facts have no tag. Combine with --all to see the input relations.
+    #[arg(long)]
+    tags: bool,
+
+    /// Output format: json (the default) for programs, text for people.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
 }
 
 /// Run the command.
 pub fn execute(args: RunArgs) -> ExitCode {
+    let style = Diagnostics::for_format(args.format);
     let (program, facts) = match args.inputs.load() {
         Ok(loaded) => loaded,
-        Err(e) => return fail(&e, args.format),
+        Err(e) => return fail(&e, style),
     };
     let result = evaluate_on_terminal(program, &facts, !args.no_provenance);
     let base = match result {
         Ok(base) => base,
-        Err(e) => return fail(&e, args.format),
+        Err(e) => return fail(&e, style),
     };
     let rels = shown_relations(&base, args.all);
-    let out = match (args.format, args.count) {
+    let shown = Columns {
+        confidence: args.confidence,
+        tags: args.tags,
+    };
+    let out = match (args.format.unwrap_or_default(), args.count) {
         (Format::Json, true) => counts_json(&base, &rels),
-        (Format::Json, false) => rows_json(&base, &rels, args.confidence),
+        (Format::Json, false) => rows_json(&base, &rels, shown),
         (Format::Text, true) => counts_text(&base, &rels),
-        (Format::Text, false) => rows_text(&base, &rels),
+        (Format::Text, false) => rows_text(&base, &rels, args.tags),
     };
     print(&out);
     ExitCode::SUCCESS
@@ -75,29 +86,59 @@ fn shown_relations(base: &FactBase, all: bool) -> BTreeMap<String, RelId> {
         .collect()
 }
 
-/// A relation's rows, sorted, with their confidences.
-fn rows_with_confidence(base: &FactBase, rel: RelId) -> Vec<(Vec<Value>, f64)> {
-    let mut rows: Vec<(Vec<Value>, f64)> = base
+/// What `rows_json` prints beside each row's values.
+#[derive(Debug, Clone, Copy)]
+struct Columns {
+    confidence: bool,
+    tags: bool,
+}
+
+/// One printed row: its values, confidence and citation tag (input facts only).
+struct Row {
+    args: Vec<Value>,
+    confidence: f64,
+    tag: Option<String>,
+}
+
+/// A relation's rows, sorted, with their confidences and tags.
+fn rows_of(base: &FactBase, rel: RelId) -> Vec<Row> {
+    let mut rows: Vec<Row> = base
         .facts(rel)
-        .map(|f| (base.args(f), base.confidence(f)))
+        .map(|f| Row {
+            args: base.args(f),
+            confidence: base.confidence(f),
+            tag: base
+                .evidence(f)
+                .and_then(|e| e.provenance.edge_idx)
+                .map(|n| format!("HEDGE-{n}")),
+        })
         .collect();
-    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    rows.sort_by(|a, b| a.args.cmp(&b.args));
     rows
 }
 
-/// `{"rel": [[…], …], …}`, one row per line, keys sorted.
-fn rows_json(base: &FactBase, rels: &BTreeMap<String, RelId>, confidence: bool) -> String {
+/// `{"rel": [[…], …], …}`, one row per line, keys sorted; rows are objects
+/// (`{"args", "confidence"?, "tag"?}`) when a confidence or tag is asked for.
+fn rows_json(base: &FactBase, rels: &BTreeMap<String, RelId>, shown: Columns) -> String {
     let mut out = String::from("{");
     for (i, (name, &rel)) in rels.iter().enumerate() {
         out.push_str(if i == 0 { "\n  " } else { ",\n  " });
         out.push_str(&serde_json::Value::from(name.as_str()).to_string());
         out.push_str(": [");
-        let rows: Vec<String> = if confidence {
-            rows_with_confidence(base, rel)
+        let rows: Vec<String> = if shown.confidence || shown.tags {
+            rows_of(base, rel)
                 .into_iter()
-                .map(|(args, c)| {
-                    let c = serde_json::Value::from(c);
-                    format!("{{\"args\": {}, \"confidence\": {c}}}", row_json(&args))
+                .map(|row| {
+                    let mut s = format!("{{\"args\": {}", row_json(&row.args));
+                    if shown.confidence {
+                        let c = serde_json::Value::from(row.confidence);
+                        let _ = write!(s, ", \"confidence\": {c}");
+                    }
+                    if let Some(tag) = row.tag.filter(|_| shown.tags) {
+                        let _ = write!(s, ", \"tag\": \"{tag}\"");
+                    }
+                    s.push('}');
+                    s
                 })
                 .collect()
         } else {
@@ -137,19 +178,27 @@ fn counts_json(base: &FactBase, rels: &BTreeMap<String, RelId>) -> String {
 }
 
 /// One table per relation: each fact as the rule language writes it, with its
-/// confidence.
-fn rows_text(base: &FactBase, rels: &BTreeMap<String, RelId>) -> String {
+/// confidence (and, with `tags`, an input fact's citation tag).
+fn rows_text(base: &FactBase, rels: &BTreeMap<String, RelId>, tags: bool) -> String {
     let mut out = String::new();
     for (i, (name, &rel)) in rels.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        let rows = rows_with_confidence(base, rel);
+        let rows = rows_of(base, rel);
         let _ = writeln!(out, "{name} ({} {})", rows.len(), noun(rows.len()));
-        let texts: Vec<String> = rows.iter().map(|(args, _)| fact_text(name, args)).collect();
+        let texts: Vec<String> = rows.iter().map(|r| fact_text(name, &r.args)).collect();
         let width = texts.iter().map(|t| t.chars().count()).max().unwrap_or(0);
-        for (text, (_, c)) in texts.iter().zip(&rows) {
-            let _ = writeln!(out, "  {text:<width$}  {}", confidence_text(*c));
+        for (text, row) in texts.iter().zip(&rows) {
+            let c = format_confidence(row.confidence);
+            match row.tag.as_deref().filter(|_| tags) {
+                Some(tag) => {
+                    let _ = writeln!(out, "  {text:<width$}  {c}  {tag}");
+                }
+                None => {
+                    let _ = writeln!(out, "  {text:<width$}  {c}");
+                }
+            }
         }
     }
     out
@@ -172,25 +221,4 @@ fn counts_text(base: &FactBase, rels: &BTreeMap<String, RelId>) -> String {
 
 fn noun(n: usize) -> &'static str {
     if n == 1 { "fact" } else { "facts" }
-}
-
-/// A confidence for people: at most four decimals, no trailing zeros.
-fn confidence_text(c: f64) -> String {
-    let s = format!("{c:.4}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    s.to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn confidences_read_well() {
-        assert_eq!(confidence_text(1.0), "1");
-        assert_eq!(confidence_text(0.9), "0.9");
-        assert_eq!(confidence_text(0.9 * 0.95), "0.855");
-        assert_eq!(confidence_text(0.123456), "0.1235");
-        assert_eq!(confidence_text(0.0), "0");
-    }
 }

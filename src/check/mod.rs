@@ -67,6 +67,7 @@ pub fn compile(sources: SourceMap, hints: &TypeHints) -> Result<Program> {
             strata,
             facts,
             sources,
+            pack: Default::default(),
         });
     }
     let mut errors = ctx.errors;

@@ -434,6 +434,13 @@ impl FactBase {
         })
     }
 
+    /// Whether `symbol` occurs anywhere in the fact base: in the program's constants
+    /// or in any input or derived fact. (A goal's bare identifier that names one is
+    /// probably a symbol whose quotes were lost.)
+    pub fn has_symbol(&self, symbol: &str) -> bool {
+        self.interner.get(symbol).is_some()
+    }
+
     /// The input record of a fact that was given as input (its evidence), if any.
     pub fn evidence(&self, fact: FactId) -> Option<&InputFact> {
         let r = self.rels.get(fact.rel as usize)?;
