@@ -188,6 +188,7 @@ impl Location {
 /// released; scripts match on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ErrorCode {
     /// Malformed program text.
     Parse,
@@ -223,6 +224,8 @@ pub enum ErrorCode {
     BadPack,
     /// A text generator (a language model) failed to answer.
     Generation,
+    /// A broken internal invariant: a bug in prooflog, never the user's input.
+    Internal,
 }
 
 impl ErrorCode {
@@ -245,6 +248,7 @@ impl ErrorCode {
             ErrorCode::ProvenanceUnavailable => "provenance_unavailable",
             ErrorCode::BadPack => "bad_pack",
             ErrorCode::Generation => "generation_error",
+            ErrorCode::Internal => "internal_error",
         }
     }
 }

@@ -25,10 +25,7 @@ use support::random::{GenCase, case};
 const TOLERANCE: f64 = 1e-9;
 
 fn prov() -> EvalOptions {
-    EvalOptions {
-        provenance: true,
-        ..EvalOptions::default()
-    }
+    EvalOptions::default().with_provenance(true)
 }
 
 /// Every fact of every relation with its confidence's bits, by relation name.
@@ -36,7 +33,7 @@ type Exact = BTreeMap<String, BTreeMap<Vec<Value>, u64>>;
 
 fn exact(fb: &FactBase) -> Exact {
     let program = fb.program();
-    (0..program.relations.len() as u32)
+    (0..program.relations().len() as u32)
         .map(|rel| {
             let rows = fb
                 .facts(rel)
@@ -51,7 +48,7 @@ fn exact(fb: &FactBase) -> Exact {
 fn tags(fb: &FactBase) -> BTreeMap<(u32, Vec<Value>), Option<u64>> {
     let program = fb.program();
     let mut out = BTreeMap::new();
-    for rel in 0..program.relations.len() as u32 {
+    for rel in 0..program.relations().len() as u32 {
         for f in fb.facts(rel) {
             if let Some(e) = fb.evidence(f) {
                 out.insert((rel, fb.args(f)), e.provenance.edge_idx);
@@ -66,7 +63,7 @@ fn tags(fb: &FactBase) -> BTreeMap<(u32, Vec<Value>), Option<u64>> {
 /// fact can be walked down to evidence.
 fn check_derivations<S: ProofSource>(fb: &FactBase, source: &S) -> Result<(), String> {
     let program = fb.program();
-    for rel in 0..program.relations.len() as u32 {
+    for rel in 0..program.relations().len() as u32 {
         for fact in fb.facts(rel) {
             let conf = fb.confidence(fact);
             match fb.derivation(fact) {
