@@ -10,6 +10,7 @@
 
 mod answer;
 mod common;
+mod detect;
 mod prove;
 mod run;
 
@@ -43,6 +44,9 @@ enum Command {
     Gate(answer::GateArgs),
     /// Grade how well cited facts ground a claim.
     Ground(answer::GroundArgs),
+    /// Detect hallucinations in an answer against the fact base and the dialogue, and
+    /// say how to mitigate them (exit 1 when any is flagged).
+    Detect(Box<detect::DetectArgs>),
 }
 
 /// Parse arguments, run the command, map its outcome to an exit code.
@@ -79,6 +83,7 @@ fn main() -> ExitCode {
         Command::Check(args) => answer::check(args),
         Command::Gate(args) => answer::gate(args),
         Command::Ground(args) => answer::ground(args),
+        Command::Detect(args) => detect::execute(*args),
     }
 }
 

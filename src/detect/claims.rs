@@ -42,6 +42,9 @@ enum Elem {
 pub(crate) struct Template {
     pub rel: RelId,
     elems: Vec<Elem>,
+    /// Two slots joined only by "and" (`{0} and {1} are colleagues`): the relation is
+    /// read as symmetric in them.
+    symmetric: Option<(usize, usize)>,
 }
 
 impl Template {
@@ -101,7 +104,18 @@ impl Template {
             .iter()
             .any(|e| matches!(e, Elem::Lit { optional: false, .. }));
         let slots = elems.iter().filter(|e| matches!(e, Elem::Slot { .. })).count();
-        (required && slots > 0).then_some(Template { rel, elems })
+        let and = stem("and");
+        let symmetric = elems.windows(3).find_map(|w| match w {
+            [Elem::Slot { col: a }, Elem::Lit { stem: s, .. }, Elem::Slot { col: b }] if *s == and => {
+                Some((*a, *b))
+            }
+            _ => None,
+        });
+        (required && slots > 0).then_some(Template {
+            rel,
+            elems,
+            symmetric,
+        })
     }
 
     fn starts_with_slot(&self) -> Option<usize> {
@@ -153,6 +167,8 @@ pub(crate) struct Claim {
     pub sentence: usize,
     /// In a question or an `if` clause: not asserted.
     pub hypothetical: bool,
+    /// Columns the relation is symmetric in (from its template).
+    pub symmetric: Option<(usize, usize)>,
 }
 
 /// An entity mention of a sentence.
@@ -198,6 +214,8 @@ pub(crate) struct Sentence {
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Context {
     recent: Vec<usize>,
+    /// Subjects (first arguments) of claims, most recent last: a pronoun prefers them.
+    subjects: Vec<usize>,
 }
 
 impl Context {
@@ -205,6 +223,13 @@ impl Context {
         if ids.len() == 1 {
             self.recent.retain(|&x| x != ids[0]);
             self.recent.push(ids[0]);
+        }
+    }
+
+    fn note_subject(&mut self, ids: &[usize]) {
+        if ids.len() == 1 {
+            self.subjects.retain(|&x| x != ids[0]);
+            self.subjects.push(ids[0]);
         }
     }
 }
@@ -511,6 +536,9 @@ impl Extractor<'_> {
                         context.note(ids);
                     }
                 }
+                if let Some(ArgValue::Entity(ids)) = args.first().map(|a| &a.value) {
+                    context.note_subject(ids);
+                }
                 claims.push(Claim {
                     rel,
                     args,
@@ -520,6 +548,7 @@ impl Extractor<'_> {
                     tense,
                     sentence,
                     hypothetical,
+                    symmetric: self.templates[m.tpl].symmetric,
                 });
             }
         }
@@ -547,10 +576,16 @@ impl Extractor<'_> {
         };
         if let ArgValue::Unresolved(p) = &value {
             let col_name = self.program.relation(rel).columns[col].name.to_lowercase();
-            let found = context.recent.iter().rev().find(|&&id| {
-                let e = &self.lexicon.entities[id];
+            let fits = |id: &&usize| {
+                let e = &self.lexicon.entities[**id];
                 e.columns.contains(&(rel, col)) || e.column_names.contains(&col_name)
-            });
+            };
+            let found = context
+                .subjects
+                .iter()
+                .rev()
+                .find(fits)
+                .or_else(|| context.recent.iter().rev().find(fits));
             let value = match found {
                 Some(&id) => ArgValue::Entity(vec![id]),
                 None => ArgValue::Unresolved(p.clone()),

@@ -215,6 +215,16 @@ fn fabricated(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
         // The specification's fabrication confidence.
         let mut conf;
         let mut evidence;
+        // An unknown name or description is the entity detector's to report.
+        if let Some(col) = unknown
+            && s.mentions.iter().any(|m| {
+                !matches!(m.kind, MentionKind::Known { .. })
+                    && m.start < c.args[*col].end
+                    && c.args[*col].start < m.end
+            })
+        {
+            continue;
+        }
         if let Some(col) = unknown {
             conf = 0.85;
             evidence = format!(
@@ -867,6 +877,20 @@ fn unsupported(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
             })
             .flatten()
             .collect();
+        let all_known: BTreeSet<usize> = s
+            .mentions
+            .iter()
+            .filter_map(|m| match &m.kind {
+                MentionKind::Known { ids, .. } => Some(ids.clone()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let pronoun = s
+            .toks
+            .iter()
+            .find(|t| t.is_word())
+            .is_some_and(|t| matches!(t.lower.as_str(), "he" | "she" | "they"));
         let numbers = s
             .toks
             .iter()
@@ -876,11 +900,12 @@ fn unsupported(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
             || numbers
             || !s.temporals.is_empty()
             || !known.is_empty()
+            || pronoun
             || s.mentions.iter().any(|m| m.kind == MentionKind::ProperName);
         if !factual {
             continue;
         }
-        let kb = if supports_together(a, &known, s) {
+        let kb = if supports_together(a, &all_known, s) {
             KbEvidence::Supports
         } else {
             KbEvidence::Unverifiable

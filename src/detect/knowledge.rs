@@ -350,13 +350,20 @@ impl<'a> Knowledge<'a> {
         let relation = self.fb.program().relation(claim.rel);
         let all: Vec<usize> = (0..choices.len()).collect();
         let unknown = choices.iter().position(|c| matches!(c, Choice::Unknown));
-        let holding = if unknown.is_none() {
-            self.candidates(claim.rel, &choices, &all)
-                .into_iter()
-                .find(|&f| self.fits(f, &choices))
-        } else {
-            None
-        };
+        let mut holding = None;
+        if unknown.is_none() {
+            let mut orders = vec![choices.clone()];
+            if let Some((x, y)) = claim.symmetric {
+                let mut swapped = choices.clone();
+                swapped.swap(x, y);
+                orders.push(swapped);
+            }
+            holding = orders.iter().find_map(|ch| {
+                self.candidates(claim.rel, ch, &all)
+                    .into_iter()
+                    .find(|&f| self.fits(f, ch))
+            });
+        }
         if let Some(fact) = holding {
             return if claim.negated {
                 Verdict::Denied { fact }
