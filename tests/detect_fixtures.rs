@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use prooflog::FactBase;
-use prooflog::detect::{Date, DetectorConfig, Detector, HallucinationType, Turn};
+use prooflog::detect::{Date, Detector, DetectorConfig, HallucinationType, Turn};
 use prooflog::eval::EvalOptions;
 use prooflog::pack::Pack;
 use serde::Deserialize;
@@ -36,7 +36,10 @@ fn org() -> FactBase {
 }
 
 fn cases() -> Vec<(String, Case)> {
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/detect"));
+    let dir = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/detect"
+    ));
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -111,13 +114,19 @@ fn labelled_fixtures() {
                 report
                     .flags
                     .iter()
-                    .map(|f| format!("{} {:.2} '{}'", f.hallucination_type, f.confidence, f.content))
+                    .map(|f| format!(
+                        "{} {:.2} '{}'",
+                        f.hallucination_type, f.confidence, f.content
+                    ))
                     .collect::<Vec<_>>()
                     .join("; ")
             ));
         }
     }
-    println!("\n{:<22} {:>4} {:>4} {:>4} {:>9} {:>7}", "type", "tp", "fp", "fn", "precision", "recall");
+    println!(
+        "\n{:<22} {:>4} {:>4} {:>4} {:>9} {:>7}",
+        "type", "tp", "fp", "fn", "precision", "recall"
+    );
     let (mut tp, mut fp, mut fnn) = (0, 0, 0);
     for (t, (a, b, c)) in &counts {
         tp += a;
@@ -147,12 +156,23 @@ fn labelled_fixtures() {
     }
     let per_type_min = HallucinationType::ALL
         .iter()
-        .map(|t| per_group.iter().filter(|(g, _)| g.replace('_', "") == t.as_str().to_lowercase()).map(|(_, (n, _))| *n).sum::<usize>())
+        .map(|t| {
+            per_group
+                .iter()
+                .filter(|(g, _)| g.replace('_', "") == t.as_str().to_lowercase())
+                .map(|(_, (n, _))| *n)
+                .sum::<usize>()
+        })
         .min()
         .unwrap();
     assert!(per_type_min >= 10, "at least 10 responses per type");
     assert!(clean.0 >= 40, "at least 40 clean responses");
-    assert!(failures.is_empty(), "{} fixture(s) wrong:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} fixture(s) wrong:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 fn ratio(a: usize, b: usize) -> f64 {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use prooflog::detect::{Date, DetectorConfig, Detector, HallucinationType, parse_history};
+use prooflog::detect::{Date, Detector, DetectorConfig, HallucinationType, parse_history};
 use prooflog::diag::{Diagnostic, ErrorCode};
 use prooflog::pack::{Pack, PackSet};
 use prooflog::store::{InputFact, Loader, read_hyperedges};
@@ -71,8 +71,12 @@ fn usage(message: impl Into<String>) -> Error {
 fn read(path: &str) -> Result<String> {
     if path == "-" {
         let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-            .map_err(|e| Error::from(Diagnostic::new(ErrorCode::Io, format!("cannot read standard input: {e}"))))?;
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| {
+            Error::from(Diagnostic::new(
+                ErrorCode::Io,
+                format!("cannot read standard input: {e}"),
+            ))
+        })?;
         return Ok(s);
     }
     std::fs::read_to_string(path)
@@ -101,14 +105,17 @@ fn config(args: &DetectArgs) -> Result<DetectorConfig> {
         for name in &args.only {
             types.push(HallucinationType::parse(name.trim()).ok_or_else(|| {
                 Error::from(
-                    Diagnostic::new(ErrorCode::Usage, format!("`{name}` is not a hallucination type"))
-                        .with_help(
-                            HallucinationType::ALL
-                                .iter()
-                                .map(|t| t.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", "),
-                        ),
+                    Diagnostic::new(
+                        ErrorCode::Usage,
+                        format!("`{name}` is not a hallucination type"),
+                    )
+                    .with_help(
+                        HallucinationType::ALL
+                            .iter()
+                            .map(|t| t.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ),
                 )
             })?);
         }
@@ -178,7 +185,10 @@ fn run(args: &DetectArgs) -> Result<ExitCode> {
     match args.format {
         Format::Json => {
             let mut text = serde_json::to_string_pretty(&report).map_err(|e| {
-                Error::from(Diagnostic::new(ErrorCode::Internal, format!("cannot serialize the report: {e}")))
+                Error::from(Diagnostic::new(
+                    ErrorCode::Internal,
+                    format!("cannot serialize the report: {e}"),
+                ))
             })?;
             text.push('\n');
             print(&text);

@@ -21,8 +21,8 @@ use crate::value::ColumnType;
 use super::lexicon::{Lexicon, is_ordinary};
 use super::temporal::{DateExpr, Tense, tense_of};
 use super::text::{
-    ARTICLES, BOUNDARIES, FILLERS, Kind, NEGATORS, PRONOUNS, Temporal, Token, integer,
-    number_word, stem, temporals, tokenize,
+    ARTICLES, BOUNDARIES, FILLERS, Kind, NEGATORS, PRONOUNS, Temporal, Token, integer, number_word,
+    stem, temporals, tokenize,
 };
 
 /// Most words a match may skip between two of its parts.
@@ -90,31 +90,62 @@ impl Template {
         // A word next to a slot that names the slot's column is optional.
         for i in 0..elems.len() {
             let neighbours = [i.checked_sub(1), Some(i + 1)];
-            let names_col = neighbours.iter().flatten().any(|&j| match (elems.get(j), &elems[i]) {
-                (Some(Elem::Slot { col }), Elem::Lit { stem: s, .. }) => {
-                    stem(&col_names[*col]) == *s
-                }
-                _ => false,
-            });
+            let names_col = neighbours
+                .iter()
+                .flatten()
+                .any(|&j| match (elems.get(j), &elems[i]) {
+                    (Some(Elem::Slot { col }), Elem::Lit { stem: s, .. }) => {
+                        stem(&col_names[*col]) == *s
+                    }
+                    _ => false,
+                });
             if names_col && let Elem::Lit { optional, .. } = &mut elems[i] {
                 *optional = true;
             }
         }
-        let required = elems
+        let required = elems.iter().any(|e| {
+            matches!(
+                e,
+                Elem::Lit {
+                    optional: false,
+                    ..
+                }
+            )
+        });
+        let slots = elems
             .iter()
-            .any(|e| matches!(e, Elem::Lit { optional: false, .. }));
-        let slots = elems.iter().filter(|e| matches!(e, Elem::Slot { .. })).count();
+            .filter(|e| matches!(e, Elem::Slot { .. }))
+            .count();
         let and = stem("and");
         let symmetric = elems.windows(3).find_map(|w| match w {
-            [Elem::Slot { col: a }, Elem::Lit { stem: s, .. }, Elem::Slot { col: b }] if *s == and => {
-                Some((*a, *b))
-            }
+            [
+                Elem::Slot { col: a },
+                Elem::Lit { stem: s, .. },
+                Elem::Slot { col: b },
+            ] if *s == and => Some((*a, *b)),
             _ => None,
         });
         (required && slots > 0).then_some(Template {
             rel,
             elems,
             symmetric,
+        })
+    }
+
+    /// Stems of the optional words that name a neighbouring slot's column.
+    pub fn class_words(&self) -> impl Iterator<Item = &str> {
+        self.elems.iter().enumerate().filter_map(|(i, e)| match e {
+            Elem::Lit {
+                stem,
+                optional: true,
+            } if !ARTICLES.contains(&stem.as_str()) => {
+                let next_to_slot = [i.checked_sub(1), Some(i + 1)]
+                    .into_iter()
+                    .flatten()
+                    .any(|j| matches!(self.elems.get(j), Some(Elem::Slot { .. })));
+                next_to_slot.then_some(stem.as_str())
+            }
+            _ => None,
         })
     }
 
@@ -239,6 +270,9 @@ pub(crate) struct Extractor<'a> {
     pub program: &'a Program,
     pub lexicon: &'a Lexicon,
     pub templates: &'a [Template],
+    /// Stems of the words templates use to name a slot's column ("department",
+    /// "meeting"): "the <unknown words> <class word>" describes a thing of that kind.
+    pub class_words: &'a std::collections::HashSet<String>,
 }
 
 #[derive(Clone)]
@@ -289,7 +323,7 @@ impl Extractor<'_> {
     ) -> Sentence {
         let raw = &text[start..end];
         let temporals = temporals(&toks);
-        let question = raw.trim_end().ends_with('?');
+        let question = raw.trim_end().ends_with('?') && !tag_question(&toks);
         let first_word = toks.iter().find(|t| t.is_word()).map(|t| t.lower.as_str());
         let hypothetical = question
             || matches!(
@@ -335,10 +369,15 @@ impl Extractor<'_> {
                 let ordinary = toks[i..i + len]
                     .iter()
                     .all(|t| !t.cap && is_ordinary(&t.lower));
-                out.push(self.mention(toks, i, i + len, MentionKind::Known {
-                    ids: ids.to_vec(),
-                    ordinary,
-                }));
+                out.push(self.mention(
+                    toks,
+                    i,
+                    i + len,
+                    MentionKind::Known {
+                        ids: ids.to_vec(),
+                        ordinary,
+                    },
+                ));
                 i += len;
                 continue;
             }
@@ -376,7 +415,10 @@ impl Extractor<'_> {
             toks.get(k).is_some_and(|t| {
                 t.is_word()
                     && t.cap
-                    && !(t.text.len() <= 5 && t.text.chars().all(|c| c.is_uppercase() || c.is_ascii_digit()))
+                    && !(t.text.len() <= 5
+                        && t.text
+                            .chars()
+                            .all(|c| c.is_uppercase() || c.is_ascii_digit()))
             })
         };
         if !cap(i) {
@@ -387,27 +429,29 @@ impl Extractor<'_> {
         }
         let mut last = i;
         while cap(last)
-            || (matches!(toks.get(last).map(|t| t.lower.as_str()), Some("de" | "van" | "von" | "da" | "del" | "al"))
-                && cap(last + 1)
+            || (matches!(
+                toks.get(last).map(|t| t.lower.as_str()),
+                Some("de" | "van" | "von" | "da" | "del" | "al")
+            ) && cap(last + 1)
                 && last > i)
         {
             last += 1;
         }
-        let proper = toks[i..last].iter().any(|t| {
-            !is_ordinary(&t.lower) && self.lexicon.lookup(&[t.lower.as_str()]).is_none()
-        });
+        let proper = toks[i..last]
+            .iter()
+            .any(|t| !is_ordinary(&t.lower) && self.lexicon.lookup(&[t.lower.as_str()]).is_none());
         proper.then_some(last)
     }
 
     /// "the <1–2 unknown words> <class word>": returns the index after the class word.
     fn description(&self, toks: &[Token], i: usize) -> Option<usize> {
-        if toks[i].lower != "the" {
+        if toks[i].lower != "the" || !self.lexicon.matches_at(toks, i + 1).is_empty() {
             return None;
         }
         for n in 1..=2 {
             let class = toks.get(i + 1 + n)?;
             let words = &toks[i + 1..i + 1 + n];
-            if !class.is_word() || !self.lexicon.class_words.contains(&class.lower) {
+            if !class.is_word() || !self.class_words.contains(&stem(&class.lower)) {
                 continue;
             }
             let plain = words.iter().all(|t| {
@@ -419,7 +463,9 @@ impl Extractor<'_> {
             let ws: Vec<&str> = words.iter().map(|t| t.lower.as_str()).collect();
             if plain
                 && self.lexicon.lookup(&ws).is_none()
-                && words.iter().all(|t| self.lexicon.lookup(&[t.lower.as_str()]).is_none())
+                && words
+                    .iter()
+                    .all(|t| self.lexicon.lookup(&[t.lower.as_str()]).is_none())
             {
                 return Some(i + 2 + n);
             }
@@ -448,7 +494,10 @@ impl Extractor<'_> {
         found.sort_by(|a, b| b.score.cmp(&a.score).then(a.first.cmp(&b.first)));
         let mut chosen: Vec<Match> = Vec::new();
         for m in found {
-            if chosen.iter().all(|c| m.last <= c.first || m.first >= c.last) {
+            if chosen
+                .iter()
+                .all(|c| m.last <= c.first || m.first >= c.last)
+            {
                 chosen.push(m);
             }
         }
@@ -515,11 +564,15 @@ impl Extractor<'_> {
                 .collect();
             if before.contains(&"that")
                 && (before.contains(&"false")
-                    || (before.contains(&"not") && (before.contains(&"true") || before.contains(&"case"))))
+                    || (before.contains(&"not")
+                        && (before.contains(&"true") || before.contains(&"case"))))
             {
                 negated = !negated;
             }
-            let words: Vec<&str> = toks[m.first..m.last].iter().map(|t| t.lower.as_str()).collect();
+            let words: Vec<&str> = toks[m.first..m.last]
+                .iter()
+                .map(|t| t.lower.as_str())
+                .collect();
             let tense = tense_of(&words);
             let rel = self.templates[m.tpl].rel;
             let mut per_col: Vec<Vec<Arg>> = vec![Vec::new(); self.program.relation(rel).arity()];
@@ -594,7 +647,9 @@ impl Extractor<'_> {
         }
         // A list of names: split on "," and "and".
         let is_list = matches!(value, ArgValue::Entity(_) | ArgValue::Name(_))
-            && toks[first..last].iter().any(|t| t.lower == "and" || t.lower == ",");
+            && toks[first..last]
+                .iter()
+                .any(|t| t.lower == "and" || t.lower == ",");
         if !is_list {
             return vec![arg(first, last, value)];
         }
@@ -685,7 +740,9 @@ impl Extractor<'_> {
                     if k < toks.len() && toks[k].is_word() && stem(&toks[k].lower) == *s {
                         let saved = p.clone();
                         p.negated ^= negs % 2 == 1;
-                        if let Some(end) = self.match_elems(tpl, e + 1, k + 1, toks, temporals, p, false) {
+                        if let Some(end) =
+                            self.match_elems(tpl, e + 1, k + 1, toks, temporals, p, false)
+                        {
                             return Some(end);
                         }
                         *p = saved;
@@ -699,7 +756,9 @@ impl Extractor<'_> {
                         let saved = p.clone();
                         p.negated ^= negs % 2 == 1;
                         p.args.push((*col, k, end, value));
-                        if let Some(end) = self.match_elems(tpl, e + 1, end, toks, temporals, p, false) {
+                        if let Some(end) =
+                            self.match_elems(tpl, e + 1, end, toks, temporals, p, false)
+                        {
                             return Some(end);
                         }
                         *p = saved;
@@ -737,7 +796,11 @@ impl Extractor<'_> {
             }
             return out;
         }
-        let start = if ARTICLES.contains(&t.lower.as_str()) { i + 1 } else { i };
+        let start = if ARTICLES.contains(&t.lower.as_str()) {
+            i + 1
+        } else {
+            i
+        };
         if start >= toks.len() {
             return out;
         }
@@ -821,19 +884,98 @@ impl Extractor<'_> {
 /// Determiners and adjectives that make "the <word> meeting" a description of a known
 /// thing rather than a name.
 const DESCRIPTION_STOP: &[&str] = &[
-    "same", "other", "next", "last", "first", "second", "third", "final", "new", "old",
-    "whole", "entire", "upcoming", "previous", "earlier", "later", "weekly", "monthly",
-    "daily", "annual", "yearly", "quarterly", "regular", "recent", "current", "this", "that",
-    "these", "those", "one", "two", "three", "big", "small", "main", "same", "whole", "full",
-    "original", "relevant", "above", "following", "said", "entire", "only", "own", "team",
-    "company", "whole", "scheduled", "planned", "corresponding", "respective", "specific",
+    "same",
+    "other",
+    "next",
+    "last",
+    "first",
+    "second",
+    "third",
+    "final",
+    "new",
+    "old",
+    "whole",
+    "entire",
+    "upcoming",
+    "previous",
+    "earlier",
+    "later",
+    "weekly",
+    "monthly",
+    "daily",
+    "annual",
+    "yearly",
+    "quarterly",
+    "regular",
+    "recent",
+    "current",
+    "this",
+    "that",
+    "these",
+    "those",
+    "one",
+    "two",
+    "three",
+    "big",
+    "small",
+    "main",
+    "same",
+    "whole",
+    "full",
+    "original",
+    "relevant",
+    "above",
+    "following",
+    "said",
+    "entire",
+    "only",
+    "own",
+    "team",
+    "company",
+    "whole",
+    "scheduled",
+    "planned",
+    "corresponding",
+    "respective",
+    "specific",
 ];
 
 fn boundary(toks: &[Token], end: usize) -> bool {
     match toks.get(end) {
         None => true,
-        Some(t) => t.kind == Kind::Punct || BOUNDARIES.contains(&t.lower.as_str()),
+        Some(t) => {
+            t.kind == Kind::Punct
+                || BOUNDARIES.contains(&t.lower.as_str())
+                || FILLERS.contains(&t.lower.as_str())
+        }
     }
+}
+
+/// A question that asserts: "…, right?", "…, didn't she?", "…, isn't it?".
+fn tag_question(toks: &[Token]) -> bool {
+    let words: Vec<&str> = toks.iter().map(|t| t.lower.as_str()).collect();
+    let Some(q) = words.iter().rposition(|w| *w == "?") else {
+        return false;
+    };
+    let Some(comma) = words[..q].iter().rposition(|w| *w == ",") else {
+        return false;
+    };
+    let tail = &words[comma + 1..q];
+    if tail.is_empty() || tail.len() > 3 {
+        return false;
+    }
+    const TAGS: &[&str] = &[
+        "right", "correct", "yes", "true", "no", "yeah", "ok", "okay",
+    ];
+    const AUX: &[&str] = &[
+        "is", "isn", "was", "are", "were", "do", "does", "did", "has", "have", "had", "will",
+        "can", "could", "would", "should",
+    ];
+    (tail.len() == 1 && TAGS.contains(&tail[0]))
+        || (AUX.contains(&tail[0])
+            && tail[1..]
+                .iter()
+                .all(|w| PRONOUNS.contains(w) || *w == "not" || *w == "there"))
 }
 
 pub(crate) fn join(toks: &[Token], first: usize, last: usize) -> String {

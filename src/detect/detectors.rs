@@ -70,7 +70,13 @@ pub(crate) struct RawFlag {
 }
 
 impl RawFlag {
-    fn new(ty: HallucinationType, start: usize, end: usize, content: String, confidence: f64) -> RawFlag {
+    fn new(
+        ty: HallucinationType,
+        start: usize,
+        end: usize,
+        content: String,
+        confidence: f64,
+    ) -> RawFlag {
         RawFlag {
             ty,
             start,
@@ -134,20 +140,25 @@ impl<'k> Analysis<'k> {
     }
 
     fn claims(&self) -> impl Iterator<Item = (&Sentence, &Claim, &Verdict)> {
-        self.sentences.iter().zip(&self.verdicts).flat_map(|(s, vs)| {
-            s.claims
-                .iter()
-                .zip(vs)
-                .filter(|(c, _)| !c.hypothetical)
-                .map(move |(c, v)| (s, c, v))
-        })
+        self.sentences
+            .iter()
+            .zip(&self.verdicts)
+            .flat_map(|(s, vs)| {
+                s.claims
+                    .iter()
+                    .zip(vs)
+                    .filter(|(c, _)| !c.hypothetical)
+                    .map(move |(c, v)| (s, c, v))
+            })
     }
 
     fn text(&self, start: usize, end: usize) -> String {
         self.sentences
             .iter()
             .find(|s| s.start <= start && end <= s.end)
-            .map_or_else(String::new, |s| s.text[start - s.start..end - s.start].to_string())
+            .map_or_else(String::new, |s| {
+                s.text[start - s.start..end - s.start].to_string()
+            })
     }
 
     fn claim_text(&self, c: &Claim) -> String {
@@ -209,7 +220,9 @@ fn fabricated(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
     let k = a.knowledge;
     let program = k.fb.program();
     for (s, c, v) in a.claims() {
-        let Verdict::Absent { unknown } = v else { continue };
+        let Verdict::Absent { unknown } = v else {
+            continue;
+        };
         let relation = program.relation(c.rel);
         let text = a.claim_text(c);
         // The specification's fabrication confidence.
@@ -247,7 +260,10 @@ fn fabricated(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
                     .iter()
                     .filter(|x| x.column_names.contains(&col0))
                     .collect();
-                let holders = kind.iter().filter(|x| x.columns.contains(&(c.rel, 0))).count();
+                let holders = kind
+                    .iter()
+                    .filter(|x| x.columns.contains(&(c.rel, 0)))
+                    .count();
                 if !kind.is_empty() && holders * 2 >= kind.len() {
                     conf += 0.1;
                 }
@@ -265,7 +281,13 @@ fn fabricated(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
         if conf < 0.5 {
             continue;
         }
-        let mut f = RawFlag::new(HallucinationType::FabricatedFact, c.start, c.end, text.clone(), conf);
+        let mut f = RawFlag::new(
+            HallucinationType::FabricatedFact,
+            c.start,
+            c.end,
+            text.clone(),
+            conf,
+        );
         f.suggestion = Some(format!("Could not verify: '{text}'"));
         f.evidence = Some(evidence);
         f.kb = Some(KbEvidence::Contradicts(conf));
@@ -286,7 +308,13 @@ fn fabricated(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
             continue;
         }
         let list: Vec<&str> = bad.iter().map(|t| t.as_str()).collect();
-        let mut f = RawFlag::new(HallucinationType::FabricatedFact, s.start, s.end, s.text.clone(), 0.9);
+        let mut f = RawFlag::new(
+            HallucinationType::FabricatedFact,
+            s.start,
+            s.end,
+            s.text.clone(),
+            0.9,
+        );
         f.suggestion = Some(format!("Could not verify: '{}'", s.text));
         f.evidence = Some(format!("cites {}, which names no fact", list.join(", ")));
         f.kb = Some(KbEvidence::Contradicts(0.9));
@@ -299,9 +327,9 @@ fn fabricated(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
 fn history_asserts(a: &Analysis<'_>, c: &Claim) -> bool {
     a.turns.iter().any(|t| {
         t.sentences.iter().any(|s| {
-            s.claims
-                .iter()
-                .any(|p| !p.hypothetical && p.rel == c.rel && p.negated == c.negated && same_args(p, c))
+            s.claims.iter().any(|p| {
+                !p.hypothetical && p.rel == c.rel && p.negated == c.negated && same_args(p, c)
+            })
         })
     })
 }
@@ -344,7 +372,11 @@ fn differ(x: &ArgValue, y: &ArgValue) -> bool {
 }
 
 fn same_args(p: &Claim, c: &Claim) -> bool {
-    p.args.len() == c.args.len() && p.args.iter().zip(&c.args).all(|(x, y)| same_value(&x.value, &y.value))
+    p.args.len() == c.args.len()
+        && p.args
+            .iter()
+            .zip(&c.args)
+            .all(|(x, y)| same_value(&x.value, &y.value))
 }
 
 /// Whether the dialogue's user turns mention `name` (case-insensitively).
@@ -360,7 +392,14 @@ fn user_mentions(a: &Analysis<'_>, name: &str) -> bool {
     })
 }
 
-const GENERIC: &[&str] = &["the team", "the manager", "someone", "a person", "somebody", "the staff"];
+const GENERIC: &[&str] = &[
+    "the team",
+    "the manager",
+    "someone",
+    "a person",
+    "somebody",
+    "the staff",
+];
 
 fn nonexistent(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
     let k = a.knowledge;
@@ -386,7 +425,13 @@ fn nonexistent(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
             if conf < 0.5 {
                 continue;
             }
-            let mut f = RawFlag::new(HallucinationType::NonexistentEntity, m.start, m.end, m.text.clone(), conf);
+            let mut f = RawFlag::new(
+                HallucinationType::NonexistentEntity,
+                m.start,
+                m.end,
+                m.text.clone(),
+                conf,
+            );
             if similar.is_empty() {
                 f.suggestion = Some(format!("Could not find entity: '{}'", m.text));
             } else {
@@ -427,7 +472,10 @@ fn replacement_text(a: &Analysis<'_>, c: &Claim, col: usize, fact: FactId) -> St
     // "Dave" is corrected to "Carol", "Dave Okafor" to "Carol Diaz".
     let claimed_words = claimed.text.split_whitespace().count();
     let full_words: Vec<&str> = full.split_whitespace().collect();
-    if claimed_words == 1 && full_words.len() > 1 && claimed.text.chars().next().is_some_and(char::is_uppercase) {
+    if claimed_words == 1
+        && full_words.len() > 1
+        && claimed.text.chars().next().is_some_and(char::is_uppercase)
+    {
         return full_words[0].to_string();
     }
     full
@@ -436,7 +484,9 @@ fn replacement_text(a: &Analysis<'_>, c: &Claim, col: usize, fact: FactId) -> St
 fn wrong_attribute(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
     let k = a.knowledge;
     for (s, c, v) in a.claims() {
-        let Verdict::WrongValue { fact, col } = v else { continue };
+        let Verdict::WrongValue { fact, col } = v else {
+            continue;
+        };
         let (said, tags) = a.cite(*fact);
         let text = a.claim_text(c);
         let fact_conf = k.fb.confidence(*fact);
@@ -474,7 +524,13 @@ fn contradicts_fact(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
         let (said, tags) = a.cite(fact);
         let text = a.claim_text(c);
         let fact_conf = k.fb.confidence(fact);
-        let mut f = RawFlag::new(HallucinationType::ContradictsFact, c.start, c.end, text, 0.95);
+        let mut f = RawFlag::new(
+            HallucinationType::ContradictsFact,
+            c.start,
+            c.end,
+            text,
+            0.95,
+        );
         f.suggestion = Some(k.say(fact));
         f.evidence = Some(format!("{why} {said}"));
         f.citations = tags.clone();
@@ -501,14 +557,20 @@ fn contradicts_prior(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
         let relation = program.relation(c.rel);
         'turns: for turn in a.turns.iter().rev() {
             for ps in &turn.sentences {
-                for p in ps.claims.iter().filter(|p| !p.hypothetical && p.rel == c.rel) {
+                for p in ps
+                    .claims
+                    .iter()
+                    .filter(|p| !p.hypothetical && p.rel == c.rel)
+                {
                     // Direct negation: same fact, opposite polarity.
                     let (confidence, kind, col) = if p.negated != c.negated && same_args(p, c) {
                         (0.95, "direct negation", None)
                     } else if let Some(keys) = &relation.functional
                         && !p.negated
                         && !c.negated
-                        && keys.iter().all(|&k| same_value(&p.args[k].value, &c.args[k].value))
+                        && keys
+                            .iter()
+                            .all(|&k| same_value(&p.args[k].value, &c.args[k].value))
                         && let Some(col) = (0..c.args.len())
                             .filter(|x| !keys.contains(x))
                             .find(|&x| differ(&p.args[x].value, &c.args[x].value))
@@ -525,7 +587,13 @@ fn contradicts_prior(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
                     }
                     let earlier = ps.text[p.start - ps.start..p.end - ps.start].to_string();
                     let text = a.claim_text(c);
-                    let mut f = RawFlag::new(HallucinationType::ContradictsPrior, c.start, c.end, text, conf);
+                    let mut f = RawFlag::new(
+                        HallucinationType::ContradictsPrior,
+                        c.start,
+                        c.end,
+                        text,
+                        conf,
+                    );
                     f.suggestion = Some("This contradicts a previous statement".into());
                     f.evidence = Some(format!(
                         "Earlier: '{earlier}' (Turn {}, {}; {kind})",
@@ -538,8 +606,12 @@ fn contradicts_prior(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
                     ));
                     f.history = Some(HistoryEvidence::Contradicts(conf));
                     f.kb = Some(match v {
-                        Verdict::Supported { .. } | Verdict::SupportedNegative { .. } => KbEvidence::Supports,
-                        Verdict::WrongValue { fact, .. } | Verdict::Denied { fact } | Verdict::Blocked { blocker: fact } => {
+                        Verdict::Supported { .. } | Verdict::SupportedNegative { .. } => {
+                            KbEvidence::Supports
+                        }
+                        Verdict::WrongValue { fact, .. }
+                        | Verdict::Denied { fact }
+                        | Verdict::Blocked { blocker: fact } => {
                             KbEvidence::Contradicts(a.knowledge.fb.confidence(*fact))
                         }
                         _ => KbEvidence::Unverifiable,
@@ -607,16 +679,27 @@ fn temporal(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
             let surface = s.text[span.0 - s.start..span.1 - s.start].to_string();
             // Tense of the clause the date stands in: the claim around it, else the
             // sentence up to it.
-            let claim = s.claims.iter().find(|c| c.start <= span.0 && span.1 <= c.end);
+            let claim = s
+                .claims
+                .iter()
+                .find(|c| c.start <= span.0 && span.1 <= c.end);
             let tense = claim.map_or_else(|| tense_of(&lower[..t.first]), |c| c.tense);
             if let Some(d) = t.expr.full() {
                 let wrong = match tense {
                     Tense::Past if d > today => Some("in the future but referenced in past tense"),
-                    Tense::Future if d < today => Some("in the past but referenced in future tense"),
+                    Tense::Future if d < today => {
+                        Some("in the past but referenced in future tense")
+                    }
                     _ => None,
                 };
                 if let Some(why) = wrong {
-                    let mut f = RawFlag::new(HallucinationType::TemporalError, s.start, s.end, surface.clone(), 0.85);
+                    let mut f = RawFlag::new(
+                        HallucinationType::TemporalError,
+                        s.start,
+                        s.end,
+                        surface.clone(),
+                        0.85,
+                    );
                     f.suggestion = Some(format!("{d} is {why}"));
                     f.evidence = Some(format!("Current date: {today}"));
                     f.sentences = vec![s.index];
@@ -625,7 +708,13 @@ fn temporal(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
                 if let Some(w) = t.expr.weekday
                     && w != d.weekday()
                 {
-                    let mut f = RawFlag::new(HallucinationType::TemporalError, span.0, span.1, surface.clone(), 0.85);
+                    let mut f = RawFlag::new(
+                        HallucinationType::TemporalError,
+                        span.0,
+                        span.1,
+                        surface.clone(),
+                        0.85,
+                    );
                     f.suggestion = Some(format!(
                         "{d} is a {}",
                         super::temporal::weekday_name(d.weekday())
@@ -637,7 +726,13 @@ fn temporal(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
             }
             if let Some(y) = t.expr.year {
                 if y > today.year + 10 {
-                    let mut f = RawFlag::new(HallucinationType::TemporalError, span.0, span.1, surface.clone(), 0.90);
+                    let mut f = RawFlag::new(
+                        HallucinationType::TemporalError,
+                        span.0,
+                        span.1,
+                        surface.clone(),
+                        0.90,
+                    );
                     f.suggestion = Some(format!("Year {y} seems too far in the future"));
                     f.evidence = Some(format!("Current date: {today}"));
                     f.sentences = vec![s.index];
@@ -655,7 +750,13 @@ fn temporal(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
                         _ => continue,
                     };
                     if y != expected {
-                        let mut f = RawFlag::new(HallucinationType::TemporalError, s.start, s.end, s.text.clone(), 0.80);
+                        let mut f = RawFlag::new(
+                            HallucinationType::TemporalError,
+                            s.start,
+                            s.end,
+                            s.text.clone(),
+                            0.80,
+                        );
                         f.suggestion = Some(format!("\"{w} year\" is {expected}, not {y}"));
                         f.evidence = Some(format!("Current date: {today}"));
                         f.sentences = vec![s.index];
@@ -678,8 +779,17 @@ fn temporal(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
                     && !s.temporals.iter().any(|t| t.expr.full().is_some())
                 {
                     let (said, tags) = a.cite(fact);
-                    let mut f = RawFlag::new(HallucinationType::TemporalError, c.start, c.end, a.claim_text(c), 0.85);
-                    f.suggestion = Some(format!("{} is on {d}, in the future, but referenced in past tense", arg.text));
+                    let mut f = RawFlag::new(
+                        HallucinationType::TemporalError,
+                        c.start,
+                        c.end,
+                        a.claim_text(c),
+                        0.85,
+                    );
+                    f.suggestion = Some(format!(
+                        "{} is on {d}, in the future, but referenced in past tense",
+                        arg.text
+                    ));
                     f.evidence = Some(format!("Current date: {today}; fact base: {said}"));
                     f.citations = tags;
                     f.kb = Some(KbEvidence::Contradicts(k.fb.confidence(fact)));
@@ -689,24 +799,8 @@ fn temporal(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
             }
         }
         // Before / after.
-        let anchors = anchors(a, s);
-        for (i, w) in lower.iter().enumerate() {
-            let (before, width) = match (*w, lower.get(i + 1).copied()) {
-                ("before", _) | ("earlier", Some("than")) | ("prior", Some("to")) | ("preceded", _) => (true, 1),
-                ("after", _) | ("later", Some("than")) | ("followed", _) => (false, 1),
-                _ => continue,
-            };
-            let _ = width;
-            let left = anchors.iter().rev().find(|x| x.1 <= i);
-            let right = anchors.iter().find(|x| x.0 > i);
-            let (Some(l), Some(r)) = (left, right) else { continue };
-            if l.2 == r.2 {
-                continue;
-            }
-            let wrong = if before { l.2 > r.2 } else { l.2 < r.2 };
-            if !wrong {
-                continue;
-            }
+        for o in orderings(a, s).into_iter().filter(|o| o.wrong) {
+            let (l, r) = (o.left, o.right);
             let start = s.toks[l.0].start;
             let end = s.toks[r.1 - 1].end;
             let content = s.text[start - s.start..end - s.start].to_string();
@@ -715,7 +809,7 @@ fn temporal(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
             f.evidence = Some(format!(
                 "{} is actually {} {}",
                 l.2,
-                if before { "after" } else { "before" },
+                if o.before { "after" } else { "before" },
                 r.2
             ));
             let facts: Vec<FactId> = [l.3, r.3].into_iter().flatten().collect();
@@ -725,7 +819,10 @@ fn temporal(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
                     conf = conf.min(k.fb.confidence(*f2));
                     let (said, tags) = a.cite(*f2);
                     f.citations.extend(tags);
-                    f.evidence = Some(format!("{}; fact base: {said}", f.evidence.unwrap_or_default()));
+                    f.evidence = Some(format!(
+                        "{}; fact base: {said}",
+                        f.evidence.unwrap_or_default()
+                    ));
                 }
                 f.kb = Some(KbEvidence::Contradicts(conf));
             }
@@ -733,6 +830,47 @@ fn temporal(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
             out.push(f);
         }
     }
+}
+
+type Anchor = (usize, usize, Date, Option<FactId>);
+
+/// A "before"/"after" statement of a sentence between its nearest dated anchors.
+struct Ordering {
+    left: Anchor,
+    right: Anchor,
+    before: bool,
+    wrong: bool,
+}
+
+fn orderings(a: &Analysis<'_>, s: &Sentence) -> Vec<Ordering> {
+    let anchors = anchors(a, s);
+    let lower: Vec<&str> = s.toks.iter().map(|t| t.lower.as_str()).collect();
+    let mut out = Vec::new();
+    for (i, w) in lower.iter().enumerate() {
+        let before = match (*w, lower.get(i + 1).copied()) {
+            ("before", _) | ("earlier", Some("than")) | ("prior", Some("to")) | ("preceded", _) => {
+                true
+            }
+            ("after", _) | ("later", Some("than")) | ("followed", _) => false,
+            _ => continue,
+        };
+        let left = anchors.iter().rev().find(|x| x.1 <= i);
+        let right = anchors.iter().find(|x| x.0 > i);
+        let (Some(&l), Some(&r)) = (left, right) else {
+            continue;
+        };
+        if l.2 == r.2 {
+            continue;
+        }
+        let wrong = if before { l.2 > r.2 } else { l.2 < r.2 };
+        out.push(Ordering {
+            left: l,
+            right: r,
+            before,
+            wrong,
+        });
+    }
+    out
 }
 
 fn logical(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
@@ -757,7 +895,9 @@ fn logical(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
             } else if let Some(keys) = &relation.functional
                 && !ci.negated
                 && !cj.negated
-                && keys.iter().all(|&k| same_value(&ci.args[k].value, &cj.args[k].value))
+                && keys
+                    .iter()
+                    .all(|&k| same_value(&ci.args[k].value, &cj.args[k].value))
                 && let Some(col) = (0..ci.args.len())
                     .filter(|x| !keys.contains(x))
                     .find(|&x| differ(&ci.args[x].value, &cj.args[x].value))
@@ -766,7 +906,10 @@ fn logical(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
                     0.85,
                     format!(
                         "{} cannot be both {} and {}",
-                        keys.iter().map(|&k| ci.args[k].text.as_str()).collect::<Vec<_>>().join(", "),
+                        keys.iter()
+                            .map(|&k| ci.args[k].text.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
                         ci.args[col].text,
                         cj.args[col].text
                     ),
@@ -779,7 +922,13 @@ fn logical(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
                 continue;
             }
             let content = format!("'{}' vs '{}'", a.claim_text(ci), a.claim_text(cj));
-            let mut f = RawFlag::new(HallucinationType::LogicalInconsistency, ci.start, cj.end, content, conf);
+            let mut f = RawFlag::new(
+                HallucinationType::LogicalInconsistency,
+                ci.start,
+                cj.end,
+                content,
+                conf,
+            );
             f.suggestion = Some("These statements contradict each other".into());
             f.evidence = Some(why);
             f.sentences = vec![si.index, sj.index];
@@ -793,17 +942,28 @@ fn logical(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
             if t[i].lower != "both" {
                 continue;
             }
-            let Some(and) = (i + 2..t.len().min(i + 6)).find(|&k| t[k].lower == "and") else { continue };
+            let Some(and) = (i + 2..t.len().min(i + 6)).find(|&k| t[k].lower == "and") else {
+                continue;
+            };
             if t.get(and + 1).map(|x| x.lower.as_str()) != Some("not") {
                 continue;
             }
             let first: Vec<String> = t[i + 1..and].iter().map(|x| stem(&x.lower)).collect();
             let n = first.len();
-            let second: Vec<String> = t[and + 2..(and + 2 + n).min(t.len())].iter().map(|x| stem(&x.lower)).collect();
+            let second: Vec<String> = t[and + 2..(and + 2 + n).min(t.len())]
+                .iter()
+                .map(|x| stem(&x.lower))
+                .collect();
             if first == second {
                 let end = t[(and + 1 + n).min(t.len() - 1)].end;
                 let content = s.text[t[i].start - s.start..end - s.start].to_string();
-                let mut f = RawFlag::new(HallucinationType::LogicalInconsistency, t[i].start, end, content, 0.95);
+                let mut f = RawFlag::new(
+                    HallucinationType::LogicalInconsistency,
+                    t[i].start,
+                    end,
+                    content,
+                    0.95,
+                );
                 f.suggestion = Some("A statement and its negation are asserted together".into());
                 f.evidence = Some("Direct logical negation".into());
                 f.sentences = vec![s.index];
@@ -836,17 +996,56 @@ const EVIDENTIAL: &[&str] = &[
 
 /// Sentence openings that carry no factual content.
 const META: &[&str] = &[
-    "let me", "i can", "i'll", "i will", "i would", "would you", "feel free", "please", "sure",
-    "happy to", "here is", "here's", "thanks", "thank you", "you can", "you could", "you may",
-    "you might", "let's", "do you", "glad", "i hope", "hope this", "i'm not sure", "i am not sure",
-    "i don't know", "i do not know", "i don't have", "i do not have", "no problem", "of course,",
-    "good question", "great question", "in summary", "to summarize", "to sum up", "in short",
-    "if you", "okay", "ok,", "certainly!", "absolutely!",
+    "let me",
+    "i can",
+    "i'll",
+    "i will",
+    "i would",
+    "would you",
+    "feel free",
+    "please",
+    "sure",
+    "happy to",
+    "here is",
+    "here's",
+    "thanks",
+    "thank you",
+    "you can",
+    "you could",
+    "you may",
+    "you might",
+    "let's",
+    "do you",
+    "glad",
+    "i hope",
+    "hope this",
+    "i'm not sure",
+    "i am not sure",
+    "i don't know",
+    "i do not know",
+    "i don't have",
+    "i do not have",
+    "no problem",
+    "of course,",
+    "good question",
+    "great question",
+    "in summary",
+    "to summarize",
+    "to sum up",
+    "in short",
+    "if you",
+    "okay",
+    "ok,",
+    "certainly!",
+    "absolutely!",
 ];
 
 fn unsupported(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
     let k = a.knowledge;
-    let claimed: HashSet<usize> = out.iter().flat_map(|f| f.sentences.iter().copied()).collect();
+    let claimed: HashSet<usize> = out
+        .iter()
+        .flat_map(|f| f.sentences.iter().copied())
+        .collect();
     for (s, verdicts) in a.sentences.iter().zip(&a.verdicts) {
         if s.question || s.hypothetical || s.unverified || claimed.contains(&s.index) {
             continue;
@@ -859,8 +1058,18 @@ fn unsupported(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
             continue;
         }
         if verdicts.iter().any(|v| {
-            matches!(v, Verdict::Supported { .. } | Verdict::SupportedNegative { .. })
+            matches!(
+                v,
+                Verdict::Supported { .. } | Verdict::SupportedNegative { .. }
+            )
         }) {
+            continue;
+        }
+        // An order of events the fact base's dates confirm is a verified claim.
+        if orderings(a, s)
+            .iter()
+            .any(|o| !o.wrong && (o.left.3.is_some() || o.right.3.is_some()))
+        {
             continue;
         }
         let lower = s.text.to_lowercase();
@@ -872,7 +1081,10 @@ fn unsupported(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
             .mentions
             .iter()
             .filter_map(|m| match &m.kind {
-                MentionKind::Known { ids, ordinary: false } => Some(ids.clone()),
+                MentionKind::Known {
+                    ids,
+                    ordinary: false,
+                } => Some(ids.clone()),
                 _ => None,
             })
             .flatten()
@@ -891,10 +1103,7 @@ fn unsupported(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
             .iter()
             .find(|t| t.is_word())
             .is_some_and(|t| matches!(t.lower.as_str(), "he" | "she" | "they"));
-        let numbers = s
-            .toks
-            .iter()
-            .any(|t| t.kind == super::text::Kind::Number);
+        let numbers = s.toks.iter().any(|t| t.kind == super::text::Kind::Number);
         let factual = evidential
             || !s.claims.is_empty()
             || numbers
@@ -910,7 +1119,13 @@ fn unsupported(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
         } else {
             KbEvidence::Unverifiable
         };
-        let mut f = RawFlag::new(HallucinationType::UnsupportedClaim, s.start, s.end, s.text.clone(), 0.5);
+        let mut f = RawFlag::new(
+            HallucinationType::UnsupportedClaim,
+            s.start,
+            s.end,
+            s.text.clone(),
+            0.5,
+        );
         f.suggestion = Some("Cite the evidence for this statement or remove it".into());
         f.evidence = Some(if s.tags.is_empty() {
             "no verified claim and no citation".into()

@@ -16,10 +16,10 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use crate::FactId;
 use crate::eval::FactBase;
 use crate::ir::{ArithOp, CmpOp, Expr, Literal, RelId, Rule, Term};
 use crate::value::{ColumnType, Value};
-use crate::FactId;
 
 use super::claims::{Arg, ArgValue, Claim};
 use super::lexicon::Lexicon;
@@ -118,7 +118,9 @@ impl<'a> Knowledge<'a> {
             .filter_map(|(c, v)| v.as_ref().map(|v| (c, v)))
             .collect();
         if bound.len() == pattern.len() {
-            return self.fb.lookup(rel, &pattern.iter().flatten().cloned().collect::<Vec<_>>())
+            return self
+                .fb
+                .lookup(rel, &pattern.iter().flatten().cloned().collect::<Vec<_>>())
                 .into_iter()
                 .collect();
         }
@@ -171,13 +173,19 @@ impl<'a> Knowledge<'a> {
     /// Whether a tag names something the fact base holds (`HEDGE-n` of an input
     /// record, `RULE-n` of a rule).
     pub fn knows_tag(&self, tag: &str) -> bool {
-        if let Some(n) = tag.strip_prefix("HEDGE-").and_then(|n| n.parse::<u64>().ok()) {
+        if let Some(n) = tag
+            .strip_prefix("HEDGE-")
+            .and_then(|n| n.parse::<u64>().ok())
+        {
             return self
                 .fb
                 .input_records()
                 .any(|r| r.provenance.edge_idx == Some(n));
         }
-        if let Some(n) = tag.strip_prefix("RULE-").and_then(|n| n.parse::<usize>().ok()) {
+        if let Some(n) = tag
+            .strip_prefix("RULE-")
+            .and_then(|n| n.parse::<usize>().ok())
+        {
             return n < self.fb.program().rules().len();
         }
         false
@@ -246,7 +254,9 @@ impl<'a> Knowledge<'a> {
 
     fn arg_text(&self, a: &Arg) -> String {
         match &a.value {
-            ArgValue::Entity(ids) if ids.len() == 1 => self.lexicon.entities[ids[0]].display.clone(),
+            ArgValue::Entity(ids) if ids.len() == 1 => {
+                self.lexicon.entities[ids[0]].display.clone()
+            }
             _ => a.text.clone(),
         }
     }
@@ -316,7 +326,9 @@ impl<'a> Knowledge<'a> {
             Choice::Exact(vs) => vs.contains(v),
             Choice::Constraint(d) => match v {
                 Value::Number(n) => Date::from_yyyymmdd(*n).is_some_and(|date| d.matches(date)),
-                Value::Unsigned(n) => Date::from_yyyymmdd(*n as i64).is_some_and(|date| d.matches(date)),
+                Value::Unsigned(n) => {
+                    Date::from_yyyymmdd(*n as i64).is_some_and(|date| d.matches(date))
+                }
                 _ => false,
             },
             Choice::Unknown => false,
@@ -404,13 +416,16 @@ impl<'a> Knowledge<'a> {
     }
 
     fn fits_col(&self, fact: FactId, choices: &[Choice], col: usize) -> bool {
-        let mut only = vec![Choice::Constraint(DateExpr {
-            year: None,
-            month: None,
-            day: None,
-            weekday: None,
-            style: super::temporal::DateStyle::Iso,
-        }); choices.len()];
+        let mut only = vec![
+            Choice::Constraint(DateExpr {
+                year: None,
+                month: None,
+                day: None,
+                weekday: None,
+                style: super::temporal::DateStyle::Iso,
+            });
+            choices.len()
+        ];
         let args = self.fb.args(fact);
         for (c, o) in only.iter_mut().enumerate() {
             *o = if c == col {
@@ -445,14 +460,24 @@ impl<'a> Knowledge<'a> {
             .find_map(|args| self.blocked(rel, args, 3, &mut budget))
     }
 
-    fn blocked(&self, rel: RelId, args: &[Value], depth: usize, budget: &mut usize) -> Option<FactId> {
+    fn blocked(
+        &self,
+        rel: RelId,
+        args: &[Value],
+        depth: usize,
+        budget: &mut usize,
+    ) -> Option<FactId> {
         if depth == 0 {
             return None;
         }
         let program = self.fb.program();
         for &r in &self.rules_by_head[rel as usize] {
             let rule = program.rule(r as u32);
-            if rule.body.iter().any(|l| matches!(l, Literal::Aggregate { .. })) {
+            if rule
+                .body
+                .iter()
+                .any(|l| matches!(l, Literal::Aggregate { .. }))
+            {
                 continue;
             }
             let mut b: Vec<Option<Value>> = vec![None; rule.vars.len()];
@@ -516,7 +541,9 @@ impl<'a> Knowledge<'a> {
         let mut order = remaining.clone();
         order.sort_by_key(|&i| std::cmp::Reverse(bound_count(i)));
         for &i in &order {
-            let Literal::Atom(atom) = &rule.body[i] else { continue };
+            let Literal::Atom(atom) = &rule.body[i] else {
+                continue;
+            };
             let pattern = pattern_of(&atom.args, &b);
             let rest: Vec<usize> = remaining.iter().copied().filter(|&x| x != i).collect();
             let facts = self.find(atom.rel, &pattern);
@@ -527,8 +554,12 @@ impl<'a> Knowledge<'a> {
                 .collect();
             if !facts.is_empty() {
                 for f in facts {
-                    let Some(nb) = bind(&atom.args, &self.fb.args(f), &b) else { continue };
-                    if let Some(x) = self.search(rule, rest.clone(), nb, missing.clone(), depth, budget) {
+                    let Some(nb) = bind(&atom.args, &self.fb.args(f), &b) else {
+                        continue;
+                    };
+                    if let Some(x) =
+                        self.search(rule, rest.clone(), nb, missing.clone(), depth, budget)
+                    {
                         return Some(x);
                     }
                 }

@@ -25,18 +25,75 @@ static ORDINARY: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
         .collect();
     // Words that are capitalised in writing but name no entity of a fact base.
     set.extend([
-        "i", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-        "january", "february", "march", "april", "june", "july", "august", "september",
-        "october", "november", "december", "mr", "mrs", "ms", "dr", "prof", "english", "ok",
-        "okay", "hi", "hello", "thanks", "yes", "no", "q1", "q2", "q3", "q4", "email", "emails",
-        "online", "offline", "website", "inbox", "etc", "ceo", "cto", "cfo", "hr", "it", "ai",
-        "faq", "pdf", "url", "api", "id", "ids", "am", "pm", "utc", "internet",
+        "i",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "english",
+        "ok",
+        "okay",
+        "hi",
+        "hello",
+        "thanks",
+        "yes",
+        "no",
+        "q1",
+        "q2",
+        "q3",
+        "q4",
+        "email",
+        "emails",
+        "online",
+        "offline",
+        "website",
+        "inbox",
+        "etc",
+        "ceo",
+        "cto",
+        "cfo",
+        "hr",
+        "it",
+        "ai",
+        "faq",
+        "pdf",
+        "url",
+        "api",
+        "id",
+        "ids",
+        "am",
+        "pm",
+        "utc",
+        "internet",
     ]);
     set
 });
 
 /// Whether a lower-case word is an ordinary English word.
 pub(crate) fn is_ordinary(word: &str) -> bool {
+    // A contraction is as ordinary as the word it contracts ("I'm", "we've").
+    if let Some((head, _)) = word.split_once('\'') {
+        return !head.is_empty() && (head.len() == 1 || is_ordinary(head));
+    }
     ORDINARY.contains(word)
         || word
             .strip_suffix('s')
@@ -70,8 +127,6 @@ pub(crate) struct Lexicon {
     /// Symbol columns whose values are mostly ordinary words (`department`): an
     /// unknown ordinary word can stand for one of their values.
     ordinary_columns: HashSet<(RelId, usize)>,
-    /// Column names of every symbol column.
-    pub class_words: HashSet<String>,
 }
 
 impl Lexicon {
@@ -82,7 +137,6 @@ impl Lexicon {
         let mut by_symbol: HashMap<String, usize> = HashMap::new();
         let mut aliases: Vec<(usize, String)> = Vec::new();
         let mut column_values: HashMap<(RelId, usize), HashSet<usize>> = HashMap::new();
-        let mut class_words = HashSet::new();
         for (rel, relation) in program.relations().iter().enumerate() {
             let rel = rel as RelId;
             let symbol_cols: Vec<usize> = relation
@@ -94,9 +148,6 @@ impl Lexicon {
                 .collect();
             if symbol_cols.is_empty() {
                 continue;
-            }
-            for &c in &symbol_cols {
-                class_words.insert(relation.columns[c].name.to_lowercase());
             }
             for fact in fb.facts(rel) {
                 let args = fb.args(fact);
@@ -143,7 +194,9 @@ impl Lexicon {
         let mut parts = Vec::new();
         for (id, name) in &aliases {
             add(name_words(name), *id, &mut surfaces);
-            if name.len() > entities[*id].display.len() || entities[*id].display == entities[*id].symbol {
+            if name.len() > entities[*id].display.len()
+                || entities[*id].display == entities[*id].symbol
+            {
                 entities[*id].display = name.clone();
             }
         }
@@ -174,7 +227,11 @@ impl Lexicon {
             .filter(|(_, ids)| {
                 let ordinary = ids
                     .iter()
-                    .filter(|&&id| name_words(&entities[id].symbol).iter().all(|w| is_ordinary(w)))
+                    .filter(|&&id| {
+                        name_words(&entities[id].symbol)
+                            .iter()
+                            .all(|w| is_ordinary(w))
+                    })
                     .count();
                 ordinary * 2 >= ids.len()
             })
@@ -187,7 +244,6 @@ impl Lexicon {
             parts,
             max_words,
             ordinary_columns,
-            class_words,
         }
     }
 

@@ -353,6 +353,7 @@ pub fn parse_history(name: &str, text: &str) -> Result<Vec<Turn>> {
 pub struct Detector<'a> {
     knowledge: Knowledge<'a>,
     templates: Vec<Template>,
+    class_words: std::collections::HashSet<String>,
     config: DetectorConfig,
 }
 
@@ -366,13 +367,18 @@ impl<'a> Detector<'a> {
             let r = program.relation(rel);
             (r.arity() == 2 && r.columns.iter().all(|c| c.ty == ColumnType::Symbol)).then_some(rel)
         });
-        let templates = Template::all(program)
+        let templates: Vec<Template> = Template::all(program)
             .into_iter()
             .filter(|t| Some(t.rel) != alias)
+            .collect();
+        let class_words = templates
+            .iter()
+            .flat_map(|t| t.class_words().map(str::to_string))
             .collect();
         Detector {
             knowledge: Knowledge::new(fb, alias),
             templates,
+            class_words,
             config,
         }
     }
@@ -391,6 +397,7 @@ impl<'a> Detector<'a> {
             program: self.knowledge.fb.program(),
             lexicon: &self.knowledge.lexicon,
             templates: &self.templates,
+            class_words: &self.class_words,
         };
         let mut context = Context::default();
         let recent = &history[history.len().saturating_sub(self.config.history_turns)..];

@@ -160,7 +160,8 @@ impl DetectionReport {
 
     /// The types flagged, each once, in type order.
     pub fn types(&self) -> Vec<HallucinationType> {
-        let mut t: Vec<HallucinationType> = self.flags.iter().map(|f| f.hallucination_type).collect();
+        let mut t: Vec<HallucinationType> =
+            self.flags.iter().map(|f| f.hallucination_type).collect();
         t.sort();
         t.dedup();
         t
@@ -184,7 +185,12 @@ impl DetectionReport {
         for f in &self.flags {
             out.push_str(&format!(
                 "\n{} {:.2} at {}..{}: {}\n  {}\n",
-                f.hallucination_type, f.confidence, f.span.start, f.span.end, f.content, f.description
+                f.hallucination_type,
+                f.confidence,
+                f.span.start,
+                f.span.end,
+                f.content,
+                f.description
             ));
             if let Some(s) = &f.suggestion {
                 out.push_str(&format!("  suggestion: {s}\n"));
@@ -193,7 +199,11 @@ impl DetectionReport {
                 out.push_str(&format!("  evidence: {e}\n"));
             }
         }
-        if self.actions.iter().any(|a| !matches!(a, MitigationAction::None)) {
+        if self
+            .actions
+            .iter()
+            .any(|a| !matches!(a, MitigationAction::None))
+        {
             out.push_str("\nactions:\n");
             for a in &self.actions {
                 let line = match a {
@@ -234,7 +244,10 @@ pub(crate) fn flag_of(s: &Scored, a: &Analysis<'_>) -> HallucinationFlag {
             .filter_map(|&i| a.sentences.get(i))
             .map(|x| (x.start, x.end))
             .collect();
-        match (spans.iter().map(|x| x.0).min(), spans.iter().map(|x| x.1).max()) {
+        match (
+            spans.iter().map(|x| x.0).min(),
+            spans.iter().map(|x| x.1).max(),
+        ) {
             (Some(s), Some(e)) => Span { start: s, end: e },
             _ => Span {
                 start: r.start,
@@ -290,7 +303,11 @@ pub(crate) fn build(
             .filter(|f| f.confidence >= lo && f.confidence < hi)
             .count()
     };
-    let (high, medium, low) = (band(0.8, f64::INFINITY), band(0.5, 0.8), band(f64::NEG_INFINITY, 0.5));
+    let (high, medium, low) = (
+        band(0.8, f64::INFINITY),
+        band(0.5, 0.8),
+        band(f64::NEG_INFINITY, 0.5),
+    );
     let k = a.knowledge;
     let mut claims = Vec::new();
     for (s, vs) in a.sentences.iter().zip(&a.verdicts) {
@@ -342,7 +359,10 @@ pub(crate) fn build(
         metrics: Metrics {
             detection_time_ms: started.elapsed().as_secs_f64() * 1000.0,
             segments_analyzed: a.sentences.len(),
-            claims_checked: claims.iter().filter(|c| c.verdict != "hypothetical").count(),
+            claims_checked: claims
+                .iter()
+                .filter(|c| c.verdict != "hypothetical")
+                .count(),
             entities_verified: entities,
             history_turns: a.turns.len(),
             high_confidence: high,

@@ -16,9 +16,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::DetectorConfig;
 use super::HallucinationType;
 use super::detectors::{Analysis, HistoryEvidence, KbEvidence, RawFlag};
-use super::DetectorConfig;
 
 /// Weights of the evidence kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -92,6 +92,13 @@ const HEDGES: &[(&str, f64)] = &[
     ("reportedly", 0.5),
     ("apparently", 0.5),
     ("i guess", 0.7),
+    ("can not confirm", 0.9),
+    ("can not verify", 0.9),
+    ("unable to confirm", 0.9),
+    ("unable to verify", 0.9),
+    ("could not verify", 0.9),
+    ("i do not know", 0.9),
+    ("not able to confirm", 0.9),
 ];
 
 const OVERCONFIDENT: &[(&str, f64)] = &[
@@ -236,7 +243,11 @@ pub(crate) fn deduplicate(mut flags: Vec<RawFlag>) -> Vec<RawFlag> {
 }
 
 /// Deduplicate and score every candidate.
-pub(crate) fn score_all(raw: Vec<RawFlag>, a: &Analysis<'_>, config: &DetectorConfig) -> Vec<Scored> {
+pub(crate) fn score_all(
+    raw: Vec<RawFlag>,
+    a: &Analysis<'_>,
+    config: &DetectorConfig,
+) -> Vec<Scored> {
     let flags = deduplicate(raw);
     let w = &config.evidence_weights;
     let mut out = Vec::with_capacity(flags.len());
@@ -275,7 +286,10 @@ pub(crate) fn score_all(raw: Vec<RawFlag>, a: &Analysis<'_>, config: &DetectorCo
             .iter()
             .enumerate()
             .filter(|&(j, o)| {
-                j != i && (o.ty == f.ty || o.content.contains(&f.content) || f.content.contains(&o.content))
+                j != i
+                    && (o.ty == f.ty
+                        || o.content.contains(&f.content)
+                        || f.content.contains(&o.content))
             })
             .count();
         let cf = 1.0 + (0.1 * related as f64).min(0.3);

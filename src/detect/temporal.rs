@@ -244,7 +244,9 @@ pub fn weekday_of(word: &str) -> Option<u8> {
     let w = word.trim_end_matches('.').to_ascii_lowercase();
     let i = WEEKDAYS.iter().position(|d| {
         let d = d.to_ascii_lowercase();
-        d == w || (w.len() == 3 && d.starts_with(&w)) || (w == "tues" || w == "thurs") && d.starts_with(&w)
+        d == w
+            || (w.len() == 3 && d.starts_with(&w))
+            || (w == "tues" || w == "thurs") && d.starts_with(&w)
     })?;
     Some(i as u8)
 }
@@ -286,18 +288,87 @@ pub enum Tense {
 
 /// Past forms of irregular verbs (and of `be`/`have`/`do`) that mark past tense.
 const IRREGULAR_PAST: &[&str] = &[
-    "was", "were", "did", "had", "took", "met", "left", "held", "went", "came", "began",
-    "gave", "made", "said", "told", "saw", "ran", "spoke", "led", "wrote", "got", "became",
-    "brought", "bought", "chose", "drove", "fell", "felt", "found", "flew", "forgot", "heard",
-    "kept", "knew", "lost", "paid", "put", "quit", "sat", "sent", "set", "showed", "stood",
-    "taught", "thought", "understood", "won", "ago", "yesterday", "previously", "formerly",
+    "was",
+    "were",
+    "did",
+    "had",
+    "took",
+    "met",
+    "left",
+    "held",
+    "went",
+    "came",
+    "began",
+    "gave",
+    "made",
+    "said",
+    "told",
+    "saw",
+    "ran",
+    "spoke",
+    "led",
+    "wrote",
+    "got",
+    "became",
+    "brought",
+    "bought",
+    "chose",
+    "drove",
+    "fell",
+    "felt",
+    "found",
+    "flew",
+    "forgot",
+    "heard",
+    "kept",
+    "knew",
+    "lost",
+    "paid",
+    "put",
+    "quit",
+    "sat",
+    "sent",
+    "set",
+    "showed",
+    "stood",
+    "taught",
+    "thought",
+    "understood",
+    "won",
+    "ago",
+    "yesterday",
+    "previously",
+    "formerly",
 ];
 
 /// Words ending in "ed" that are not past forms.
 const NOT_PAST_ED: &[&str] = &[
-    "need", "feed", "seed", "speed", "bed", "red", "shed", "indeed", "proceed", "exceed",
-    "succeed", "breed", "greed", "weed", "embed", "hundred", "sacred", "naked", "wicked",
-    "scheduled", "planned", "expected", "supposed", "expected", "slated", "booked",
+    "need",
+    "feed",
+    "seed",
+    "speed",
+    "bed",
+    "red",
+    "shed",
+    "indeed",
+    "proceed",
+    "exceed",
+    "succeed",
+    "breed",
+    "greed",
+    "weed",
+    "embed",
+    "hundred",
+    "sacred",
+    "naked",
+    "wicked",
+    "scheduled",
+    "planned",
+    "expected",
+    "supposed",
+    "expected",
+    "slated",
+    "booked",
 ];
 
 /// The tense of the words `lower` (lower-cased tokens): future when a future marker

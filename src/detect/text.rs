@@ -124,7 +124,13 @@ fn push_part(out: &mut Vec<Token>, part: &str, at: usize) {
     // Possessive: keep the owner.
     for suffix in ["'s", "'"] {
         if lower.len() > suffix.len() + 1 && lower.ends_with(suffix) && suffix == "'s" {
-            let keep = part.len() - part.chars().rev().take(2).map(char::len_utf8).sum::<usize>();
+            let keep = part.len()
+                - part
+                    .chars()
+                    .rev()
+                    .take(2)
+                    .map(char::len_utf8)
+                    .sum::<usize>();
             out.push(token(&part[..keep], at, Kind::Word));
             return;
         }
@@ -137,7 +143,13 @@ fn push_part(out: &mut Vec<Token>, part: &str, at: usize) {
             "ai" => "is",
             s => s,
         };
-        let cut = part.len() - part.chars().rev().take(3).map(char::len_utf8).sum::<usize>();
+        let cut = part.len()
+            - part
+                .chars()
+                .rev()
+                .take(3)
+                .map(char::len_utf8)
+                .sum::<usize>();
         if !stem.is_empty() {
             let mut t = token(&part[..cut], at, Kind::Word);
             t.lower = stem.to_string();
@@ -157,7 +169,10 @@ fn push_part(out: &mut Vec<Token>, part: &str, at: usize) {
         out.push(n);
         return;
     }
-    let kind = if part.chars().all(|c| c.is_ascii_digit() || c == '.' || c == ',') {
+    let kind = if part
+        .chars()
+        .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+    {
         Kind::Number
     } else {
         Kind::Word
@@ -218,7 +233,9 @@ pub(crate) fn temporals(toks: &[Token]) -> Vec<Temporal> {
             continue;
         }
         // Weekday, optionally followed by ", <date>".
-        if t.cap && let Some(w) = weekday_of(&t.lower) {
+        if t.cap
+            && let Some(w) = weekday_of(&t.lower)
+        {
             let mut expr = DateExpr {
                 weekday: Some(w),
                 style: DateStyle::Weekday,
@@ -344,23 +361,146 @@ pub(crate) const NEGATORS: &[&str] = &["not", "never", "no", "neither", "nor", "
 /// Words a template match may skip between its parts: auxiliaries, negators and
 /// adverbs that do not change which fact is meant.
 pub(crate) const FILLERS: &[&str] = &[
-    "not", "never", "no", "longer", "does", "do", "did", "is", "are", "was", "were", "will",
-    "would", "shall", "should", "has", "have", "had", "been", "be", "also", "still", "currently",
-    "now", "actually", "already", "only", "just", "really", "definitely", "certainly", "indeed",
-    "reportedly", "apparently", "probably", "likely", "possibly", "supposedly", "officially",
-    "formerly", "previously", "originally", "recently", "then", "again", "both", "all",
-    "ll", "may", "might", "could", "can", "must", "in", "fact", "clearly", "obviously",
-    "definitely", "however", "though", "too", "as", "well", "ever", "once", "later", "finally",
-    "eventually", "personally", "directly", "jointly", "together", "successfully", "always",
+    "not",
+    "never",
+    "no",
+    "longer",
+    "does",
+    "do",
+    "did",
+    "is",
+    "are",
+    "was",
+    "were",
+    "will",
+    "would",
+    "shall",
+    "should",
+    "has",
+    "have",
+    "had",
+    "been",
+    "be",
+    "also",
+    "still",
+    "currently",
+    "now",
+    "actually",
+    "already",
+    "only",
+    "just",
+    "really",
+    "definitely",
+    "certainly",
+    "indeed",
+    "reportedly",
+    "apparently",
+    "probably",
+    "likely",
+    "possibly",
+    "supposedly",
+    "officially",
+    "formerly",
+    "previously",
+    "originally",
+    "recently",
+    "then",
+    "again",
+    "both",
+    "all",
+    "ll",
+    "may",
+    "might",
+    "could",
+    "can",
+    "must",
+    "in",
+    "fact",
+    "clearly",
+    "obviously",
+    "definitely",
+    "however",
+    "though",
+    "too",
+    "as",
+    "well",
+    "ever",
+    "once",
+    "later",
+    "finally",
+    "eventually",
+    "personally",
+    "directly",
+    "jointly",
+    "together",
+    "successfully",
+    "always",
 ];
 
 /// Words that end a slot's value when the slot is the last part of a template.
 pub(crate) const BOUNDARIES: &[&str] = &[
-    "and", "or", "but", "which", "who", "whom", "whose", "where", "when", "while", "because",
-    "since", "so", "as", "in", "on", "at", "for", "with", "from", "by", "to", "of", "until",
-    "after", "before", "during", "last", "this", "next", "yet", "although", "though", "if",
-    "unless", "that", "than", "earlier", "later", "back", "too", "either", "instead", "not",
-    "though", "once", "again", "also", "already", "today", "yesterday", "tomorrow",
+    "and",
+    "or",
+    "but",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "where",
+    "when",
+    "while",
+    "because",
+    "since",
+    "so",
+    "as",
+    "in",
+    "on",
+    "at",
+    "for",
+    "with",
+    "from",
+    "by",
+    "to",
+    "of",
+    "until",
+    "after",
+    "before",
+    "during",
+    "last",
+    "this",
+    "next",
+    "yet",
+    "although",
+    "though",
+    "if",
+    "unless",
+    "that",
+    "than",
+    "earlier",
+    "later",
+    "back",
+    "too",
+    "either",
+    "instead",
+    "not",
+    "though",
+    "once",
+    "again",
+    "also",
+    "already",
+    "today",
+    "yesterday",
+    "tomorrow",
+    "anymore",
+    "now",
+    "currently",
+    "here",
+    "there",
+    "full",
+    "since",
+    "ever",
+    "again",
+    "alongside",
 ];
 
 /// Pronouns that refer back to an entity.
@@ -437,7 +577,10 @@ pub(crate) fn stem(word: &str) -> String {
         .filter(|r| r.ends_with(['s', 'x', 'z']) || r.ends_with("ch") || r.ends_with("sh"))
     {
         r.to_string()
-    } else if let Some(r) = w.strip_suffix('s').filter(|r| !r.ends_with('s') && r.len() >= 3) {
+    } else if let Some(r) = w
+        .strip_suffix('s')
+        .filter(|r| !r.ends_with('s') && r.len() >= 3)
+    {
         r.to_string()
     } else {
         w
@@ -448,7 +591,10 @@ pub(crate) fn stem(word: &str) -> String {
     let b = s.as_bytes();
     if b.len() > 3
         && b[b.len() - 1] == b[b.len() - 2]
-        && !matches!(b[b.len() - 1], b'a' | b'e' | b'i' | b'o' | b'u' | b's' | b'l')
+        && !matches!(
+            b[b.len() - 1],
+            b'a' | b'e' | b'i' | b'o' | b'u' | b's' | b'l'
+        )
     {
         s.pop();
     }
@@ -458,9 +604,27 @@ pub(crate) fn stem(word: &str) -> String {
 /// Cardinal number words.
 pub(crate) fn number_word(w: &str) -> Option<i64> {
     const WORDS: [&str; 21] = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-        "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-        "nineteen", "twenty",
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
     ];
     WORDS.iter().position(|x| *x == w).map(|i| i as i64)
 }
@@ -487,7 +651,10 @@ mod tests {
     use super::*;
 
     fn lowers(s: &str) -> Vec<String> {
-        tokenize(s, 0, s.len()).into_iter().map(|t| t.lower).collect()
+        tokenize(s, 0, s.len())
+            .into_iter()
+            .map(|t| t.lower)
+            .collect()
     }
 
     #[test]
@@ -495,13 +662,32 @@ mod tests {
         let s = "Alice's team doesn't meet on 2024-03-12 [HEDGE-1]; roadmap-review.";
         let toks = tokenize(s, 0, s.len());
         for t in &toks {
-            assert_eq!(&s[t.start..t.end].to_lowercase().replace("n't", "not"), &t.lower.replace("does", "does"), "{t:?}");
+            assert_eq!(
+                &s[t.start..t.end].to_lowercase().replace("n't", "not"),
+                &t.lower.replace("does", "does"),
+                "{t:?}"
+            );
         }
         assert_eq!(
             lowers(s),
-            ["alice", "team", "does", "not", "meet", "on", "2024-03-12", ";", "roadmap", "review", "."]
+            [
+                "alice",
+                "team",
+                "does",
+                "not",
+                "meet",
+                "on",
+                "2024-03-12",
+                ";",
+                "roadmap",
+                "review",
+                "."
+            ]
         );
-        assert_eq!(lowers("It can't be 1,200."), ["it", "can", "not", "be", "1,200", "."]);
+        assert_eq!(
+            lowers("It can't be 1,200."),
+            ["it", "can", "not", "be", "1,200", "."]
+        );
     }
 
     #[test]
