@@ -219,13 +219,13 @@ pub enum ErrorCode {
     /// A proof was asked of a fact base whose derivation record is off (or is
     /// inconsistent).
     ProvenanceUnavailable,
+    /// A broken internal invariant: a bug in prooflog, never the user's input.
+    Internal,
     /// A rule pack's manifest is malformed, two packs clash, or a pack's sample does
     /// not produce what it promises.
     BadPack,
     /// A text generator (a language model) failed to answer.
     Generation,
-    /// A broken internal invariant: a bug in prooflog, never the user's input.
-    Internal,
 }
 
 impl ErrorCode {
@@ -246,9 +246,9 @@ impl ErrorCode {
             ErrorCode::BudgetExceeded => "budget_exceeded",
             ErrorCode::Usage => "usage",
             ErrorCode::ProvenanceUnavailable => "provenance_unavailable",
+            ErrorCode::Internal => "internal_error",
             ErrorCode::BadPack => "bad_pack",
             ErrorCode::Generation => "generation_error",
-            ErrorCode::Internal => "internal_error",
         }
     }
 }

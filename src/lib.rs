@@ -65,6 +65,7 @@ pub mod diag;
 pub mod eval;
 pub mod ir;
 pub mod pack;
+pub mod pipeline;
 pub mod proof;
 pub mod store;
 pub mod syntax;
