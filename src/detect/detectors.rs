@@ -253,18 +253,7 @@ fn fabricated(a: &Analysis<'_>, out: &mut Vec<RawFlag>) {
                     conf += 0.15;
                 }
                 // A commonly held attribute: most entities of the subject's kind have it.
-                let col0 = relation.columns[0].name.to_lowercase();
-                let kind: Vec<_> = k
-                    .lexicon
-                    .entities
-                    .iter()
-                    .filter(|x| x.column_names.contains(&col0))
-                    .collect();
-                let holders = kind
-                    .iter()
-                    .filter(|x| x.columns.contains(&(c.rel, 0)))
-                    .count();
-                if !kind.is_empty() && holders * 2 >= kind.len() {
+                if k.common_attribute(c.rel) {
                     conf += 0.1;
                 }
                 let mut pattern = vec![None; relation.arity()];

@@ -74,6 +74,7 @@ pub(crate) struct Knowledge<'a> {
     pub lexicon: Lexicon,
     index: Vec<Vec<OnceLock<HashMap<Value, Vec<u32>>>>>,
     rules_by_head: Vec<Vec<usize>>,
+    common: Vec<OnceLock<bool>>,
 }
 
 /// Most rule instances tried when looking for what rules a fact out.
@@ -96,7 +97,32 @@ impl<'a> Knowledge<'a> {
             lexicon: Lexicon::build(fb, alias),
             index,
             rules_by_head,
+            common: program
+                .relations()
+                .iter()
+                .map(|_| OnceLock::new())
+                .collect(),
         }
+    }
+
+    /// Whether most entities of the kind of `rel`'s first column (entities occurring
+    /// in a column of that name) hold a fact of `rel`: a commonly held attribute.
+    pub fn common_attribute(&self, rel: RelId) -> bool {
+        *self.common[rel as usize].get_or_init(|| {
+            let relation = self.fb.program().relation(rel);
+            let Some(col0) = relation.columns.first() else {
+                return false;
+            };
+            let name = col0.name.to_lowercase();
+            let (mut kind, mut holders) = (0usize, 0usize);
+            for e in &self.lexicon.entities {
+                if e.column_names.contains(&name) {
+                    kind += 1;
+                    holders += usize::from(e.columns.contains(&(rel, 0)));
+                }
+            }
+            kind > 0 && holders * 2 >= kind
+        })
     }
 
     fn column(&self, rel: RelId, col: usize) -> &HashMap<Value, Vec<u32>> {

@@ -122,7 +122,9 @@ pub(crate) struct Lexicon {
     /// Surface words joined by one space → entities (full names first).
     surfaces: HashMap<String, Vec<usize>>,
     /// Single words that are parts of alias names, for typo suggestions.
-    parts: Vec<(String, usize)>,
+    parts: HashMap<String, Vec<usize>>,
+    /// Surfaces by length in characters, for typo search.
+    by_length: Vec<Vec<(String, Vec<usize>)>>,
     max_words: usize,
     /// Symbol columns whose values are mostly ordinary words (`department`): an
     /// unknown ordinary word can stand for one of their values.
@@ -191,7 +193,7 @@ impl Lexicon {
         for (id, e) in entities.iter().enumerate() {
             add(name_words(&e.symbol), id, &mut surfaces);
         }
-        let mut parts = Vec::new();
+        let mut parts: HashMap<String, Vec<usize>> = HashMap::new();
         for (id, name) in &aliases {
             add(name_words(name), *id, &mut surfaces);
             if name.len() > entities[*id].display.len()
@@ -213,7 +215,7 @@ impl Lexicon {
                     && !is_ordinary(&lower)
                 {
                     add(vec![lower.clone()], *id, &mut surfaces);
-                    parts.push((lower, *id));
+                    parts.entry(lower).or_default().push(*id);
                 }
             }
         }
@@ -237,11 +239,23 @@ impl Lexicon {
             })
             .map(|(k, _)| k)
             .collect();
+        let mut by_length: Vec<Vec<(String, Vec<usize>)>> = Vec::new();
+        for (surface, ids) in &surfaces {
+            let n = surface.chars().count();
+            if by_length.len() <= n {
+                by_length.resize(n + 1, Vec::new());
+            }
+            by_length[n].push((surface.clone(), ids.clone()));
+        }
+        for bucket in &mut by_length {
+            bucket.sort();
+        }
         Lexicon {
             entities,
             by_symbol,
             surfaces,
             parts,
+            by_length,
             max_words,
             ordinary_columns,
         }
@@ -287,22 +301,27 @@ impl Lexicon {
         if key.len() < 3 {
             return Vec::new();
         }
-        let budget = if key.len() <= 5 { 1 } else { 2 };
+        let n = key.chars().count();
+        let budget = if n <= 5 { 1 } else { 2 };
+        let (first, last) = (key.chars().next(), key.chars().last());
         let mut out = BTreeSet::new();
-        for (surface, ids) in &self.surfaces {
-            if surface.len().abs_diff(key.len()) <= budget
-                && surface != &key
-                && levenshtein(surface, &key) <= budget
-            {
-                out.extend(ids.iter().copied());
+        for len in n.saturating_sub(budget)..=n + budget {
+            for (surface, ids) in self.by_length.get(len).into_iter().flatten() {
+                // A typo keeps the first or the last letter.
+                if (surface.chars().next() == first || surface.chars().last() == last)
+                    && surface != &key
+                    && levenshtein(surface, &key) <= budget
+                {
+                    out.extend(ids.iter().copied());
+                }
             }
         }
         // A known first name with an unknown surname, or the other way round.
         let words = name_words(name);
         if words.len() > 1 {
-            for (part, id) in &self.parts {
-                if words.iter().any(|w| w == part) {
-                    out.insert(*id);
+            for w in &words {
+                if let Some(ids) = self.parts.get(w) {
+                    out.extend(ids.iter().copied());
                 }
             }
         }
