@@ -60,6 +60,7 @@
 pub mod answer;
 pub mod bundled;
 pub mod check;
+pub mod detect;
 pub mod diag;
 pub mod digest;
 pub mod eval;

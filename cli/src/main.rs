@@ -11,6 +11,7 @@
 mod answer;
 mod common;
 mod pack;
+mod detect;
 mod prove;
 mod rag;
 mod run;
@@ -61,6 +62,9 @@ enum Command {
     Ask(rag::AskArgs),
     /// Rule packs: check one (its manifest, rules and samples), list several.
     Pack(pack::PackArgs),
+    /// Detect hallucinations in an answer against the fact base and the dialogue, and
+    /// say how to mitigate them (exit 1 when any is flagged).
+    Detect(Box<detect::DetectArgs>),
 }
 
 /// Parse arguments, run the command, map its outcome to an exit code.
@@ -100,6 +104,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => rag::demo(args),
         Command::Ask(args) => rag::ask(args),
         Command::Pack(args) => pack::execute(args),
+        Command::Detect(args) => detect::execute(*args),
     }
 }
 
