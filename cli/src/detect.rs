@@ -13,7 +13,7 @@ use prooflog::pack::{Pack, PackSet};
 use prooflog::store::{InputFact, Loader, read_hyperedges};
 use prooflog::{Error, Result};
 
-use super::common::{EngineInputs, Format, fail, print};
+use super::common::{Diagnostics, EngineInputs, Format, fail, print};
 
 /// Arguments of `prooflog detect`.
 #[derive(Args)]
@@ -60,7 +60,7 @@ pub struct DetectArgs {
 pub fn execute(args: DetectArgs) -> ExitCode {
     match run(&args) {
         Ok(code) => code,
-        Err(e) => fail(&e, args.format),
+        Err(e) => fail(&e, Diagnostics::for_format(Some(args.format))),
     }
 }
 

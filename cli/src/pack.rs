@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use prooflog::pack::{Pack, PackInfo, PackReport, PackSet};
 
-use crate::common::{Format, fail, print};
+use crate::common::{Diagnostics, Format, fail, print};
 
 /// Arguments of `prooflog pack`.
 #[derive(Args)]
@@ -56,7 +56,7 @@ pub fn execute(args: PackArgs) -> ExitCode {
 fn check(dir: &std::path::Path, format: Format) -> ExitCode {
     let report = match Pack::load(dir).and_then(|p| p.check()) {
         Ok(r) => r,
-        Err(e) => return fail(&e, format),
+        Err(e) => return fail(&e, Diagnostics::for_format(Some(format))),
     };
     match format {
         Format::Json => print(&(serde_json::to_string_pretty(&report).unwrap_or_default() + "\n")),
@@ -121,12 +121,12 @@ fn list(dirs: &[PathBuf], format: Format) -> ExitCode {
     };
     let packs = match packs {
         Ok(p) => p,
-        Err(e) => return fail(&e, format),
+        Err(e) => return fail(&e, Diagnostics::for_format(Some(format))),
     };
     if packs.len() > 1
         && let Err(e) = PackSet::new(packs.clone())
     {
-        return fail(&e, format);
+        return fail(&e, Diagnostics::for_format(Some(format)));
     }
     let infos: Vec<PackInfo> = packs.iter().map(Pack::describe).collect();
     match format {

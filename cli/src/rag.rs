@@ -22,7 +22,7 @@ use prooflog::pipeline::{
 use prooflog::store::{Hyperedge, InputFact, Loader, read_hyperedges};
 use prooflog::{Result, render};
 
-use crate::common::{Format, fail, print};
+use crate::common::{Diagnostics, Format, fail, print};
 
 /// Checking mode (see `prooflog ask --help`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -220,7 +220,7 @@ fn exit_of(answer: &Answer) -> ExitCode {
 pub fn ask(args: AskArgs) -> ExitCode {
     let answer = match ask_inner(&args) {
         Ok(a) => a,
-        Err(e) => return fail(&e, args.format),
+        Err(e) => return fail(&e, Diagnostics::for_format(Some(args.format))),
     };
     match args.format {
         Format::Json => print(&(answer.to_json_pretty() + "\n")),
@@ -359,7 +359,7 @@ pub fn demo(args: DemoArgs) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Err(e) => fail(&e, args.format),
+        Err(e) => fail(&e, Diagnostics::for_format(Some(args.format))),
     }
 }
 
