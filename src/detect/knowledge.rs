@@ -68,11 +68,14 @@ enum Choice {
     Unknown,
 }
 
+/// Rows of one column by value.
+type ColumnIndex = HashMap<Value, Vec<u32>>;
+
 /// The fact base, its lexicon and lazily built per-column indexes.
 pub(crate) struct Knowledge<'a> {
     pub fb: &'a FactBase,
     pub lexicon: Lexicon,
-    index: Vec<Vec<OnceLock<HashMap<Value, Vec<u32>>>>>,
+    index: Vec<Vec<OnceLock<ColumnIndex>>>,
     rules_by_head: Vec<Vec<usize>>,
     common: Vec<OnceLock<bool>>,
 }
@@ -125,7 +128,7 @@ impl<'a> Knowledge<'a> {
         })
     }
 
-    fn column(&self, rel: RelId, col: usize) -> &HashMap<Value, Vec<u32>> {
+    fn column(&self, rel: RelId, col: usize) -> &ColumnIndex {
         self.index[rel as usize][col].get_or_init(|| {
             let mut map: HashMap<Value, Vec<u32>> = HashMap::new();
             for f in self.fb.facts(rel) {

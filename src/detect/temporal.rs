@@ -53,7 +53,7 @@ impl Date {
 
     /// A date written as the number `yyyymmdd` (how packs store dates).
     pub fn from_yyyymmdd(n: i64) -> Option<Date> {
-        if !(1000_01_01..=9999_12_31).contains(&n) {
+        if !(10_000_101..=99_991_231).contains(&n) {
             return None;
         }
         Date::new((n / 10000) as i32, ((n / 100) % 100) as u8, (n % 100) as u8)

@@ -48,14 +48,14 @@ pub(crate) fn tokenize(text: &str, start: usize, end: usize) -> Vec<Token> {
     let byte = |k: usize| chars.get(k).map_or(s.len(), |&(b, _)| b);
     while i < chars.len() {
         let c = chars[i].1;
-        if c == '[' {
-            if let Some(len) = crate::answer::segment::citation_tag_len(&s[byte(i)..]) {
-                let stop = byte(i) + len;
-                while i < chars.len() && byte(i) < stop {
-                    i += 1;
-                }
-                continue;
+        if c == '['
+            && let Some(len) = crate::answer::segment::citation_tag_len(&s[byte(i)..])
+        {
+            let stop = byte(i) + len;
+            while i < chars.len() && byte(i) < stop {
+                i += 1;
             }
+            continue;
         }
         if c.is_alphanumeric() {
             let first = i;
@@ -662,11 +662,8 @@ mod tests {
         let s = "Alice's team doesn't meet on 2024-03-12 [HEDGE-1]; roadmap-review.";
         let toks = tokenize(s, 0, s.len());
         for t in &toks {
-            assert_eq!(
-                &s[t.start..t.end].to_lowercase().replace("n't", "not"),
-                &t.lower.replace("does", "does"),
-                "{t:?}"
-            );
+            let written = s[t.start..t.end].to_lowercase();
+            assert!(t.lower == written || t.lower == "not", "{t:?}");
         }
         assert_eq!(
             lowers(s),
