@@ -82,6 +82,7 @@ fn main() -> prooflog::Result<()> {
         derived += o.stats().derived_facts;
         bytes += o.memory_bytes();
     }
+    let measured = times.len();
     let (median, p99, max) = stats(times);
     println!(
         "overlay, {} new facts: median {}, p99 {}, max {} wall time over {requests} requests ({:.1} derived facts and {:.1} KiB of overlay storage per request)",
@@ -92,7 +93,7 @@ fn main() -> prooflog::Result<()> {
         derived as f64 / requests as f64,
         bytes as f64 / requests as f64 / 1024.0
     );
-    if cpu.len() == times.len() {
+    if cpu.len() == measured {
         let (median, p99, max) = stats(cpu);
         println!(
             "overlay, CPU time of the requesting thread: median {}, p99 {}, max {}",
