@@ -62,10 +62,18 @@ impl SharedBase {
                 rels,
                 replay_only: false,
             };
-            for rule in &program.rules {
+            for rule in program.rules() {
                 for (i, lit) in rule.body.iter().enumerate() {
-                    if matches!(lit, Literal::Atom(_)) {
-                        planner.plan(rule, Some(i), &everything)?;
+                    match lit {
+                        Literal::Atom(_) => {
+                            planner.plan(rule, Some(i), &everything)?;
+                        }
+                        // The probe of whether new negated facts block a derivation.
+                        Literal::Negated(_) => {
+                            let probe = crate::eval::fixpoint::negation_probe(rule, i);
+                            planner.plan(&probe, Some(i), &everything)?;
+                        }
+                        _ => {}
                     }
                 }
             }
