@@ -466,8 +466,9 @@ impl FactBase {
     /// A new fact base: this one plus `extra` input facts and their consequences.
     ///
     /// Only consequences are computed: each stratum whose inputs grew runs semi-naive
-    /// rounds seeded with the new and improved facts. A stratum whose negations or
-    /// aggregates read a relation that changed (facts may have to disappear) is
+    /// rounds seeded with the new and improved facts. A stratum whose aggregates read
+    /// a relation that changed, or whose negations read a relation that gained a fact
+    /// blocking one of its existing derivations (facts may have to disappear), is
     /// re-evaluated from its input facts, and so is every stratum that reads one that
     /// was. The result equals evaluating the program over all inputs at once (the
     /// same facts and confidences; rows keep the base's numbering where the base's

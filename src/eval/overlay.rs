@@ -10,8 +10,9 @@
 //!
 //! What an overlay computes equals evaluating the program over the base's inputs and
 //! the request's evidence together: the same facts and the same confidences. A stratum
-//! whose negated or aggregated input changed is recomputed in the overlay's own
-//! storage (its facts may have to disappear), and so is every stratum that reads it.
+//! whose aggregated input changed, or whose negated input gained a fact that blocks
+//! one of its existing derivations, is recomputed in the overlay's own storage (its
+//! facts may have to disappear), and so is every stratum that reads it.
 //! Derivations are recorded as evaluation records them, except that when the
 //! evidence raises the confidence of a fact already read, the overlay keeps the
 //! best-confidence derivations its rounds found rather than re-selecting the
