@@ -10,8 +10,8 @@
 
 mod answer;
 mod common;
-mod pack;
 mod detect;
+mod pack;
 mod prove;
 mod rag;
 mod run;

@@ -344,6 +344,82 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
+    /// Whether a fact new to a relation that stratum `si` negates (a row of
+    /// `changed` from `base_len` on) blocks a derivation of a fact that exists: each
+    /// rule is run with that negation read positively, its delta being the new facts.
+    /// When none does, the stratum's facts need not be recomputed: the new negated
+    /// facts remove nothing, and seeded rounds apply them to what is derived next.
+    pub fn negations_block(
+        &mut self,
+        si: usize,
+        changed: &[Vec<u32>],
+        base_len: &[u32],
+    ) -> Result<bool> {
+        let program = self.program;
+        let everything = vec![true; program.relations.len()];
+        for &rid in &program.strata[si].rules {
+            let rule = program.rule(rid);
+            for (i, lit) in rule.body.iter().enumerate() {
+                let Literal::Negated(a) = lit else { continue };
+                let fresh: Vec<u32> = changed[a.rel as usize]
+                    .iter()
+                    .copied()
+                    .filter(|&r| r >= base_len[a.rel as usize])
+                    .collect();
+                if fresh.is_empty() {
+                    continue;
+                }
+                let probe = negation_probe(rule, i);
+                let plan = Planner {
+                    program,
+                    interner: &mut self.interner,
+                    rels: &mut self.rels,
+                    replay_only: false,
+                }
+                .plan(&probe, Some(i), &everything)?;
+                if self.emits_existing(&plan, &fresh) {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// Whether running `plan` over `delta` derives a fact its head relation has.
+    fn emits_existing(&self, plan: &Plan, delta: &[u32]) -> bool {
+        if !plan.feasible {
+            return false;
+        }
+        let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
+        let ctx = Ctx {
+            rels: &self.rels,
+            old: &lens,
+            full: &lens,
+            delta,
+            interner: &self.interner,
+            provenance: false,
+        };
+        let head = &self.rels[plan.head_rel as usize];
+        let mut found = false;
+        let mut cells = Vec::with_capacity(plan.head.len());
+        let mut sink = |frame: &mut Frame, _: f64, _: u32| {
+            if found {
+                return;
+            }
+            cells.clear();
+            for e in &plan.head {
+                match exec::eval(e, &frame.slots) {
+                    Some(v) => cells.push(v),
+                    None => return,
+                }
+            }
+            found = head.find(&cells).is_some();
+        };
+        let mut frame = Frame::new(plan);
+        exec::run_plan(&ctx, plan, &mut frame, 0..usize::MAX, &mut sink);
+        found
+    }
+
     fn report(&self, stratum: usize, round: u32, new_facts: usize) {
         if let Some(p) = &self.options.progress {
             p(&Progress {
@@ -491,6 +567,16 @@ impl<'a> Engine<'a> {
         }
         Ok(())
     }
+}
+
+/// `rule` with its `i`-th literal, a negation, read as a positive atom: what probes
+/// whether new facts of the negated relation block a derivation.
+pub(crate) fn negation_probe(rule: &crate::ir::Rule, i: usize) -> crate::ir::Rule {
+    let mut probe = rule.clone();
+    if let Some(Literal::Negated(a)) = probe.body.get(i).cloned() {
+        probe.body[i] = Literal::Atom(a);
+    }
+    probe
 }
 
 /// Which rows of a relation are queued for the next delta: a flag per own row, and a
