@@ -4,7 +4,7 @@
 //! [`Diagnostic`]: a stable machine-readable [`ErrorCode`], a message saying what went
 //! wrong, where (file, line, column, with a caret snippet of the source line), and how
 //! to fix it. The command line prints diagnostics as text or as
-//! `{"error": {"code", "message", "file", "line", "col"}}`.
+//! `{"error": {"code", "message", "file"?, "line"?, "col"?, "help"?}}`.
 
 use std::fmt;
 use std::sync::Arc;
@@ -280,6 +280,16 @@ pub enum ErrorCode {
     ProvenanceUnavailable,
     /// A broken internal invariant: a bug in prooflog, never the user's input.
     Internal,
+    /// A goal's bare identifier (a variable) that names a symbol of the data: probably
+    /// a symbol whose quotes were lost (`threatens(42, harbor)`). A warning, an error
+    /// under `--strict`.
+    AmbiguousGoal,
+    /// Content verification with nothing to verify against: a cited fact has no
+    /// verbalisation (no `text`, no template), so a sentence in words cannot match it.
+    /// A warning.
+    NoVerbalisation,
+    /// A proof made with another rule pack than the one given to check it. A warning.
+    PackMismatch,
     /// A rule pack's manifest is malformed, two packs clash, or a pack's sample does
     /// not produce what it promises.
     BadPack,
@@ -307,6 +317,9 @@ impl ErrorCode {
             ErrorCode::Arithmetic => "arithmetic_error",
             ErrorCode::ProvenanceUnavailable => "provenance_unavailable",
             ErrorCode::Internal => "internal_error",
+            ErrorCode::AmbiguousGoal => "ambiguous_goal",
+            ErrorCode::NoVerbalisation => "no_verbalisation",
+            ErrorCode::PackMismatch => "pack_mismatch",
             ErrorCode::BadPack => "bad_pack",
             ErrorCode::Generation => "generation_error",
         }
@@ -424,24 +437,32 @@ impl Diagnostic {
     }
 
     /// The JSON form printed by `--format json`:
-    /// `{"error": {"code", "message", "file", "line", "col"}}` (location fields null
-    /// when unknown; `help` included when present; for a limit, `"limit"` its name).
+    /// `{"error": {"code", "message", "file"?, "line"?, "col"?, "help"?, "limit"?}}`.
+    /// Location fields are present only when the diagnostic has a location, `help`
+    /// only when there is a hint, `limit` (its name) only for a limit: no field is
+    /// ever `null`.
     pub fn to_json(&self) -> serde_json::Value {
-        let loc = self.location.as_ref();
-        let mut obj = serde_json::json!({
-            "code": self.code.as_str(),
-            "message": self.message,
-            "file": loc.map(|l| l.file.clone()),
-            "line": loc.map(|l| l.line),
-            "col": loc.map(|l| l.col),
-        });
+        serde_json::json!({ "error": self.to_json_body() })
+    }
+
+    /// The object inside [`to_json`](Self::to_json)'s `"error"` (also the shape of a
+    /// warning, and of each entry of `"more"`).
+    pub fn to_json_body(&self) -> serde_json::Value {
+        let mut obj = serde_json::Map::new();
+        obj.insert("code".into(), self.code.as_str().into());
+        obj.insert("message".into(), self.message.clone().into());
+        if let Some(l) = &self.location {
+            obj.insert("file".into(), l.file.clone().into());
+            obj.insert("line".into(), l.line.into());
+            obj.insert("col".into(), l.col.into());
+        }
         if let Some(h) = &self.help {
-            obj["help"] = serde_json::Value::String(h.clone());
+            obj.insert("help".into(), h.clone().into());
         }
         if let Some(l) = self.limit {
-            obj["limit"] = serde_json::Value::from(l.as_str());
+            obj.insert("limit".into(), l.as_str().into());
         }
-        serde_json::json!({ "error": obj })
+        serde_json::Value::Object(obj)
     }
 }
 
@@ -544,5 +565,11 @@ mod tests {
         assert_eq!(j["error"]["code"], "bad_input");
         assert_eq!(j["error"]["line"], 3);
         assert_eq!(j["error"]["file"], "e.jsonl");
+        let bare = Diagnostic::new(ErrorCode::Io, "cannot read").to_json();
+        assert_eq!(
+            bare.to_string(),
+            r#"{"error":{"code":"io_error","message":"cannot read"}}"#,
+            "no null fields"
+        );
     }
 }

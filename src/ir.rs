@@ -44,6 +44,38 @@ pub struct Program {
     pub(crate) facts: Vec<SourceFact>,
     /// The program's source files, for diagnostics that point into them.
     pub(crate) sources: SourceMap,
+    /// The pack's identity, computed on first use.
+    pub(crate) pack: std::sync::OnceLock<PackId>,
+}
+
+/// A rule pack's identity, as a proof records it: the program files it was made with
+/// and a digest of their text, so that a proof file says which rules (and which
+/// verbalisations) it came from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PackId {
+    /// The program files as they were named when loaded, in load order.
+    pub programs: Vec<String>,
+    /// `sha256:` and the SHA-256 of the program texts in order, each preceded by its
+    /// length in bytes (decimal) and a newline: the same rules give the same digest,
+    /// whatever their files are called.
+    pub digest: String,
+}
+
+impl PackId {
+    /// The identity of program sources given as (name, text) pairs.
+    pub fn of<'a>(files: impl IntoIterator<Item = (&'a str, &'a str)>) -> PackId {
+        let mut hasher = crate::digest::Sha256::new();
+        let mut programs = Vec::new();
+        for (name, text) in files {
+            programs.push(name.to_string());
+            hasher.update(format!("{}\n", text.len()).as_bytes());
+            hasher.update(text.as_bytes());
+        }
+        PackId {
+            programs,
+            digest: format!("sha256:{}", hasher.finish_hex()),
+        }
+    }
 }
 
 impl Program {
@@ -65,7 +97,20 @@ impl Program {
             strata,
             facts,
             sources,
+            pack: Default::default(),
         }
+    }
+
+    /// The pack's identity: its program files and a digest of their text.
+    pub fn pack(&self) -> &PackId {
+        self.pack.get_or_init(|| {
+            PackId::of(
+                self.sources
+                    .files()
+                    .iter()
+                    .map(|f| (f.name.as_str(), &*f.text)),
+            )
+        })
     }
 
     /// Every relation, declared or inferred, in first-appearance order; a relation's

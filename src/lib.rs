@@ -60,7 +60,9 @@
 pub mod answer;
 pub mod bundled;
 pub mod check;
+pub mod detect;
 pub mod diag;
+pub mod digest;
 pub mod eval;
 pub mod ir;
 pub mod pack;

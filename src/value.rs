@@ -188,6 +188,20 @@ pub(crate) fn write_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
     f.write_str("\"")
 }
 
+/// A confidence (or any score in [0, 1]) as every text output shows it: two
+/// decimals (`1.00`, `0.65`). A positive value too small to show is `<0.01` and a value
+/// below 1 that would round up is `>0.99`, so text never rounds evidence away or makes
+/// it certain. JSON outputs carry the exact number instead.
+pub fn format_confidence(c: f64) -> String {
+    if c > 0.0 && c < 0.005 {
+        "<0.01".to_string()
+    } else if (0.995..1.0).contains(&c) {
+        ">0.99".to_string()
+    } else {
+        format!("{c:.2}")
+    }
+}
+
 /// Render a fact the way the rule language writes it: `pred(a, b)`.
 pub fn fact_text(predicate: &str, args: &[Value]) -> String {
     let mut s = String::with_capacity(predicate.len() + 2 + args.len() * 4);
@@ -220,6 +234,18 @@ pub(crate) fn write_fact_text(out: &mut String, predicate: &str, args: &[Value])
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn confidences_have_two_decimals_and_never_round_to_0_or_1() {
+        use super::format_confidence as f;
+        assert_eq!(f(1.0), "1.00");
+        assert_eq!(f(0.9), "0.90");
+        assert_eq!(f(0.8075), "0.81");
+        assert_eq!(f(0.646), "0.65");
+        assert_eq!(f(0.0), "0.00");
+        assert_eq!(f(0.004), "<0.01");
+        assert_eq!(f(0.996), ">0.99");
+    }
+
     use super::*;
 
     #[test]

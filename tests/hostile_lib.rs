@@ -168,8 +168,19 @@ fn load_facts(path: &std::path::Path) -> prooflog::Result<()> {
 #[test]
 fn deeply_nested_json_is_a_bad_input_error() {
     let deep = format!("{{\"e\": [{}{}]}}", "[".repeat(70_000), "]".repeat(70_000));
-    let mut loader = prooflog::store::Loader::new();
-    let err = loader.facts_json("f.json", &deep).unwrap_err();
+    // Problems of a load are reported by `load`.
+    let load = |json: Option<&str>, jsonl: Option<&str>| {
+        let mut loader = prooflog::store::Loader::new();
+        loader.program_text("t.dl", "p(x) :- e(x).\n");
+        if let Some(j) = json {
+            loader.facts_json("f.json", j).unwrap();
+        }
+        if let Some(j) = jsonl {
+            loader.evidence_jsonl("e.jsonl", j).unwrap();
+        }
+        loader.load().map(|_| ()).unwrap_err()
+    };
+    let err = load(Some(&deep), None);
     assert_eq!(err.code(), ErrorCode::BadInput);
     assert!(err.to_string().contains("nesting limit"), "{err}");
     let line = format!(
@@ -177,7 +188,7 @@ fn deeply_nested_json_is_a_bad_input_error() {
         "[".repeat(70_000),
         "]".repeat(70_000)
     );
-    let err = loader.evidence_jsonl("e.jsonl", &line).unwrap_err();
+    let err = load(None, Some(&line));
     assert!(err.to_string().contains("nesting limit"), "{err}");
 }
 
@@ -237,16 +248,21 @@ fn devices_are_refused_and_input_is_capped() {
     let file = dir.join("e.csv");
     std::fs::write(&file, "a,b\n".repeat(1000)).unwrap();
     let mut loader = prooflog::store::Loader::new();
+    loader.program_text("t.dl", ".decl e(a: symbol, b: symbol)\n");
     loader.max_input_bytes(1000);
-    let err = loader.facts(&file).unwrap_err();
+    loader.facts(&file).unwrap();
+    let err = loader.load().map(|_| ()).unwrap_err();
     assert_eq!(err.code(), ErrorCode::BudgetExceeded);
     assert_eq!(err.limit(), Some(prooflog::diag::Limit::MaxInput));
     // Within the cap it loads; the cap counts every file read.
     let mut loader = prooflog::store::Loader::new();
+    loader.program_text("t.dl", ".decl e(a: symbol, b: symbol)\n");
     loader.max_input_bytes(6000);
     loader.facts(&file).unwrap();
+    assert!(loader.clone().load().is_ok());
+    loader.facts(&file).unwrap();
     assert_eq!(
-        loader.facts(&file).unwrap_err().code(),
+        loader.load().map(|_| ()).unwrap_err().code(),
         ErrorCode::BudgetExceeded
     );
 }

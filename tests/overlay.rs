@@ -147,7 +147,7 @@ proptest! {
         }
         prop_assert_eq!(exact(base.facts()), before, "the base changed");
         // Every base record keeps its tag; a base fact cites another record only when
-        // the request gave a more confident one.
+        // the request gave a more confident one than the base's.
         let records: Vec<&InputFact> = base.facts().input_records().collect();
         let overlay_records: Vec<&InputFact> = overlay.input_records().collect();
         prop_assert_eq!(&overlay_records[..records.len()], &records[..]);
@@ -158,9 +158,9 @@ proptest! {
                 let f = overlay.lookup(fact.0, &fact.1).unwrap();
                 let record = overlay.evidence(f).unwrap();
                 prop_assert!(overlay.evidence_added().iter().any(|e| e == record));
-                prop_assert!(record.confidence >= base.facts().confidence(
-                    base.facts().lookup(fact.0, &fact.1).unwrap()
-                ));
+                let before = base.facts().lookup(fact.0, &fact.1).unwrap();
+                let old = base.facts().evidence(before).unwrap();
+                prop_assert!(record.confidence > old.confidence);
             }
         }
         if let Err(e) = check_derivations(overlay.facts(), &overlay) {
@@ -440,4 +440,80 @@ fn a_program_proves_from_its_own_facts() {
         2,
         "each program fact is input once"
     );
+}
+
+const GUARDED: &str = r#"
+.decl sighting(d: number, z: number)
+.decl cleared(d: number)
+.decl intrusion(d: number, z: number)
+.decl alert(z: number)
+intrusion(d, z) :- sighting(d, z), !cleared(d).
+alert(z) :- intrusion(_, z).
+"#;
+
+fn num_fact(program: &Program, rel: &str, args: &[i64], confidence: f64) -> InputFact {
+    InputFact {
+        rel: program.relation_id(rel).unwrap(),
+        args: args.iter().map(|&a| Value::Number(a)).collect(),
+        confidence,
+        provenance: Provenance::default(),
+    }
+}
+
+#[test]
+fn a_negated_fact_that_blocks_nothing_recomputes_nothing() {
+    let program = Arc::new(Program::from_source("guarded.dl", GUARDED).unwrap());
+    let f = |rel: &str, args: &[i64]| num_fact(&program, rel, args, 1.0);
+    let base_inputs = vec![f("sighting", &[1, 10]), f("sighting", &[2, 20])];
+    let base = SharedBase::evaluate(program.clone(), &base_inputs, &prov()).unwrap();
+    for (request, recomputes) in [
+        // Drone 3 was never sighted: clearing it blocks no derivation.
+        (vec![f("cleared", &[3]), f("sighting", &[4, 40])], false),
+        // Drone 1 was: its intrusion and the alert must go.
+        (vec![f("cleared", &[1])], true),
+    ] {
+        let overlay = base.overlay(&request, &prov()).unwrap();
+        assert_eq!(
+            overlay.stats().recomputed_strata > 0,
+            recomputes,
+            "{request:?}"
+        );
+        let all: Vec<InputFact> = base_inputs.iter().chain(&request).cloned().collect();
+        assert_eq!(
+            exact(overlay.facts()),
+            exact(&support::run(&program, &all, true))
+        );
+    }
+}
+
+#[test]
+fn a_derived_fact_keeps_its_best_input_record() {
+    // r0(2) is derived (confidence 1) and also given as evidence; when new evidence
+    // blocks the derivation, the best evidence record is what remains.
+    let program = Arc::new(
+        Program::from_source(
+            "r.dl",
+            ".decl e0(a: number, b: number)\n.decl r0(a: number)\nr0(x) :- e0(0, x), !e0(x, x).\n",
+        )
+        .unwrap(),
+    );
+    let base_inputs = vec![
+        num_fact(&program, "e0", &[0, 2], 1.0),
+        num_fact(&program, "r0", &[2], 0.264),
+    ];
+    let base = SharedBase::evaluate(program.clone(), &base_inputs, &prov()).unwrap();
+    let request = vec![
+        num_fact(&program, "r0", &[2], 0.509),
+        num_fact(&program, "e0", &[2, 2], 1.0),
+    ];
+    let overlay = base.overlay(&request, &prov()).unwrap();
+    let r = fact(&overlay, "r0", &[2]).unwrap();
+    assert_eq!(overlay.confidence(r), 0.509);
+    let all: Vec<InputFact> = base_inputs.iter().chain(&request).cloned().collect();
+    assert_eq!(
+        exact(overlay.facts()),
+        exact(&support::run(&program, &all, true))
+    );
+    let extended = base.facts().extend(&request, &prov()).unwrap();
+    assert_eq!(exact(&extended), exact(overlay.facts()));
 }

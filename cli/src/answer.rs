@@ -10,7 +10,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -25,7 +24,11 @@ use prooflog::proof::verbalise;
 use prooflog::{Error, Value};
 use serde_json::Value as Json;
 
-use super::common::{DEFAULT_PROGRAM, Format, Setting, fail, finish, parse_size, stdout};
+use prooflog::value::format_confidence;
+
+use super::common::{
+    DEFAULT_PROGRAM, Diagnostics, Format, Setting, fail, finish, parse_size, print, warn,
+};
 
 /// Arguments of `prooflog check`.
 #[derive(Args)]
@@ -56,24 +59,28 @@ pub struct CheckArgs {
     /// The message returned when the firewall abstains.
     #[arg(long, value_name = "TEXT")]
     abstain_message: Option<String>,
-    /// Verbalisation templates, a JSON object `{"member": "{0} is a member of group
-    /// {1}"}` as the rule pack's `.text` directives give them; they say a proof node's
-    /// fact in words where the node has no `text`.
+    /// Verbalisation templates, a JSON object `{"member": "drone {1} is a member of
+    /// group {0}"}` as a rule pack's `.text` directives give them. Proofs from
+    /// `prooflog prove` carry each fact's words in its node's `text` field already;
+    /// templates say the fact in words for nodes without one.
     #[arg(long, value_name = "FILE")]
     texts: Option<String>,
     /// Rule pack files (`.dl`) whose `.text` verbalisations and `.functional`
-    /// declarations describe the cited facts (repeatable; `--texts` entries win).
+    /// declarations describe the cited facts, for proofs whose nodes carry no `text`
+    /// (repeatable; `--texts` entries win). A warning says when the proofs were made
+    /// with another pack.
     #[arg(long = "program", value_name = "FILE.dl")]
     programs: Vec<std::path::PathBuf>,
-    /// Also print every sentence's verdict and reason (`sentences`).
+    /// Also print every sentence's verdict and reason (`sentences` in JSON; one line
+    /// per sentence in text).
     #[arg(long)]
     explain: bool,
     /// Most bytes of input files read in all, e.g. 64M [default: 512M].
     #[arg(long = "max-input", value_name = "SIZE|none", value_parser = parse_size)]
     max_input: Option<Setting<usize>>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
+    /// Output format: json (the default) for programs, text for people.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
 }
 
 /// Arguments of `prooflog gate`.
@@ -88,9 +95,9 @@ pub struct GateArgs {
     /// Most bytes of input files read in all, e.g. 64M [default: 512M].
     #[arg(long = "max-input", value_name = "SIZE|none", value_parser = parse_size)]
     max_input: Option<Setting<usize>>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
+    /// Output format: json (the default) for programs, text for people.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
 }
 
 /// Arguments of `prooflog ground`.
@@ -117,9 +124,9 @@ pub struct GroundArgs {
     /// Scores at or above this are grounded.
     #[arg(long, value_name = "Y")]
     permit: Option<f64>,
-    /// Verbalisation templates, a JSON object `{"member": "{0} is a member of group
-    /// {1}"}` as the rule pack's `.text` directives give them; they say a proof node's
-    /// fact in words where the node has no `text`.
+    /// Verbalisation templates, a JSON object `{"member": "drone {1} is a member of
+    /// group {0}"}` as a rule pack's `.text` directives give them; they say a cited
+    /// fact in words where it has no `text` of its own.
     #[arg(long, value_name = "FILE")]
     texts: Option<String>,
     /// Rule pack files (`.dl`) whose `.text` verbalisations and `.functional`
@@ -132,30 +139,29 @@ pub struct GroundArgs {
     /// Most bytes of input files read in all, e.g. 64M [default: 512M].
     #[arg(long = "max-input", value_name = "SIZE|none", value_parser = parse_size)]
     max_input: Option<Setting<usize>>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
+    /// Output format: json (the default) for programs, text for people.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
 }
 
 /// `prooflog check`: the hallucination firewall. Exit 0 supported, 1 stripped or
 /// abstained, 2 bad input.
 pub fn check(args: CheckArgs) -> ExitCode {
+    let style = Diagnostics::for_format(args.format);
     let mut out = String::new();
     let mut input = Inputs::new(args.max_input);
-    match run_check(&args, &mut input, &mut out) {
-        Ok(code) => emit(code, &out, args.format),
-        Err(e) => fail(&e, args.format),
+    match run_check(&args, style, &mut input, &mut out) {
+        Ok(code) => finish(code, print(&out), style),
+        Err(e) => fail(&e, style),
     }
 }
 
-/// Write a command's output; see [`finish`] for what a failed write means.
-fn emit(code: ExitCode, text: &str, format: Format) -> ExitCode {
-    let mut out = stdout();
-    let written = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-    finish(code, written, format)
-}
-
-fn run_check(args: &CheckArgs, input: &mut Inputs, out: &mut String) -> Result<ExitCode, Error> {
+fn run_check(
+    args: &CheckArgs,
+    style: Diagnostics,
+    input: &mut Inputs,
+    out: &mut String,
+) -> Result<ExitCode, Error> {
     if args.proofs.is_empty() && args.allowed.is_empty() {
         return Err(usage(
             "give the allowed tags with --proof FILE or --allowed TAG,…",
@@ -170,6 +176,14 @@ fn run_check(args: &CheckArgs, input: &mut Inputs, out: &mut String) -> Result<E
     let mut table = FactTable::with_texts(args.texts.as_deref(), &args.programs, input)?;
     for path in &args.proofs {
         table.add_proofs(path, &parse_json(path, &input.read(path)?)?)?;
+    }
+    if let Some(w) = table.pack_mismatch() {
+        warn(&w, style);
+    }
+    if args.verify_content
+        && let Some(w) = table.unworded_warning()
+    {
+        warn(&w, style);
     }
     for tag in &args.allowed {
         let canon = canonical_tag(tag.trim()).ok_or_else(|| {
@@ -197,7 +211,7 @@ fn run_check(args: &CheckArgs, input: &mut Inputs, out: &mut String) -> Result<E
     }
     let result = firewall.check(&answer, &table.allowed, proved, args.require_proof);
 
-    match args.format {
+    match args.format.unwrap_or_default() {
         Format::Json => {
             let mut json = result.as_dict();
             json["answer"] = Json::String(result.answer.clone());
@@ -209,20 +223,24 @@ fn run_check(args: &CheckArgs, input: &mut Inputs, out: &mut String) -> Result<E
                     ))
                 })?;
             }
-            let _ = writeln!(out, "{json}");
+            let _ = writeln!(out, "{}", pretty(&json)?);
         }
         Format::Text => {
             let _ = writeln!(
                 out,
-                "{} (coverage {:.2}; {} supported, {} stripped)",
+                "{} (coverage {}; {} supported, {} stripped)",
                 result.outcome,
-                result.coverage,
+                format_confidence(result.coverage),
                 result.supported.len(),
                 result.stripped.len()
             );
-            for s in result.sentences.iter().filter(|s| !s.kept()) {
+            for s in &result.sentences {
+                if !args.explain && s.kept() {
+                    continue;
+                }
+                let _ = writeln!(out, "  {}: {}", kind_word(s.kind), s.text);
                 if let Some(reason) = &s.reason {
-                    let _ = writeln!(out, "  stripped: {}\n    because it {reason}", s.text);
+                    let _ = writeln!(out, "    reason: {}", strip_reason_sentence(reason));
                 }
             }
             let _ = writeln!(out, "\n{}", result.answer);
@@ -237,11 +255,12 @@ fn run_check(args: &CheckArgs, input: &mut Inputs, out: &mut String) -> Result<E
 
 /// `prooflog gate`: the faithfulness gate. Exit 0 unless the gate refused (1).
 pub fn gate(args: GateArgs) -> ExitCode {
+    let style = Diagnostics::for_format(args.format);
     let mut out = String::new();
     let mut input = Inputs::new(args.max_input);
     match run_gate(&args, &mut input, &mut out) {
-        Ok(code) => emit(code, &out, args.format),
-        Err(e) => fail(&e, args.format),
+        Ok(code) => finish(code, print(&out), style),
+        Err(e) => fail(&e, style),
     }
 }
 
@@ -253,7 +272,7 @@ fn run_gate(args: &GateArgs, input: &mut Inputs, out: &mut String) -> Result<Exi
         .map(|p| input.read(p))
         .collect::<Result<Vec<_>, _>>()?;
     let result = Gate::check(&answer, &passages);
-    match args.format {
+    match args.format.unwrap_or_default() {
         Format::Json => {
             let _ = writeln!(out, "{}", to_json(&result)?);
         }
@@ -273,7 +292,12 @@ fn run_gate(args: &GateArgs, input: &mut Inputs, out: &mut String) -> Result<Exi
             for c in &result.claims {
                 let _ = match (&c.passage, &c.reason) {
                     (Some(p), _) => writeln!(out, "  ok    [{}] {}", args.passages[*p], c.text),
-                    (None, Some(r)) => writeln!(out, "  drop  {}\n        because {r}", c.text),
+                    (None, Some(r)) => writeln!(
+                        out,
+                        "  drop  {}\n        reason: {}",
+                        c.text,
+                        sentence(&r.to_string())
+                    ),
                     (None, None) => writeln!(out, "  drop  {}", c.text),
                 };
             }
@@ -283,8 +307,20 @@ fn run_gate(args: &GateArgs, input: &mut Inputs, out: &mut String) -> Result<Exi
     Ok(ExitCode::from(if result.refused { 1 } else { 0 }))
 }
 
+/// A result as pretty-printed JSON with sorted keys, as every command prints.
 fn to_json<T: serde::Serialize>(value: &T) -> Result<String, Error> {
-    serde_json::to_string(value).map_err(|e| {
+    let value = serde_json::to_value(value).map_err(|e| {
+        Error::from(Diagnostic::new(
+            ErrorCode::BadInput,
+            format!("cannot serialize the result: {e}"),
+        ))
+    })?;
+    pretty(&value)
+}
+
+/// Pretty-printed JSON. `serde_json::Value` keeps object keys sorted.
+fn pretty(value: &Json) -> Result<String, Error> {
+    serde_json::to_string_pretty(value).map_err(|e| {
         Diagnostic::new(
             ErrorCode::BadInput,
             format!("cannot serialize the result: {e}"),
@@ -293,14 +329,82 @@ fn to_json<T: serde::Serialize>(value: &T) -> Result<String, Error> {
     })
 }
 
+/// How the firewall classified a sentence, as one word.
+fn kind_word(kind: prooflog::answer::firewall::SentenceKind) -> &'static str {
+    use prooflog::answer::firewall::SentenceKind;
+    match kind {
+        SentenceKind::Glue => "glue",
+        SentenceKind::Unverified => "unverified",
+        SentenceKind::Supported => "supported",
+        SentenceKind::Stripped => "stripped",
+    }
+}
+
+/// Why a sentence was stripped, as a full sentence for people.
+fn strip_reason_sentence(reason: &prooflog::answer::firewall::StripReason) -> String {
+    use prooflog::answer::firewall::{GLUE_MAX_CHARS, StripReason};
+    match reason {
+        StripReason::NoCitation => format!(
+            "It states a fact but cites no tag; only connective text shorter than {GLUE_MAX_CHARS} characters may go uncited."
+        ),
+        StripReason::UnknownTags { tags } => format!(
+            "It cites {}, which {} not among the allowed tags.",
+            and_list(tags),
+            if tags.len() == 1 { "is" } else { "are" }
+        ),
+        StripReason::NothingToVerify { tags } => format!(
+            "Its tags ({}) name no fact to verify it against.",
+            tags.join(", ")
+        ),
+        StripReason::NotEntailed { facts, detail } => format!(
+            "It does not say what the cited facts say: {} The cited facts say: {}",
+            sentence(detail),
+            facts
+                .iter()
+                .map(|f| sentence(&format!("“{f}”")))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// A phrase as a sentence: a lowercase first letter capitalised, a final full stop.
+fn sentence(phrase: &str) -> String {
+    let phrase = phrase.trim();
+    let mut chars = phrase.chars();
+    let mut out = String::with_capacity(phrase.len() + 1);
+    if let Some(first) = chars.next() {
+        if first.is_lowercase() {
+            out.extend(first.to_uppercase());
+        } else {
+            out.push(first);
+        }
+        out.push_str(chars.as_str());
+    }
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
+}
+
 /// `prooflog ground`: grade a claim against cited facts. Exit 0 grounded, 1 weak or
 /// ungrounded, 2 bad input.
 pub fn ground(args: GroundArgs) -> ExitCode {
+    let style = Diagnostics::for_format(args.format);
     let mut out = String::new();
     let mut input = Inputs::new(args.max_input);
     match run_ground(&args, &mut input, &mut out) {
-        Ok(code) => emit(code, &out, args.format),
-        Err(e) => fail(&e, args.format),
+        Ok(code) => finish(code, print(&out), style),
+        Err(e) => fail(&e, style),
     }
 }
 
@@ -354,7 +458,7 @@ fn run_ground(args: &GroundArgs, input: &mut Inputs, out: &mut String) -> Result
             .collect()
     };
     let report = ground_tags(&claim, &tags, &table, &options);
-    print_report(out, &report, args.format)?;
+    print_report(out, &report, args.format.unwrap_or_default())?;
     Ok(ExitCode::from(if report.verdict.is_grounded() {
         0
     } else {
@@ -368,7 +472,7 @@ fn print_report(out: &mut String, report: &GroundingReport, format: Format) -> R
             let _ = writeln!(out, "{}", to_json(report)?);
         }
         Format::Text => {
-            let _ = writeln!(out, "{}: {}", report.verdict, report.reason);
+            let _ = writeln!(out, "{}: {}", report.verdict, sentence(&report.reason));
             for m in &report.matches {
                 let mark = |b: bool| if b { "yes" } else { "no" };
                 let _ = writeln!(
@@ -401,6 +505,13 @@ struct FactTable {
     texts: HashMap<String, String>,
     /// Key columns of `.functional` predicates.
     functional: HashMap<String, Vec<usize>>,
+    /// Predicates of proof facts with no words of their own (no `text`, no template):
+    /// content verification can only compare sentences with `pred(args)`.
+    unworded: BTreeSet<String>,
+    /// The pack the `--program` files make up, when given.
+    given_pack: Option<prooflog::proof::PackId>,
+    /// The packs the proofs say they were made with, with a proof file of each.
+    proof_packs: Vec<(prooflog::proof::PackId, String)>,
 }
 
 impl TagResolver for FactTable {
@@ -429,6 +540,7 @@ impl FactTable {
         let mut table = FactTable::default();
         if !programs.is_empty() {
             let program = prooflog::Program::from_files(programs)?;
+            table.given_pack = Some(program.pack().clone());
             for rel in program.relations() {
                 if let Some(text) = &rel.text {
                     table.texts.insert(rel.name.clone(), text.clone());
@@ -457,6 +569,48 @@ impl FactTable {
         Ok(table)
     }
 
+    /// A warning when the proofs were made with another pack than `--program`'s.
+    fn pack_mismatch(&self) -> Option<Diagnostic> {
+        let given = self.given_pack.as_ref()?;
+        let (other, file) = self
+            .proof_packs
+            .iter()
+            .find(|(p, _)| p.digest != given.digest)?;
+        Some(
+            Diagnostic::new(
+                ErrorCode::PackMismatch,
+                format!(
+                    "{file} was proved with another rule pack ({}, {}) than --program gives ({}, {})",
+                    other.programs.join(", "),
+                    other.digest,
+                    given.programs.join(", "),
+                    given.digest
+                ),
+            )
+            .with_help("the proof's own `text` fields win; drop --program, or prove again with this pack"),
+        )
+    }
+
+    /// A warning when content verification has facts with no words to verify against.
+    fn unworded_warning(&self) -> Option<Diagnostic> {
+        if self.unworded.is_empty() {
+            return None;
+        }
+        let names: Vec<String> = self.unworded.iter().map(|p| format!("`{p}`")).collect();
+        Some(
+            Diagnostic::new(
+                ErrorCode::NoVerbalisation,
+                format!(
+                    "--verify-content has no words for {}: the proofs carry no `text` for {} and no template was given, so sentences citing {} are compared with the fact as the rule language writes it",
+                    and_list(&names),
+                    if names.len() == 1 { "it" } else { "them" },
+                    if names.len() == 1 { "it" } else { "them" },
+                ),
+            )
+            .with_help("prove with a pack that has `.text` verbalisations, or pass --program PACK.dl or --texts FILE"),
+        )
+    }
+
     fn add_fact(&mut self, fact: CitedFact) {
         let list = self.facts.entry(fact.tag.clone()).or_default();
         if !list.contains(&fact) {
@@ -482,6 +636,19 @@ impl FactTable {
             }
             if obj.get("status").and_then(Json::as_str) == Some("proved") {
                 self.proved = true;
+            }
+            if let Some(pack) = obj.get("pack") {
+                let pack: prooflog::proof::PackId =
+                    serde_json::from_value(pack.clone()).map_err(|e| {
+                        where_(&format!("`pack` must be {{\"programs\", \"digest\"}}: {e}"))
+                    })?;
+                if !self
+                    .proof_packs
+                    .iter()
+                    .any(|(p, _)| p.digest == pack.digest)
+                {
+                    self.proof_packs.push((pack, file.to_string()));
+                }
             }
             if let Some(tags) = obj.get("evidence_tags") {
                 let tags = tags
@@ -513,6 +680,9 @@ impl FactTable {
                     if key != "rule_tag" {
                         let fact = cited_fact(tag, node, &self.texts, &self.functional)
                             .map_err(|m| at(&m))?;
+                        if !node.contains_key("text") && !self.texts.contains_key(&fact.predicate) {
+                            self.unworded.insert(fact.predicate.clone());
+                        }
                         self.add_fact(fact);
                     }
                 }

@@ -54,13 +54,13 @@ pub struct EngineInputs {
     #[command(flatten)]
     pub limits: Limits,
 
-    /// Make failed arithmetic (integer overflow, division by zero, a float result
-    /// that is not finite) an error (exit 2, code arithmetic_error) instead of a
-    /// warning on stderr; either way the derivation is dropped.
+    /// Turn warnings into errors (exit 2): e.g. a goal's bare identifier that names a
+    /// symbol of the data, or failed arithmetic (integer overflow, division by zero, a
+    /// float result that is not finite: code arithmetic_error), whose derivation is
+    /// dropped either way.
     #[arg(long)]
     pub strict: bool,
 }
-
 /// The limits of an engine command. Each stops the work with exit 2 and a
 /// `budget_exceeded` error naming the limit (and, for evaluation, the rule that grew
 /// fastest); `none` lifts one.
@@ -248,14 +248,49 @@ impl EngineInputs {
     }
 }
 
-/// Print an error on stderr in the requested format and return exit code 2.
+/// How diagnostics (errors and warnings) are printed on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Diagnostics {
+    /// One JSON document per diagnostic, for programs.
+    Json,
+    /// `error[code]: message`, the source line with a caret, `= help: …`, for people.
+    Text,
+}
+
+impl Diagnostics {
+    /// The style for a command whose `--format` is `format` (`None` when not given):
+    /// JSON when `--format json` is given, text for any other format; without
+    /// `--format`, text when stderr is a terminal (a person is reading) and JSON
+    /// otherwise (a program is).
+    pub fn for_format(format: Option<Format>) -> Diagnostics {
+        match format {
+            Some(Format::Json) => Diagnostics::Json,
+            Some(Format::Text) => Diagnostics::Text,
+            None => Diagnostics::default_style(),
+        }
+    }
+
+    /// Without `--format`: text on a terminal, JSON otherwise.
+    pub fn default_style() -> Diagnostics {
+        use std::io::IsTerminal;
+        if std::io::stderr().is_terminal() {
+            Diagnostics::Text
+        } else {
+            Diagnostics::Json
+        }
+    }
+}
+
+/// Print an error on stderr in the given style and return exit code 2.
 ///
-/// JSON: one document `{"error": {"code", "message", "file", "line", "col", "help"?}}`;
-/// when there are several diagnostics, the others follow in `"more": [{…}, …]`.
-pub fn fail(err: &Error, format: Format) -> ExitCode {
-    match format {
-        Format::Json => to_stderr(&error_json(err).to_string()),
-        Format::Text => to_stderr(&err.to_string()),
+/// JSON: one document `{"error": {"code", "message", "file"?, "line"?, "col"?,
+/// "help"?}}`; when there are several diagnostics, the others follow in
+/// `"more": [{…}, …]`. Text: each diagnostic with its caret snippet, separated by blank
+/// lines.
+pub fn fail(err: &Error, style: Diagnostics) -> ExitCode {
+    match style {
+        Diagnostics::Json => to_stderr(&error_json(err).to_string()),
+        Diagnostics::Text => to_stderr(&err.to_string()),
     }
     ExitCode::from(2)
 }
@@ -266,27 +301,50 @@ pub fn to_stderr(line: &str) {
     let _ = writeln!(err, "{line}");
 }
 
-/// Report the evaluation's arithmetic failures on stderr, one warning per rule:
-/// `{"warning": {…}}` lines with `--format json`, `warning[arithmetic_error]: …` text
-/// otherwise.
-pub fn warn_arithmetic(base: &prooflog::FactBase, format: Format) {
-    for faults in &base.stats().arithmetic {
-        let d = prooflog::eval::arithmetic_warning(base.program(), faults);
-        match format {
-            Format::Json => {
-                let mut j = d.to_json();
-                let body = j["error"].take();
-                to_stderr(&serde_json::json!({ "warning": body }).to_string());
-            }
-            Format::Text => {
-                let text = d.to_string();
-                match text.strip_prefix("error") {
-                    Some(rest) => to_stderr(&format!("warning{rest}")),
-                    None => to_stderr(&text),
-                }
-            }
+/// The JSON form of an error (see [`fail`]).
+pub fn error_json(err: &Error) -> serde_json::Value {
+    let mut doc = err.primary().to_json();
+    if err.diagnostics.len() > 1 {
+        let more: Vec<serde_json::Value> = err.diagnostics[1..]
+            .iter()
+            .map(prooflog::Diagnostic::to_json_body)
+            .collect();
+        doc["more"] = serde_json::Value::Array(more);
+    }
+    doc
+}
+
+/// Print a warning on stderr: `warning[code]: …` (with the caret snippet) as text, or
+/// one `{"warning": {"code", "message", …}}` line as JSON.
+pub fn warn(warning: &prooflog::Diagnostic, style: Diagnostics) {
+    match style {
+        Diagnostics::Json => {
+            to_stderr(&serde_json::json!({ "warning": warning.to_json_body() }).to_string());
+        }
+        Diagnostics::Text => {
+            let text = warning.to_string();
+            let text = text.strip_prefix("error").unwrap_or(&text);
+            to_stderr(&format!("warning{text}\n"));
         }
     }
+}
+
+/// Report the evaluation's arithmetic failures on stderr, one `arithmetic_error`
+/// warning per rule (see [`warn`]).
+pub fn warn_arithmetic(base: &prooflog::FactBase, style: Diagnostics) {
+    for faults in &base.stats().arithmetic {
+        warn(
+            &prooflog::eval::arithmetic_warning(base.program(), faults),
+            style,
+        );
+    }
+}
+
+/// Write `text` to stdout and flush; see [`finish`] for what a failed write means.
+pub fn print(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
 }
 
 /// Standard output for a command's results: buffered, and every write's error is
@@ -299,7 +357,7 @@ pub fn stdout() -> std::io::BufWriter<std::io::Stdout> {
 /// `written` (the flush included). A closed pipe (`prooflog run | head`) ends quietly
 /// with the command's own code; any other failed write (a full disk) is exit 2 with
 /// an `io_error` on stderr.
-pub fn finish(code: ExitCode, written: std::io::Result<()>, format: Format) -> ExitCode {
+pub fn finish(code: ExitCode, written: std::io::Result<()>, style: Diagnostics) -> ExitCode {
     match written {
         Ok(()) => code,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code,
@@ -307,22 +365,9 @@ pub fn finish(code: ExitCode, written: std::io::Result<()>, format: Format) -> E
             &Diagnostic::new(ErrorCode::Io, format!("cannot write the output: {e}"))
                 .with_help("check that the output's disk has room and is writable")
                 .into(),
-            format,
+            style,
         ),
     }
-}
-
-/// The JSON form of an error (see [`fail`]).
-pub fn error_json(err: &Error) -> serde_json::Value {
-    let mut doc = err.primary().to_json();
-    if err.diagnostics.len() > 1 {
-        let more: Vec<serde_json::Value> = err.diagnostics[1..]
-            .iter()
-            .map(|d| d.to_json()["error"].take())
-            .collect();
-        doc["more"] = serde_json::Value::Array(more);
-    }
-    doc
 }
 
 /// Live progress of a long evaluation on stderr, for a person watching a terminal.
@@ -398,21 +443,29 @@ impl ProgressLine {
     }
 }
 
-/// Evaluate under the inputs' limits, showing a [`ProgressLine`] while it runs when
-/// stderr is a terminal.
-pub fn evaluate_on_terminal(
+/// Evaluate under an engine command's limits (and `--strict`), showing a
+/// [`ProgressLine`] while it runs when stderr is a terminal.
+pub fn evaluate_with_limits(
     program: Arc<prooflog::Program>,
     facts: &[prooflog::store::InputFact],
     provenance: bool,
     inputs: &EngineInputs,
 ) -> prooflog::Result<prooflog::FactBase> {
-    use prooflog::eval::{EvalOptions, Progress, ProgressFn};
-    let progress = ProgressLine::for_stderr();
-    let strata = program.strata().len();
-    let mut options = EvalOptions::default()
+    let options = prooflog::eval::EvalOptions::default()
         .with_provenance(provenance)
         .with_budget(inputs.limits.budget())
         .with_strict_arithmetic(inputs.strict);
+    evaluate_showing_progress(program, facts, options)
+}
+
+fn evaluate_showing_progress(
+    program: Arc<prooflog::Program>,
+    facts: &[prooflog::store::InputFact],
+    mut options: prooflog::eval::EvalOptions,
+) -> prooflog::Result<prooflog::FactBase> {
+    use prooflog::eval::{Progress, ProgressFn};
+    let progress = ProgressLine::for_stderr();
+    let strata = program.strata().len();
     if let Some(line) = progress.clone() {
         let report: ProgressFn = Arc::new(move |p: &Progress| {
             line.update(|| {
@@ -452,7 +505,7 @@ mod tests {
         assert_eq!(j["error"]["line"], 2);
         assert_eq!(j["more"][0]["message"], "second");
         assert_eq!(j["more"][0]["help"], "fix it");
-        assert!(j["more"][0]["file"].is_null());
+        assert!(j["more"][0].get("file").is_none(), "no null fields");
         let single = error_json(&Error {
             diagnostics: vec![Diagnostic::new(ErrorCode::Io, "x")],
         });

@@ -7,10 +7,10 @@ use std::process::ExitCode;
 use clap::Args;
 use prooflog::eval::{FactBase, FactId};
 use prooflog::ir::RelId;
-use prooflog::value::{Value, fact_text};
+use prooflog::value::{Value, fact_text, format_confidence};
 
 use crate::common::{
-    EngineInputs, Format, evaluate_on_terminal, fail, finish, stdout, warn_arithmetic,
+    Diagnostics, EngineInputs, Format, evaluate_with_limits, fail, finish, stdout, warn_arithmetic,
 };
 
 /// Arguments of `prooflog run`.
@@ -25,7 +25,7 @@ pub struct RunArgs {
     all: bool,
 
     /// Print only each relation's row count: {"rel": n, …}.
-    #[arg(long, conflicts_with = "confidence")]
+    #[arg(long, conflicts_with_all = ["confidence", "tags"])]
     count: bool,
 
     /// Do not record derivations (the output is the same; evaluation is lighter).
@@ -36,33 +36,44 @@ pub struct RunArgs {
     #[arg(long)]
     confidence: bool,
 
-    /// Output format: json for programs, text for people.
-    #[arg(long, value_enum, default_value_t = Format::Json)]
-    format: Format,
+    /// Print each input fact's citation tag (HEDGE-n), the tag `check --allowed` and
+    /// `ground --tags` take: {"rel": [{"args": […], "tag": "HEDGE-42"}, …]}; derived
+    /// facts have no tag. Combine with --all to see the input relations.
+    #[arg(long)]
+    tags: bool,
+
+    /// Output format: json (the default) for programs, text for people.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
 }
 
 /// Run the command.
 pub fn execute(args: RunArgs) -> ExitCode {
+    let style = Diagnostics::for_format(args.format);
     let (program, facts) = match args.inputs.load() {
         Ok(loaded) => loaded,
-        Err(e) => return fail(&e, args.format),
+        Err(e) => return fail(&e, style),
     };
-    let result = evaluate_on_terminal(program, &facts, !args.no_provenance, &args.inputs);
+    let result = evaluate_with_limits(program, &facts, !args.no_provenance, &args.inputs);
     let base = match result {
         Ok(base) => base,
-        Err(e) => return fail(&e, args.format),
+        Err(e) => return fail(&e, style),
     };
-    warn_arithmetic(&base, args.format);
+    warn_arithmetic(&base, style);
     let rels = shown_relations(&base, args.all);
+    let shown = Columns {
+        confidence: args.confidence,
+        tags: args.tags,
+    };
     let mut out = stdout();
-    let written = match (args.format, args.count) {
+    let written = match (args.format.unwrap_or_default(), args.count) {
         (Format::Json, true) => counts_json(&mut out, &base, &rels),
-        (Format::Json, false) => rows_json(&mut out, &base, &rels, args.confidence),
+        (Format::Json, false) => rows_json(&mut out, &base, &rels, shown),
         (Format::Text, true) => counts_text(&mut out, &base, &rels),
-        (Format::Text, false) => rows_text(&mut out, &base, &rels),
+        (Format::Text, false) => rows_text(&mut out, &base, &rels, args.tags),
     }
     .and_then(|()| out.flush());
-    finish(ExitCode::SUCCESS, written, args.format)
+    finish(ExitCode::SUCCESS, written, style)
 }
 
 /// The relations to print, by name: the `.output` ones, or all of them with `--all`
@@ -79,28 +90,50 @@ fn shown_relations(base: &FactBase, all: bool) -> BTreeMap<String, RelId> {
         .collect()
 }
 
-/// `{"rel": [[…], …], …}`, one row per line, keys sorted.
+/// What `rows_json` prints beside each row's values.
+#[derive(Debug, Clone, Copy)]
+struct Columns {
+    confidence: bool,
+    tags: bool,
+}
+
+/// An input fact's citation tag (`HEDGE-n`); derived facts have none.
+fn tag_of(base: &FactBase, fact: FactId) -> Option<String> {
+    base.evidence(fact)
+        .and_then(|e| e.provenance.edge_idx)
+        .map(|n| format!("HEDGE-{n}"))
+}
+
+/// `{"rel": [[…], …], …}`, one row per line, keys sorted; rows are objects
+/// (`{"args", "confidence"?, "tag"?}`) when a confidence or tag is asked for. Written
+/// one row at a time: a large relation is never decoded whole.
 fn rows_json(
     out: &mut impl Write,
     base: &FactBase,
     rels: &BTreeMap<String, RelId>,
-    confidence: bool,
+    shown: Columns,
 ) -> io::Result<()> {
     out.write_all(b"{")?;
     for (i, (name, &rel)) in rels.iter().enumerate() {
         out.write_all(if i == 0 { b"\n  " } else { b",\n  " })?;
         write!(out, "{}: [", serde_json::Value::from(name.as_str()))?;
-        // One row at a time: a large relation is never decoded whole.
         let facts = base.sorted_facts(rel);
         for (j, &fact) in facts.iter().enumerate() {
             out.write_all(if j == 0 { b"\n    " } else { b",\n    " })?;
             let row = row_json(&base.args(fact));
-            if confidence {
-                let c = serde_json::Value::from(base.confidence(fact));
-                write!(out, "{{\"args\": {row}, \"confidence\": {c}}}")?;
-            } else {
+            if !(shown.confidence || shown.tags) {
                 out.write_all(row.as_bytes())?;
+                continue;
             }
+            write!(out, "{{\"args\": {row}")?;
+            if shown.confidence {
+                let c = serde_json::Value::from(base.confidence(fact));
+                write!(out, ", \"confidence\": {c}")?;
+            }
+            if let Some(tag) = tag_of(base, fact).filter(|_| shown.tags) {
+                write!(out, ", \"tag\": \"{tag}\"")?;
+            }
+            out.write_all(b"}")?;
         }
         if !facts.is_empty() {
             out.write_all(b"\n  ")?;
@@ -134,11 +167,13 @@ fn counts_json(
 }
 
 /// One table per relation: each fact as the rule language writes it, with its
-/// confidence.
+/// confidence (and, with `tags`, an input fact's citation tag). Two passes per
+/// relation (the column width, then the rows), one row in memory at a time.
 fn rows_text(
     out: &mut impl Write,
     base: &FactBase,
     rels: &BTreeMap<String, RelId>,
+    tags: bool,
 ) -> io::Result<()> {
     for (i, (name, &rel)) in rels.iter().enumerate() {
         if i > 0 {
@@ -146,7 +181,6 @@ fn rows_text(
         }
         let facts = base.sorted_facts(rel);
         writeln!(out, "{name} ({} {})", facts.len(), noun(facts.len()))?;
-        // Two passes (the column width, then the rows), one row in memory at a time.
         let text = |f: FactId| fact_text(name, &base.args(f));
         let width = facts
             .iter()
@@ -154,12 +188,12 @@ fn rows_text(
             .max()
             .unwrap_or(0);
         for &f in &facts {
-            writeln!(
-                out,
-                "  {:<width$}  {}",
-                text(f),
-                confidence_text(base.confidence(f))
-            )?;
+            let c = format_confidence(base.confidence(f));
+            let t = text(f);
+            match tag_of(base, f).filter(|_| tags) {
+                Some(tag) => writeln!(out, "  {t:<width$}  {c}  {tag}")?,
+                None => writeln!(out, "  {t:<width$}  {c}")?,
+            }
         }
     }
     Ok(())
@@ -185,25 +219,4 @@ fn counts_text(
 
 fn noun(n: usize) -> &'static str {
     if n == 1 { "fact" } else { "facts" }
-}
-
-/// A confidence for people: at most four decimals, no trailing zeros.
-fn confidence_text(c: f64) -> String {
-    let s = format!("{c:.4}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    s.to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn confidences_read_well() {
-        assert_eq!(confidence_text(1.0), "1");
-        assert_eq!(confidence_text(0.9), "0.9");
-        assert_eq!(confidence_text(0.9 * 0.95), "0.855");
-        assert_eq!(confidence_text(0.123456), "0.1235");
-        assert_eq!(confidence_text(0.0), "0");
-    }
 }

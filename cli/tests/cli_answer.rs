@@ -157,7 +157,12 @@ fn check_reads_stdin_and_prints_text() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("stripped (coverage 0.50; 1 supported, 1 stripped)"));
-    assert!(text.contains("cites tags not in the allowed set: HEDGE-3"));
+    assert!(
+        text.contains(
+            "  stripped: Drone 42 is armed with missiles [HEDGE-3].\n    reason: It cites HEDGE-3, which is not among the allowed tags.\n"
+        ),
+        "{text}"
+    );
     assert!(
         text.trim_end()
             .ends_with("Drone 42 is a member of group 7 [HEDGE-42].")
@@ -558,16 +563,47 @@ fn check_verify_content_with_the_packs_verbalisations() {
     assert_eq!(sentences[1]["reason"]["kind"], "not_entailed");
     assert_eq!(sentences[2]["reason"]["kind"], "not_entailed");
 
-    // Without the pack's words the same faithful sentence cannot be verified.
+    // The proof carries its facts' words: without --program the verdicts are the same,
+    // from any directory.
+    let alone = support::prooflog_in(
+        &std::env::temp_dir(),
+        &[
+            "check",
+            "--answer",
+            &answer,
+            "--proof",
+            &proof,
+            "--verify-content",
+        ],
+    );
+    assert_eq!(stdout_json(&alone)["supported_count"], 1, "{alone:?}");
+    assert!(String::from_utf8_lossy(&alone.stderr).is_empty());
+
+    // A proof without words (made elsewhere): the faithful sentence cannot be verified,
+    // and a warning says why.
+    let mut tree: serde_json::Value = serde_json::from_slice(&proved.stdout).expect("proof JSON");
+    for node in tree["nodes"].as_array_mut().expect("nodes") {
+        node.as_object_mut().expect("node").remove("text");
+    }
+    let wordless = write(&dir, "wordless.json", &tree.to_string());
     let bare = run(&[
         "check",
         "--answer",
         &answer,
         "--proof",
-        &proof,
+        &wordless,
         "--verify-content",
     ]);
     assert_eq!(stdout_json(&bare)["supported_count"], 0);
+    let warning: serde_json::Value =
+        serde_json::from_slice(&bare.stderr).expect("one JSON warning");
+    assert_eq!(warning["warning"]["code"], "no_verbalisation");
+    assert!(
+        warning["warning"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`coordinated_threat`") && m.contains("`member`")),
+        "{warning}"
+    );
 }
 
 /// `ground --evidence`: facts cited by the `HEDGE-<edge_idx>` tags the loader gives

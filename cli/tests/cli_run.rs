@@ -117,7 +117,7 @@ fn text_format_is_a_table_per_relation() {
     let out = ok(&path_args(&["--format", "text"]));
     golden("run_path_text.txt", &out);
     assert!(out.contains("label (2 facts)\n"), "{out}");
-    assert!(out.contains("  path(1, 2)  0.9\n"), "{out}");
+    assert!(out.contains("  path(1, 2)  0.90\n"), "{out}");
     let counts = ok(&path_args(&["--format", "text", "--count"]));
     assert_eq!(counts, "label   2\npath   25\n");
 }
@@ -359,11 +359,22 @@ fn an_edge_index_names_one_fact() {
 #[test]
 fn every_problem_is_reported_in_one_json_document() {
     let err = fails_json(&["run", "--evidence", "tests/fixtures/inputs/bad/many.jsonl"]);
-    // Line 2 fails while reading; lines 4 and 5 would fail typing, but a file that
-    // cannot be read is reported alone, before any typing.
+    // Line 2 fails while reading, lines 4 and 5 while typing: all in one pass, in
+    // line order, each pointing at the offending value.
     assert_eq!(err["error"]["code"], "bad_input");
-    assert_eq!(err["error"]["line"], 2);
-    assert!(err.get("more").is_none(), "{err}");
+    let at: Vec<(serde_json::Value, serde_json::Value)> = std::iter::once(&err["error"])
+        .chain(err["more"].as_array().into_iter().flatten())
+        .map(|e| (e["line"].clone(), e["col"].clone()))
+        .collect();
+    assert_eq!(
+        at,
+        vec![
+            (2.into(), 55.into()),
+            (4.into(), 33.into()),
+            (5.into(), 15.into())
+        ],
+        "{err}"
+    );
     // Typing reports every bad record at once.
     let err = fails_json(&[
         "run",
@@ -425,4 +436,56 @@ fn usage_errors_follow_the_requested_format() {
     );
     let text = fails_text(&["run", "--bogus"]);
     assert!(text.contains("unexpected argument '--bogus'"), "{text}");
+}
+
+#[test]
+fn tags_name_each_input_fact() {
+    let out = ok(&["run", "--all", "--tags"]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(
+        v["member"][0],
+        serde_json::json!({"args": [17, 3], "tag": "HEDGE-44"})
+    );
+    // Derived facts have no tag.
+    assert_eq!(
+        v["coordinated_threat"][0],
+        serde_json::json!({"args": [42]})
+    );
+    let both = ok(&["run", "--all", "--tags", "--confidence"]);
+    let v: serde_json::Value = serde_json::from_str(&both).expect("valid JSON");
+    assert_eq!(
+        v["sighting"][0],
+        serde_json::json!({"args": [3, "airport"], "confidence": 0.7, "tag": "HEDGE-103"})
+    );
+    let text = ok(&["run", "--all", "--tags", "--format", "text"]);
+    assert!(text.contains("  member(42, 7)  1.00  HEDGE-42\n"), "{text}");
+    assert!(text.contains("  coordinated_threat(42)  0.90\n"), "{text}");
+}
+
+/// Diagnostics are for people on a terminal: text, unless `--format json` asks.
+#[test]
+fn errors_on_a_terminal_are_text() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no `script` to give the binary a terminal");
+        return;
+    }
+    let on_tty = |args: &str| {
+        let out = std::process::Command::new("script")
+            .args(["-qec", &format!("{} {args}", support::BIN), "/dev/null"])
+            .current_dir(root())
+            .output()
+            .expect("script runs");
+        String::from_utf8_lossy(&out.stdout).replace('\r', "")
+    };
+    let text = on_tty("run no/such/file.dl");
+    assert!(text.starts_with("error[io_error]: "), "{text}");
+    let json = on_tty("run no/such/file.dl --format json");
+    assert!(
+        json.starts_with("{\"error\":{\"code\":\"io_error\""),
+        "{json}"
+    );
 }

@@ -70,6 +70,7 @@ pub fn compile(sources: SourceMap, hints: &TypeHints) -> Result<Program> {
             strata,
             facts,
             sources,
+            pack: Default::default(),
         });
     }
     let mut errors = ctx.errors;

@@ -611,6 +611,13 @@ impl FactBase {
         })
     }
 
+    /// Whether `symbol` occurs anywhere in the fact base: in the program's constants
+    /// or in any input or derived fact. (A goal's bare identifier that names one is
+    /// probably a symbol whose quotes were lost.)
+    pub fn has_symbol(&self, symbol: &str) -> bool {
+        self.interner.get(symbol).is_some()
+    }
+
     /// The input record of a fact that was given as input (its evidence), if any.
     pub fn evidence(&self, fact: FactId) -> Option<&InputFact> {
         let r = self.rels.get(fact.rel as usize)?;
@@ -643,8 +650,9 @@ impl FactBase {
     /// A new fact base: this one plus `extra` input facts and their consequences.
     ///
     /// Only consequences are computed: each stratum whose inputs grew runs semi-naive
-    /// rounds seeded with the new and improved facts. A stratum whose negations or
-    /// aggregates read a relation that changed (facts may have to disappear) is
+    /// rounds seeded with the new and improved facts. A stratum whose aggregates read
+    /// a relation that changed, or whose negations read a relation that gained a fact
+    /// blocking one of its existing derivations (facts may have to disappear), is
     /// re-evaluated from its input facts, and so is every stratum that reads one that
     /// was. The result equals evaluating the program over all inputs at once (the
     /// same facts and confidences; rows keep the base's numbering where the base's
@@ -868,7 +876,28 @@ pub(crate) fn incremental(
                 .iter()
                 .any(|lit| matches!(lit, Literal::Atom(a) if recomputed[a.rel as usize]))
         });
-        if nonmonotone_hit || reads_recomputed {
+        // New facts of a negated relation only matter if they block a derivation
+        // the base made: probe for one before recomputing the stratum.
+        let aggregate_hit = rules().any(|rule| {
+            rule.body.iter().any(|lit| match lit {
+                Literal::Aggregate { body, .. } => body.iter().any(|l| match l {
+                    Literal::Atom(a) | Literal::Negated(a) => hit(a.rel),
+                    _ => false,
+                }),
+                _ => false,
+            })
+        });
+        let negates_recomputed = rules().any(|rule| {
+            rule.body
+                .iter()
+                .any(|lit| matches!(lit, Literal::Negated(a) if recomputed[a.rel as usize]))
+        });
+        let must_recompute = reads_recomputed
+            || (nonmonotone_hit
+                && (aggregate_hit
+                    || negates_recomputed
+                    || engine.negations_block(si, &changed, &base_len)?));
+        if must_recompute {
             for &rel in &stratum.relations {
                 let conf = |k: u32| evidence.get(k as usize).map(|e| e.confidence);
                 engine.reset_to_inputs(rel as usize, &conf)?;
@@ -985,8 +1014,17 @@ fn load_inputs(
                 r.set_meta(row, Meta::input(fact.confidence));
                 r.set_evidence(row, id);
                 changed[fact.rel as usize].push(row);
-            } else if r.evidence_of(row) == NO_EVIDENCE {
-                r.set_evidence(row, id);
+            } else {
+                // A derived fact keeps its best input record too: recomputing its
+                // stratum starts from it.
+                let kept = r.evidence_of(row);
+                let better = kept == NO_EVIDENCE
+                    || evidence
+                        .get(kept as usize)
+                        .is_some_and(|e| fact.confidence > e.confidence);
+                if better {
+                    r.set_evidence(row, id);
+                }
             }
         }
         evidence.push(fact);

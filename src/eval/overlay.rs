@@ -10,8 +10,9 @@
 //!
 //! What an overlay computes equals evaluating the program over the base's inputs and
 //! the request's evidence together: the same facts and the same confidences. A stratum
-//! whose negated or aggregated input changed is recomputed in the overlay's own
-//! storage (its facts may have to disappear), and so is every stratum that reads it.
+//! whose aggregated input changed, or whose negated input gained a fact that blocks
+//! one of its existing derivations, is recomputed in the overlay's own storage (its
+//! facts may have to disappear), and so is every stratum that reads it.
 //! Derivations are recorded as evaluation records them, except that when the
 //! evidence raises the confidence of a fact already read, the overlay keeps the
 //! best-confidence derivations its rounds found rather than re-selecting the
@@ -62,10 +63,18 @@ impl SharedBase {
                 rels,
                 replay_only: false,
             };
-            for rule in &program.rules {
+            for rule in program.rules() {
                 for (i, lit) in rule.body.iter().enumerate() {
-                    if matches!(lit, Literal::Atom(_)) {
-                        planner.plan(rule, Some(i), &everything)?;
+                    match lit {
+                        Literal::Atom(_) => {
+                            planner.plan(rule, Some(i), &everything)?;
+                        }
+                        // The probe of whether new negated facts block a derivation.
+                        Literal::Negated(_) => {
+                            let probe = crate::eval::fixpoint::negation_probe(rule, i);
+                            planner.plan(&probe, Some(i), &everything)?;
+                        }
+                        _ => {}
                     }
                 }
             }

@@ -545,9 +545,9 @@ impl Relation {
         } else if let Some(e) = self.evidence.get_mut((row - self.base_len) as usize) {
             *e = k;
         }
+        // (A row listed twice is fine: `input_rows` sorts and dedups.)
         if let Some(list) = &mut self.inputs
             && k != NO_EVIDENCE
-            && !list.contains(&row)
         {
             list.push(row);
         }
@@ -950,6 +950,51 @@ mod tests {
             }
             proptest::prop_assert_eq!(r.find(&[99, 99, 99][..arity]), None);
         }
+    }
+
+    #[test]
+    fn a_layer_reads_its_base_in_place_and_keeps_its_changes() {
+        let mut base = Relation::new(2);
+        let ix = base.ensure_index(&[1]);
+        for (i, cells) in [[1, 2], [3, 2], [4, 5]].iter().enumerate() {
+            let (row, new) = base.insert(cells, Meta::input(0.5));
+            assert!(new);
+            base.push_records(i as u32, Some(&[])).unwrap();
+            assert_eq!(row, i as u32);
+        }
+        base.list_inputs();
+        let shared = Arc::new(vec![base]);
+        let mut layer = Relation::over(&shared, 0);
+        assert!(layer.is_layer());
+        assert_eq!(layer.len(), 3);
+        // A known row is found in the base; a new one is appended after it.
+        assert_eq!(layer.insert(&[3, 2], Meta::input(0.9)), (1, false));
+        assert_eq!(layer.insert(&[6, 2], Meta::input(0.7)), (3, true));
+        layer.push_records(3, Some(&[])).unwrap();
+        assert_eq!(layer.lookup(ix, &[2]), (&[0, 1][..], &[3][..]));
+        assert_eq!(layer.find(&[4, 5]), Some(2));
+        assert_eq!(layer.row(3), &[6, 2]);
+        // A changed record of a base row is the layer's own.
+        layer.set_meta(1, Meta::input(0.9));
+        layer.set_evidence(1, 7);
+        let prem = [FactId { rel: 0, row: 2 }];
+        layer.set_premises(0, &prem).unwrap();
+        assert_eq!(layer.meta(1).conf, 0.9);
+        assert_eq!(layer.evidence_of(1), 7);
+        assert_eq!(layer.premises_of(0), Some(&prem[..]));
+        assert_eq!(layer.patched_rows(), 2);
+        assert_eq!(layer.input_rows(), vec![0, 1, 2, 3]);
+        let base = &shared[0];
+        assert_eq!(base.meta(1).conf, 0.5);
+        assert_eq!(base.evidence_of(1), 1);
+        assert_eq!(base.premises_of(0), Some(&[][..]));
+        assert_eq!(base.len(), 3);
+        assert_eq!(base.find(&[6, 2]), None);
+        // A layer over a layer shares the same base and copies only the layer.
+        let again = Arc::new(vec![layer]);
+        let deeper = Relation::over(&again, 0);
+        assert_eq!(deeper.own_rows(), 1);
+        assert_eq!(deeper.meta(1).conf, 0.9);
     }
 
     #[test]

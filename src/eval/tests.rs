@@ -170,6 +170,7 @@ impl Builder {
             strata: self.strata,
             facts: Vec::new(),
             sources: Default::default(),
+            pack: Default::default(),
         })
     }
 }
@@ -954,6 +955,7 @@ fn query_binds_variables() {
     let goal = |args: Vec<GoalArg>| Goal {
         predicate: "path".into(),
         args,
+        arg_spans: Vec::new(),
         span: Span::default(),
     };
     let var = |s: &str| GoalArg::Var(s.into());
@@ -985,6 +987,7 @@ fn query_binds_variables() {
     let unknown = Goal {
         predicate: "nope".into(),
         args: vec![],
+        arg_spans: Vec::new(),
         span: Span::default(),
     };
     assert_eq!(

@@ -75,25 +75,32 @@ impl Pack {
     pub fn load(dir: impl AsRef<Path>) -> Result<Pack> {
         let dir = dir.as_ref();
         let manifest_path = dir.join("pack.ron");
-        let text = std::fs::read_to_string(&manifest_path).map_err(|e| {
-            crate::diag::Error::from(
-                Diagnostic::new(
-                    ErrorCode::Io,
-                    format!("cannot read {}: {e}", manifest_path.display()),
-                )
-                .with_help("a rule pack is a directory with a pack.ron manifest"),
-            )
+        // Read within the loader's default input limit (a device is refused).
+        let limit = crate::store::DEFAULT_MAX_INPUT;
+        let mut left = limit;
+        let text = crate::store::read_file(&manifest_path, left, limit).map_err(|mut e| {
+            if e.code() == ErrorCode::Io {
+                e.diagnostics[0].help =
+                    Some("a rule pack is a directory with a pack.ron manifest".into());
+            }
+            e
         })?;
+        left -= text.len() as u64;
         let manifest = Manifest::parse(&manifest_path.display().to_string(), &text)?;
         let mut files = BTreeMap::new();
         for name in manifest.files() {
             let path = dir.join(&name);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
+            let text = crate::store::read_file(&path, left, limit).map_err(|e| {
+                if e.code() != ErrorCode::Io {
+                    return e;
+                }
                 pack_error(format!(
-                    "pack `{}` names {name}, which cannot be read: {e}",
-                    manifest.name
+                    "pack `{}` names {name}, which cannot be read: {}",
+                    manifest.name,
+                    e.primary().message
                 ))
             })?;
+            left -= text.len() as u64;
             files.insert(name, text);
         }
         Ok(Pack {
@@ -491,7 +498,8 @@ impl PackSet {
         &self.program
     }
 
-    /// The facts the packs' rule files write, numbered.
+    /// The facts the packs' rule files write (numbered as if no evidence were given;
+    /// [`PackSet::evaluate`] numbers them with the evidence).
     pub fn program_facts(&self) -> &[InputFact] {
         &self.program_facts
     }
@@ -643,9 +651,20 @@ impl PackSet {
         })
     }
 
-    /// Evaluate the program over its own facts and `evidence` (with provenance).
+    /// Evaluate the program over its own facts and `evidence` (with provenance). The
+    /// program's facts are numbered with the evidence, after its largest explicit
+    /// `edge_idx` (as a [`Loader`] numbers them), so they never take an index the
+    /// evidence gives.
     pub fn evaluate(&self, evidence: &[InputFact], options: &EvalOptions) -> Result<FactBase> {
-        let mut all = self.program_facts.clone();
+        let mut all: Vec<InputFact> = self
+            .program_facts
+            .iter()
+            .map(|f| {
+                let mut f = f.clone();
+                f.provenance.edge_idx = None;
+                f
+            })
+            .collect();
         all.extend_from_slice(evidence);
         let options = EvalOptions {
             provenance: true,

@@ -114,10 +114,7 @@ fn why_not_lines(out: &mut String, w: &WhyNot, blocker_proof: Option<&ProofTree>
                         .and_then(|n| n.tag())
                         .map(|t| format!("[{t}] "))
                         .unwrap_or_default();
-                    let _ = writeln!(
-                        out,
-                        "requires that it is not so that {text}, but {tag}{text}"
-                    );
+                    let _ = writeln!(out, "requires that this not hold, but it does: {tag}{text}");
                 }
                 Blocker::Condition { text } => {
                     let _ = writeln!(out, "stops at a condition: {text}");

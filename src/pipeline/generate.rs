@@ -124,7 +124,7 @@ impl Generator for ExtractiveGenerator {
                     let _ = write!(s, ": it would need that {text}");
                 }
                 Blocker::Present { text, .. } => {
-                    let _ = write!(s, ": it would need that it is not so that {text}");
+                    let _ = write!(s, "; what blocks it is that {text}");
                 }
                 Blocker::Condition { text } => {
                     let _ = write!(s, ": {text}");

@@ -24,6 +24,30 @@
 //! The [`Answer`] carries the answer as kept, the proofs, the why-nots, the context,
 //! the firewall's `as_dict()`, per-claim verdicts, overlay statistics and timings;
 //! it serialises to JSON.
+//!
+//! ```
+//! use prooflog::pipeline::{Mode, Pipeline, Request};
+//! use prooflog::store::Hyperedge;
+//!
+//! # fn main() -> prooflog::Result<()> {
+//! let pipeline = Pipeline::from_hyperedges(vec![prooflog::bundled::default_pack()], &[])?
+//!     .with_mode(Mode::Strict);
+//! let answer = pipeline.answer(
+//!     &Request::new("threatens(42, zone)").evidence([
+//!         Hyperedge::new("DRONES", vec![42.into(), 9.into()]),
+//!         Hyperedge::new("DRONES", vec![42.into(), 7.into()]),
+//!         Hyperedge::new("SIGHTINGS", vec![9.into()])
+//!             .attr("zone", "airport")
+//!             .conf(0.85)
+//!             .from_doc("radar-log-7", 120, 176),
+//!     ]),
+//! )?;
+//! assert!(answer.proved());
+//! assert!(answer.answer.starts_with("Group 42 threatens zone airport [STEP-1]."));
+//! assert!(answer.context.contains("doc radar-log-7 chars 120-176"));
+//! # Ok(())
+//! # }
+//! ```
 
 mod context;
 mod generate;

@@ -42,7 +42,7 @@ fn a_request_proves_renders_generates_and_checks() {
     assert!(
         answer
             .context
-            .contains("but [HEDGE-200] drone 7 was cleared by an operator"),
+            .contains("but it does: [HEDGE-200] drone 7 was cleared by an operator"),
         "{}",
         answer.context
     );

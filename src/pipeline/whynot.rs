@@ -417,6 +417,7 @@ impl Attempt<'_> {
                     None => GoalArg::Wildcard,
                 })
                 .collect(),
+            arg_spans: Vec::new(),
             span: Default::default(),
         };
         self.facts

@@ -41,6 +41,7 @@ impl MockBase {
                 strata: Vec::new(),
                 facts: Vec::new(),
                 sources: SourceMap::new(),
+                pack: Default::default(),
             },
             provenance: true,
             rows: Vec::new(),

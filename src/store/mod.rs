@@ -43,7 +43,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diag::{Result, SourceMap};
+use crate::diag::{Diagnostic, Error, Result, SourceMap};
 use crate::ir::{Program, RelId};
 use crate::value::Value;
 
@@ -107,10 +107,19 @@ pub struct Loaded {
 /// Load order, which decides the `edge_idx` of evidence that gives none: the
 /// program's facts, its `.input` files (in relation order), then fact files and
 /// evidence in the order they were added.
+///
+/// Every problem of a load is reported at once, by [`load`](Self::load): a data file's
+/// unreadable lines, the program's errors, and the good records' type errors and
+/// duplicate edge indexes, in file and line order. (The `facts`/`evidence` methods
+/// return `Ok` and keep their files' problems for `load`.)
 #[derive(Debug, Clone, Default)]
 pub struct Loader {
     sources: SourceMap,
     inputs: RawInputs,
+    /// Problems found while reading data files, reported by `load`.
+    problems: Vec<Diagnostic>,
+    /// The data files (or texts) in the order they were added.
+    added: Vec<String>,
 }
 
 impl Loader {
@@ -143,27 +152,39 @@ impl Loader {
         self
     }
 
-    /// Add a fact file or directory (see [`RawInputs::read_facts`]).
+    /// Add a fact file or directory (see [`RawInputs::read_facts`]). Its problems are
+    /// reported by [`load`](Self::load).
     pub fn facts(&mut self, path: impl AsRef<Path>) -> Result<&mut Loader> {
-        self.inputs.read_facts(path.as_ref())?;
+        let problems = self.inputs.add_file_lenient(path.as_ref(), false);
+        self.problems.extend(problems);
+        self.added.push(path.as_ref().display().to_string());
         Ok(self)
     }
 
-    /// Add an evidence JSONL file (see [`RawInputs::read_evidence`]).
+    /// Add an evidence JSONL file (see [`RawInputs::read_evidence`]). Its problems are
+    /// reported by [`load`](Self::load).
     pub fn evidence(&mut self, path: impl AsRef<Path>) -> Result<&mut Loader> {
-        self.inputs.read_evidence(path.as_ref())?;
+        let problems = self.inputs.add_file_lenient(path.as_ref(), true);
+        self.problems.extend(problems);
+        self.added.push(path.as_ref().display().to_string());
         Ok(self)
     }
 
-    /// Add a JSON fact document given as text.
+    /// Add a JSON fact document given as text. Its problems are reported by
+    /// [`load`](Self::load).
     pub fn facts_json(&mut self, name: &str, text: &str) -> Result<&mut Loader> {
-        self.inputs.add_facts_json(name, text)?;
+        let problems = self.inputs.add_facts_json_lenient(name, text);
+        self.problems.extend(problems);
+        self.added.push(name.to_string());
         Ok(self)
     }
 
-    /// Add evidence JSONL given as text.
+    /// Add evidence JSONL given as text. Its problems are reported by
+    /// [`load`](Self::load).
     pub fn evidence_jsonl(&mut self, name: &str, text: &str) -> Result<&mut Loader> {
-        self.inputs.add_evidence_jsonl(name, text)?;
+        let problems = self.inputs.add_evidence_lenient(name, text);
+        self.problems.extend(problems);
+        self.added.push(name.to_string());
         Ok(self)
     }
 
@@ -180,13 +201,40 @@ impl Loader {
 
     /// Compile the program and type every input against it. All-or-nothing: an error
     /// in the program or in any input returns every diagnostic found and no facts.
+    ///
+    /// One pass: the program's errors come first, then the data's in the order the
+    /// files were added, each file's by line. When the program does not compile, the
+    /// data is not typed against it (that would only repeat the program's errors as
+    /// data errors); its unreadable lines are still reported.
     pub fn load(self) -> Result<Loaded> {
         let hints = self.inputs.type_hints();
-        let program = crate::check::compile(self.sources, &hints)?;
-        let facts = self.inputs.resolve(&program)?;
-        Ok(Loaded {
-            program: Arc::new(program),
-            facts,
+        let program = match crate::check::compile(self.sources, &hints) {
+            Ok(p) => p,
+            Err(mut e) => {
+                e.diagnostics.extend(self.problems);
+                return Err(e);
+            }
+        };
+        let resolved = self.inputs.resolve(&program);
+        if self.problems.is_empty() {
+            return Ok(Loaded {
+                program: Arc::new(program),
+                facts: resolved?,
+            });
+        }
+        let mut all = self.problems;
+        if let Err(e) = resolved {
+            all.extend(e.diagnostics);
+        }
+        let mut files: Vec<&str> = program
+            .sources()
+            .files()
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect();
+        files.extend(self.added.iter().map(String::as_str));
+        Err(Error {
+            diagnostics: raw::in_file_order(all, &files),
         })
     }
 }

@@ -194,6 +194,7 @@ pub fn complete_inputs(program: &Program, inputs: &[InputFact]) -> Result<Vec<In
             line: loc.as_ref().map_or(0, |l| l.line),
             col: loc.as_ref().map_or(0, |l| l.col),
             arg_cols: Vec::new(),
+            object_at: None,
         };
         all.push(InputFact {
             rel: sf.rel,

@@ -149,6 +149,9 @@ pub struct Goal {
     pub predicate: String,
     /// One argument per column.
     pub args: Vec<GoalArg>,
+    /// The span of each argument (same length as `args`; empty for a goal built by
+    /// hand).
+    pub arg_spans: Vec<Span>,
     /// The whole goal.
     pub span: Span,
 }

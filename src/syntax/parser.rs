@@ -82,6 +82,7 @@ pub(crate) fn parse_goal(file: FileId, text: &str) -> PResult<Goal> {
         return Err(p.unexpected("the end of the goal"));
     }
     let mut args = Vec::with_capacity(atom.args.len());
+    let arg_spans = atom.args.iter().map(Expr::span).collect();
     for arg in atom.args {
         args.push(match arg {
             Expr::Var(v) => GoalArg::Var(v.name),
@@ -105,6 +106,7 @@ pub(crate) fn parse_goal(file: FileId, text: &str) -> PResult<Goal> {
     Ok(Goal {
         predicate: atom.name.name,
         args,
+        arg_spans,
         span: atom.span,
     })
 }
