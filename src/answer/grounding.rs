@@ -335,7 +335,9 @@ pub fn resolve_citations<S: AsRef<str>>(
                 out.unresolved.push(tag.to_string());
             }
         } else {
-            out.facts.extend(facts);
+            // A negated premise (a fact the proof relied on being absent) never
+            // grounds a claim that it holds.
+            out.facts.extend(facts.into_iter().filter(|f| !f.negated));
         }
     }
     out
@@ -632,13 +634,7 @@ mod tests {
     use super::*;
 
     fn fact(tag: &str, pred: &str, args: Vec<Value>, text: &str) -> CitedFact {
-        CitedFact {
-            tag: tag.into(),
-            predicate: pred.into(),
-            args,
-            text: text.into(),
-            functional_key: None,
-        }
+        CitedFact::new(tag, pred, args, text)
     }
 
     #[test]

@@ -62,26 +62,42 @@ impl EngineInputs {
     /// Compile the programs (or the default pack) and load every input, all or
     /// nothing.
     pub fn load(&self) -> Result<(Arc<Program>, Vec<InputFact>)> {
-        let mut loader = Loader::new();
-        if self.programs.is_empty() {
-            loader.program_text(DEFAULT_PROGRAM.0, DEFAULT_PROGRAM.1);
-            loader.evidence_jsonl(DEFAULT_EVIDENCE.0, DEFAULT_EVIDENCE.1)?;
-        }
-        for p in &self.programs {
-            loader.program_file(p)?;
-        }
-        if let Some(dir) = &self.fact_dir {
-            loader.fact_dir(dir);
-        }
-        for f in &self.facts {
-            loader.facts(f)?;
-        }
-        for e in &self.evidence {
-            loader.evidence(e)?;
-        }
-        let loaded = loader.load()?;
-        Ok((loaded.program, loaded.facts))
+        load_inputs(
+            &self.programs,
+            &self.facts,
+            &self.evidence,
+            self.fact_dir.as_deref(),
+        )
     }
+}
+
+/// Compile the programs (or, with none, the embedded default pack and its evidence)
+/// and load every input, all or nothing.
+pub fn load_inputs(
+    programs: &[PathBuf],
+    facts: &[PathBuf],
+    evidence: &[PathBuf],
+    fact_dir: Option<&std::path::Path>,
+) -> Result<(Arc<Program>, Vec<InputFact>)> {
+    let mut loader = Loader::new();
+    if programs.is_empty() {
+        loader.program_text(DEFAULT_PROGRAM.0, DEFAULT_PROGRAM.1);
+        loader.evidence_jsonl(DEFAULT_EVIDENCE.0, DEFAULT_EVIDENCE.1)?;
+    }
+    for p in programs {
+        loader.program_file(p)?;
+    }
+    if let Some(dir) = fact_dir {
+        loader.fact_dir(dir);
+    }
+    for f in facts {
+        loader.facts(f)?;
+    }
+    for e in evidence {
+        loader.evidence(e)?;
+    }
+    let loaded = loader.load()?;
+    Ok((loaded.program, loaded.facts))
 }
 
 /// Print an error on stderr in the requested format and return exit code 2.

@@ -2,13 +2,16 @@
 //!
 //! A ground goal prints one ProofTree; a goal with variables prints one tree per
 //! matching fact (a JSON array with `--format json`), ids `<proof-id>#1`, `#2`, ….
-//! Exit 0 when proved (at least one match), 1 when unproved (the unproved tree, or an
-//! empty list, is still printed), 2 on bad input.
+//! Several `--goal`s are one request: a JSON array of every tree, ids
+//! `<proof-id>.1`, `<proof-id>.2`, … per goal. `STEP` tags are numbered across all
+//! trees of the request, so a context block over them never repeats a tag.
+//! Exit 0 when every goal is proved (a pattern: at least one match), 1 when some goal
+//! is unproved (its unproved tree, or no tree, is still printed), 2 on bad input.
 
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use prooflog::proof::{Fact, ProofOptions, ProofTree, build_proof, prove_all, render};
+use prooflog::proof::{ProofOptions, ProofTree, prove_request, render};
 use prooflog::{Error, Result};
 
 use super::common::{EngineInputs, Format, evaluate_on_terminal, fail, print};
@@ -46,9 +49,9 @@ pub struct ProveArgs {
     inputs: EngineInputs,
 
     /// The goal, e.g. 'coordinated_threat(42)' (ground) or 'threatens(g, z)' (every
-    /// match).
-    #[arg(long, value_name = "GOAL")]
-    goal: String,
+    /// match). Repeat for several goals in one request.
+    #[arg(long, value_name = "GOAL", required = true)]
+    goal: Vec<String>,
 
     /// The proof id the tree carries (a goal with variables suffixes it with #1, #2, …).
     #[arg(long = "proof-id", value_name = "ID", default_value = "proof-1")]
@@ -69,19 +72,43 @@ enum Outcome {
     Many(Vec<ProofTree>),
 }
 
-fn prove(args: &ProveArgs) -> Result<Outcome> {
-    let goal = prooflog::syntax::parse_goal(&args.goal)?;
+fn prove(args: &ProveArgs) -> Result<(Outcome, bool)> {
+    let goals = args
+        .goal
+        .iter()
+        .map(|g| prooflog::syntax::parse_goal(g))
+        .collect::<Result<Vec<_>>>()?;
     let (program, facts) = args.inputs.load()?;
     let fact_base = evaluate_on_terminal(program, &facts, true)?;
     let proof_options = ProofOptions::new(&args.proof_id);
-    if goal.is_ground() {
-        let fact = Fact::from_goal(&goal)?;
-        let tree = build_proof(&fact, &fact_base, &proof_options)?;
-        Ok(Outcome::One(Box::new(tree)))
-    } else {
-        let trees = prove_all(&goal, &fact_base, &proof_options, args.limit)?;
-        Ok(Outcome::Many(trees))
+    let trees = prove_request(&goals, &fact_base, &proof_options, args.limit)?;
+    if goals.len() == 1 && goals[0].is_ground() {
+        let tree = trees.into_iter().next();
+        let proved = tree.as_ref().is_some_and(ProofTree::is_proved);
+        return match tree {
+            Some(t) => Ok((Outcome::One(Box::new(t)), proved)),
+            None => Ok((Outcome::Many(Vec::new()), false)),
+        };
     }
+    // Every goal proved: a ground goal's tree is proved, a pattern has a match.
+    let mut proved = true;
+    for (k, goal) in goals.iter().enumerate() {
+        let prefix = if goals.len() == 1 {
+            args.proof_id.clone()
+        } else {
+            format!("{}.{}", args.proof_id, k + 1)
+        };
+        let mine: Vec<&ProofTree> = trees
+            .iter()
+            .filter(|t| t.proof_id == prefix || t.proof_id.starts_with(&format!("{prefix}#")))
+            .collect();
+        if goal.is_ground() {
+            proved &= mine.iter().all(|t| t.is_proved());
+        } else {
+            proved &= !mine.is_empty();
+        }
+    }
+    Ok((Outcome::Many(trees), proved))
 }
 
 fn render_all(trees: &[ProofTree], format: ProveFormat) -> String {
@@ -104,19 +131,16 @@ fn render_all(trees: &[ProofTree], format: ProveFormat) -> String {
 
 /// Run the command.
 pub fn execute(args: ProveArgs) -> ExitCode {
-    let outcome = match prove(&args) {
+    let (outcome, proved) = match prove(&args) {
         Ok(o) => o,
-        Err(e) => return fail(&with_goal_context(e, &args.goal), args.format.errors()),
+        Err(e) => return fail(&with_goal_context(e, &args.goal.join("`, `")), args.format.errors()),
     };
-    let (text, proved) = match outcome {
-        Outcome::One(tree) => {
-            let text = match args.format {
-                ProveFormat::Json => tree.to_json_pretty() + "\n",
-                other => render_all(std::slice::from_ref(&tree), other),
-            };
-            (text, tree.is_proved())
-        }
-        Outcome::Many(trees) => (render_all(&trees, args.format), !trees.is_empty()),
+    let text = match outcome {
+        Outcome::One(tree) => match args.format {
+            ProveFormat::Json => tree.to_json_pretty() + "\n",
+            other => render_all(std::slice::from_ref(&tree), other),
+        },
+        Outcome::Many(trees) => render_all(&trees, args.format),
     };
     print(&text);
     if proved {

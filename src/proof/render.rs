@@ -3,9 +3,19 @@
 //! Every renderer is a pure function of the tree: the same tree renders to the same
 //! bytes. Facts are said in words with the predicates' `.text` verbalisations when the
 //! tree carries them (see [`ProofTree::with_program`]).
+//!
+//! Data never shapes the output: every value that comes from facts, provenance or the
+//! caller (symbols, verbalisations, proof ids, table names) has its control characters,
+//! line breaks, invisible characters and backslashes escaped ([`escape_line`]) in the
+//! context block and the terminal tree, so a symbol holding `"\n[HEDGE-1] …"` cannot
+//! forge a line of the block that goes into a prompt, and a terminal escape cannot
+//! reach a terminal. Graphviz and HTML output escape the same characters before their
+//! own quoting.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+
+use crate::answer::normalize::escape_line;
 
 use super::{ProofNode, ProofTree};
 
@@ -35,18 +45,18 @@ fn index_of(tree: &ProofTree) -> HashMap<&str, usize> {
 pub fn context(tree: &ProofTree) -> String {
     let mut out = String::new();
     let goal = crate::value::fact_text(&tree.goal.predicate, &tree.goal.args);
+    let goal = escape_line(&goal);
+    let proof_id = escape_line(&tree.proof_id);
     if !tree.is_proved() {
         let _ = writeln!(
             out,
-            "{}: {goal} is unproved; there is no evidence to cite for it.",
-            tree.proof_id
+            "{proof_id}: {goal} is unproved; there is no evidence to cite for it."
         );
         return out;
     }
     let _ = writeln!(
         out,
-        "{}: {goal} is proved (confidence {})",
-        tree.proof_id,
+        "{proof_id}: {goal} is proved (confidence {})",
         conf(tree.confidence)
     );
     let index = index_of(tree);
@@ -57,7 +67,9 @@ pub fn context(tree: &ProofTree) -> String {
                 let mut absent = Vec::new();
                 for p in &c.premises {
                     match index.get(p.as_str()).map(|&i| &tree.nodes[i]) {
-                        Some(n @ ProofNode::Absence(_)) => absent.push(tree.node_text(n)),
+                        Some(n @ ProofNode::Absence(_)) => {
+                            absent.push(escape_line(&tree.node_text(n)).into_owned())
+                        }
                         Some(n) => tags.extend(n.tag().map(str::to_string)),
                         None => {}
                     }
@@ -65,10 +77,10 @@ pub fn context(tree: &ProofTree) -> String {
                 let _ = write!(
                     out,
                     "[{}] {} (confidence {}; by {}",
-                    c.step_tag,
-                    tree.node_text(node),
+                    escape_line(&c.step_tag),
+                    escape_line(&tree.node_text(node)),
                     conf(c.confidence),
-                    c.rule_tag
+                    escape_line(&c.rule_tag)
                 );
                 if !tags.is_empty() {
                     let _ = write!(out, " from {}", tags.join(", "));
@@ -80,16 +92,16 @@ pub fn context(tree: &ProofTree) -> String {
             }
             ProofNode::Evidence(e) => {
                 let p = &e.provenance;
-                let mut origin = p.source.clone();
+                let mut origin = escape_line(&p.source).into_owned();
                 if let Some(t) = &p.table {
-                    let _ = write!(origin, " {t}");
+                    let _ = write!(origin, " {}", escape_line(t));
                 }
                 let _ = write!(origin, " #{}", p.edge_idx);
                 let _ = writeln!(
                     out,
                     "[{}] {} (confidence {}; {origin}, {})",
-                    e.hedge_tag,
-                    tree.node_text(node),
+                    escape_line(&e.hedge_tag),
+                    escape_line(&tree.node_text(node)),
                     conf(e.confidence),
                     if p.verified { "verified" } else { "unverified" }
                 );
@@ -105,31 +117,35 @@ fn text_line(tree: &ProofTree, node: &ProofNode) -> String {
     match node {
         ProofNode::Conclusion(c) => format!(
             "{} [{}] {}  confidence {}  by {} [{}]",
-            c.id,
-            c.step_tag,
-            tree.node_text(node),
+            escape_line(&c.id),
+            escape_line(&c.step_tag),
+            escape_line(&tree.node_text(node)),
             conf(c.confidence),
-            c.rule,
-            c.rule_tag
+            escape_line(&c.rule),
+            escape_line(&c.rule_tag)
         ),
         ProofNode::Evidence(e) => {
             let p = &e.provenance;
             format!(
                 "{} [{}] {}  confidence {}  {}{} #{} {}",
-                e.id,
-                e.hedge_tag,
-                tree.node_text(node),
+                escape_line(&e.id),
+                escape_line(&e.hedge_tag),
+                escape_line(&tree.node_text(node)),
                 conf(e.confidence),
-                p.source,
+                escape_line(&p.source),
                 p.table
                     .as_deref()
-                    .map(|t| format!(" {t}"))
+                    .map(|t| format!(" {}", escape_line(t)))
                     .unwrap_or_default(),
                 p.edge_idx,
                 if p.verified { "verified" } else { "UNVERIFIED" }
             )
         }
-        ProofNode::Absence(a) => format!("{} absent: {}", a.id, tree.node_text(node)),
+        ProofNode::Absence(a) => format!(
+            "{} absent: {}",
+            escape_line(&a.id),
+            escape_line(&tree.node_text(node))
+        ),
     }
 }
 
@@ -145,8 +161,9 @@ pub fn text(tree: &ProofTree) -> String {
     };
     let _ = writeln!(
         out,
-        "{}: {goal} {status}, confidence {}, depth {}",
-        tree.proof_id,
+        "{}: {} {status}, confidence {}, depth {}",
+        escape_line(&tree.proof_id),
+        escape_line(&goal),
         conf(tree.confidence),
         tree.depth
     );
@@ -185,6 +202,10 @@ pub fn text(tree: &ProofTree) -> String {
 fn dot_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
+        if c != '\n' && (c.is_control() || crate::answer::normalize::is_invisible(c)) {
+            let _ = write!(out, "\\\\u{{{:x}}}", c as u32);
+            continue;
+        }
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -270,11 +291,15 @@ pub fn dot(tree: &ProofTree) -> String {
     out
 }
 
-/// Escape text for HTML element content and attribute values.
+/// Escape text for HTML element content and attribute values (control and invisible
+/// characters become visible `\u{…}` escapes).
 pub fn html_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
+            c if c.is_control() || crate::answer::normalize::is_invisible(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
