@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use prooflog::answer::gate::{
-    Gate, Verdict, align, claim_tokens, is_supported_v1, is_supported_v2,
+    Gate, Verdict, align, claim_tokens, is_supported, is_supported_v1, is_supported_v2,
 };
 use prooflog::answer::segment::segment;
 use serde::Deserialize;
@@ -28,6 +28,9 @@ struct Case {
     shape: String,
     passage: usize,
     answer: String,
+    /// `"reject"`: a seed control that the current gate rejects on purpose.
+    #[serde(default)]
+    gate: Option<String>,
 }
 
 struct Fixture {
@@ -37,6 +40,7 @@ struct Fixture {
     shape: String,
     passage: String,
     answer: String,
+    gate_rejects: bool,
 }
 
 fn load() -> Vec<Fixture> {
@@ -59,6 +63,7 @@ fn load() -> Vec<Fixture> {
                 shape: case.shape,
                 passage: file.passages[case.passage].clone(),
                 answer: case.answer,
+                gate_rejects: case.gate.as_deref() == Some("reject"),
             });
         }
     }
@@ -130,9 +135,10 @@ fn gate_rejects_every_attack_at_zero_false_rejection() {
     let fx = load();
     let attacks: Vec<&Fixture> = fx.iter().filter(|f| f.kind == "attack").collect();
     let controls: Vec<&Fixture> = fx.iter().filter(|f| f.kind == "control").collect();
-    let variants: [(&str, Predicate); 4] = [
+    let variants: [(&str, Predicate); 5] = [
         ("v1 token-set containment", v1),
         ("gate (v2)", v2),
+        ("gate (current)", v3),
         ("ablation: ordered, no polarity guard", ordered_no_polarity),
         ("ablation: contiguity only", contiguous_only),
     ];
@@ -187,6 +193,10 @@ fn gate_rejects_every_attack_at_zero_false_rejection() {
         );
     }
 
+    let (rej, fr) = figures["gate (current)"];
+    assert_eq!(rej, attacks.len(), "the current gate must reject every attack");
+    let on_purpose = controls.iter().filter(|f| f.gate_rejects).count();
+    assert_eq!(fr, on_purpose, "only the controls marked `gate: reject` are rejected");
     let (rej, fr) = figures["gate (v2)"];
     assert_eq!(rej, attacks.len(), "the gate must reject every attack");
     assert_eq!(fr, 0, "the gate must not reject a faithful control");
@@ -218,12 +228,26 @@ fn negation_attacks_fail_on_polarity_and_the_rest_on_order() {
     }
 }
 
+fn v3(claim: &str, passage: &str) -> bool {
+    is_supported(claim, passage).is_supported()
+}
+
 #[test]
 fn gate_check_agrees_with_the_predicate_and_drops_attacks() {
     for f in load() {
         let result = Gate::check(&f.answer, &[f.passage.as_str()]);
-        let expected = accepts(v2, &f.answer, &f.passage);
+        let expected = accepts(v3, &f.answer, &f.passage);
         assert_eq!(result.all_claims_verified, expected, "{}", f.id);
+        // The gate rejects every attack, and every seed control except the ones
+        // marked as rejected on purpose.
+        assert_eq!(
+            expected,
+            f.kind == "control" && !f.gate_rejects || f.kind == "limitation" && expected,
+            "{} ({}): {:?}",
+            f.id,
+            f.shape,
+            Gate::check(&f.answer, &[f.passage.as_str()]).claims
+        );
         if f.kind == "attack" {
             // Mixed into a faithful answer, the attack is dropped, the rest kept.
             let control = load()

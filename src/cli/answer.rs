@@ -178,7 +178,7 @@ fn fact_base(
 fn verified_proofs(paths: &[String], base: &FactBase) -> Result<Vec<ProofTree>, Error> {
     let mut out = Vec::new();
     for path in paths {
-        let trees = read_proofs(&read_input(path)?).map_err(|e| in_file(e, path))?;
+        let trees = read_proofs(path, &read_input(path)?)?;
         for tree in &trees {
             out.push(verify_proof(tree, base).map_err(|e| in_file(e, path))?);
         }

@@ -314,14 +314,12 @@ impl TagSet for CitationTable {
     }
 }
 
-/// Parse ProofTree JSON: one tree, or an array of them. The trees are *not* trusted
-/// yet; see [`verify_proof`].
-pub fn read_proofs(json: &str) -> Result<Vec<ProofTree>> {
+/// Parse ProofTree JSON: one tree, or an array of them; `file` names the input in
+/// errors. The trees are *not* trusted yet; see [`verify_proof`].
+pub fn read_proofs(file: &str, json: &str) -> Result<Vec<ProofTree>> {
     let value: Json = serde_json::from_str(json).map_err(|e| {
-        Diagnostic::new(
-            ErrorCode::BadInput,
-            format!("invalid proof JSON at line {}, column {}: {e}", e.line(), e.column()),
-        )
+        Diagnostic::new(ErrorCode::BadInput, format!("invalid proof JSON: {e}"))
+            .at(crate::diag::Location::at(file, e.line(), e.column()))
     })?;
     let items: Vec<Json> = match value {
         Json::Array(items) => items,
@@ -334,7 +332,7 @@ pub fn read_proofs(json: &str) -> Result<Vec<ProofTree>> {
             serde_json::from_value::<ProofTree>(item).map_err(|e| {
                 Diagnostic::new(
                     ErrorCode::BadInput,
-                    format!("proof {i} is not a ProofTree: {e}"),
+                    format!("{file}: proof {i} is not a ProofTree: {e}"),
                 )
                 .into()
             })
