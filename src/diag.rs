@@ -188,6 +188,7 @@ impl Location {
 /// released; scripts match on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ErrorCode {
     /// Malformed program text.
     Parse,
@@ -218,6 +219,8 @@ pub enum ErrorCode {
     /// A proof was asked of a fact base whose derivation record is off (or is
     /// inconsistent).
     ProvenanceUnavailable,
+    /// A broken internal invariant: a bug in prooflog, never the user's input.
+    Internal,
 }
 
 impl ErrorCode {
@@ -238,6 +241,7 @@ impl ErrorCode {
             ErrorCode::BudgetExceeded => "budget_exceeded",
             ErrorCode::Usage => "usage",
             ErrorCode::ProvenanceUnavailable => "provenance_unavailable",
+            ErrorCode::Internal => "internal_error",
         }
     }
 }

@@ -293,7 +293,7 @@ pub fn dot(tree: &ProofTree) -> String {
 
 /// Escape text for HTML element content and attribute values (control and invisible
 /// characters become visible `\u{…}` escapes).
-pub fn html_escape(s: &str) -> String {
+pub(crate) fn html_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

@@ -1,4 +1,8 @@
-//! Argument parsing, dispatch, output format and exit codes shared by every command.
+//! The `prooflog` command line: a thin layer over the `prooflog` library. It parses
+//! arguments, calls the library and prints; every concept it shows lives in the library.
+//!
+//! Argument parsing, dispatch, output format and exit codes shared by every command;
+//! the command-line contract is docs/cli.md.
 //!
 //! Exit codes: 0 success, 1 a check rejected or a goal is unproved, 2 bad input.
 //! Diagnostics go to stderr, as text or (with `--format json`) as
@@ -42,7 +46,7 @@ enum Command {
 }
 
 /// Parse arguments, run the command, map its outcome to an exit code.
-pub fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -9,7 +9,7 @@ use prooflog::eval::FactBase;
 use prooflog::ir::RelId;
 use prooflog::value::{Value, fact_text};
 
-use crate::cli::common::{EngineInputs, Format, evaluate_on_terminal, fail, print};
+use crate::common::{EngineInputs, Format, evaluate_on_terminal, fail, print};
 
 /// Arguments of `prooflog run`.
 #[derive(Args)]
@@ -65,9 +65,9 @@ pub fn execute(args: RunArgs) -> ExitCode {
 /// or when none is marked.
 fn shown_relations(base: &FactBase, all: bool) -> BTreeMap<String, RelId> {
     let program = base.program();
-    let any_output = program.relations.iter().any(|r| r.output);
+    let any_output = program.relations().iter().any(|r| r.output);
     program
-        .relations
+        .relations()
         .iter()
         .enumerate()
         .filter(|(_, r)| all || !any_output || r.output)

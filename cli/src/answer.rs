@@ -416,7 +416,7 @@ fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
     if !args.evidence.is_empty() {
         let mut loader = prooflog::store::Loader::new();
         if args.programs.is_empty() {
-            loader.program_text(DEFAULT_PROGRAM.0, DEFAULT_PROGRAM.1);
+            loader.program_text(DEFAULT_PROGRAM.name, DEFAULT_PROGRAM.text);
         }
         for p in &args.programs {
             loader.program_file(p)?;

@@ -1,8 +1,0 @@
-//! The `prooflog` command line: a thin layer over the library. See `cli` for the
-//! command-line contract (DESIGN.md, "Command line").
-
-mod cli;
-
-fn main() -> std::process::ExitCode {
-    cli::main()
-}
