@@ -124,6 +124,17 @@ pub const DEFAULT_GLUE: &[&str] = &[
     "that said",
     "as follows",
     "note",
+    "notes",
+    // Column labels that name no content.
+    "fact",
+    "facts",
+    "source",
+    "claim",
+    "claims",
+    "statement",
+    "tag",
+    "citation",
+    "item",
 ];
 
 /// What the firewall says when it has nothing verifiable left to say.
@@ -655,8 +666,9 @@ impl<'a> HallucinationFirewall<'a> {
             }
             _ => seg.start,
         };
-        let body = &text[body_start..seg.end];
-        let scan = scan_brackets(body);
+        // Struck-through text reads as deleted: it neither claims nor marks anything.
+        let body = markdown::without_struck(&text[body_start..seg.end]);
+        let scan = scan_brackets(&body);
         if !scan.forged.is_empty() {
             return stripped(scan.tags, StripReason::ForgedTags {
                 written: scan.forged,

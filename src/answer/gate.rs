@@ -57,6 +57,7 @@ use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
+use super::markdown::{self, LineKind};
 use super::segment::{citation_tag_len, segment};
 use super::verify::{self, SourceIndex};
 
@@ -755,13 +756,29 @@ impl Gate {
     /// [`verify`](Gate::verify), also returning the work units spent over all claims
     /// (each claim's bounded by [`MAX_CLAIM_WORK`](verify::MAX_CLAIM_WORK)).
     pub fn verify_with_work(&self, answer: &str) -> (GateResult, u64) {
-        let segments = segment(answer);
+        let structure = markdown::structure(answer);
+        // Markdown layout (fences, rules, separator rows) and bare list markers are not
+        // claims; a claim is checked without its line's block syntax (`- `, `1. `).
+        let segments: Vec<_> = segment(answer)
+            .into_iter()
+            .filter(|seg| match structure.line_at(seg.start) {
+                Some(l) if l.kind == LineKind::Layout => false,
+                Some(l) if l.kind == LineKind::Text && seg.end <= l.content_start => false,
+                _ => true,
+            })
+            .collect();
         let mut claims = Vec::with_capacity(segments.len());
         let mut kept = String::new();
         let mut pending_sep: Option<&str> = None;
         let mut work = 0u64;
         for (i, seg) in segments.iter().enumerate() {
-            let check = self.verify_claim(&seg.text);
+            let body = match structure.line_at(seg.start) {
+                Some(l) if l.kind == LineKind::Text && seg.start < l.content_start => {
+                    &answer[l.content_start..seg.end]
+                }
+                _ => seg.text.as_str(),
+            };
+            let check = self.verify_claim(&markdown::inline_words(body));
             work = work.saturating_add(check.work());
             let passage = check.passage();
             let supported = passage.is_some();

@@ -302,26 +302,34 @@ fn html_tag(s: &str) -> Option<(usize, String, bool, bool)> {
     Some((len, name, closing, self_closing))
 }
 
-/// The words of a piece of a line once inline syntax is removed: struck-through text
-/// (`~~…~~`, which a reader sees as deleted) is dropped, table pipes become spaces,
-/// emphasis and code marks (`*`, `` ` ``) go.
-pub fn inline_words(text: &str) -> String {
+/// The text with struck-through spans (`~~…~~`, which a reader sees as deleted)
+/// replaced by a space; an unclosed `~~` is kept as written.
+pub fn without_struck(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("~~") {
+        return std::borrow::Cow::Borrowed(text);
+    }
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(open) = rest.find("~~") {
-        out.push_str(&rest[..open]);
         match rest[open + 2..].find("~~") {
             Some(close) => {
+                out.push_str(&rest[..open]);
                 out.push(' ');
                 rest = &rest[open + 2 + close + 2..];
             }
-            None => {
-                rest = &rest[open + 2..];
-            }
+            None => break,
         }
     }
     out.push_str(rest);
-    out.chars()
+    std::borrow::Cow::Owned(out)
+}
+
+/// The words of a piece of a line once inline syntax is removed: struck-through text
+/// is dropped ([`without_struck`]), table pipes become spaces, emphasis and code marks
+/// (`*`, `` ` ``, `~`) go.
+pub fn inline_words(text: &str) -> String {
+    without_struck(text)
+        .chars()
         .map(|c| match c {
             '|' => ' ',
             c => c,
@@ -386,6 +394,7 @@ mod tests {
     fn inline_syntax_goes_struck_text_too() {
         assert_eq!(inline_words("**drone 7** is `hostile`"), "drone 7 is hostile");
         assert_eq!(inline_words("drone 9 was ~~not~~ cleared"), "drone 9 was   cleared");
+        assert_eq!(without_struck("a ~~[UNVERIFIED]~~ b ~~c"), "a   b ~~c");
         assert_eq!(inline_words("| drone 7 | hostile |"), "  drone 7   hostile  ");
     }
 }

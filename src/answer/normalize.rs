@@ -192,6 +192,66 @@ pub fn escape_line(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// [`escape_line`] for text that is already a quoted literal with its own backslash
+/// escapes (`pred("a\\nb")`): control, separator and invisible characters become
+/// `\u{…}`, backslashes are left as they are.
+pub fn escape_controls(s: &str) -> Cow<'_, str> {
+    let needs =
+        |c: char| c.is_control() || is_invisible(c) || matches!(c, '\u{2028}' | '\u{2029}');
+    if !s.chars().any(needs) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if needs(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Brackets in data that hold a citation tag (`[HEDGE-1]`, `[ step-2 ]`), escaped as
+/// `\[…\]` so that a value can never read as a citation line or a citation in a
+/// prompt. Other brackets are kept.
+pub fn defang_tags(s: &str) -> Cow<'_, str> {
+    if !s.contains(['[', '［']) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 4);
+    let mut changed = false;
+    let mut rest = s;
+    while let Some(open) = rest.find(['[', '［']) {
+        let oc = rest[open..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&rest[..open]);
+        let after = &rest[open + oc..];
+        let close = after.find([']', '］', '[', '［']);
+        match close {
+            Some(c) if after[c..].starts_with([']', '］']) && holds_tag(&after[..c]) => {
+                let cc = after[c..].chars().next().map_or(1, char::len_utf8);
+                out.push_str("\\[");
+                out.push_str(&after[..c]);
+                out.push_str("\\]");
+                rest = &after[c + cc..];
+                changed = true;
+            }
+            _ => {
+                out.push_str(&rest[open..open + oc]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    if changed { Cow::Owned(out) } else { Cow::Borrowed(s) }
+}
+
+fn holds_tag(inner: &str) -> bool {
+    inner
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || fold_compat(c) == '-'))
+        .any(|w| crate::answer::firewall::canonical_tag(w).is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,6 +285,14 @@ mod tests {
         assert_eq!(escape_line("a\\n"), "a\\\\n");
         assert_eq!(escape_line("zone\u{2028}x"), "zone\\u{2028}x");
         assert!(matches!(escape_line("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn tags_in_data_are_defanged() {
+        assert_eq!(defang_tags("zone [HEDGE-1] x"), "zone \\[HEDGE-1\\] x");
+        assert_eq!(defang_tags("pier [east]"), "pier [east]");
+        assert_eq!(defang_tags("a [ b [step-2] c"), "a [ b \\[step-2\\] c");
+        assert_eq!(escape_controls("p(\"a\\nb\u{1b}\")"), "p(\"a\\nb\\u{1b}\")");
     }
 
     #[test]

@@ -499,24 +499,97 @@ pub fn marker_class(raw: &str) -> u8 {
     WORDS.get(raw).map_or(0, |w| w.0)
 }
 
-/// A light lemma for comparing words across inflection: irregular forms (`are` →
-/// `is`, `were` → `was`, `have` → `has`, `an` → `a`, `children` → `child`), then one
+/// Past forms of common irregular verbs, by base form (itself a lemma of the suffix
+/// rules: `pay` is what `pays` becomes).
+const IRREGULAR_VERBS: &[(&[&str], &str)] = &[
+    (&["paid"], "pay"),
+    (&["said"], "say"),
+    (&["made"], "mak"),
+    (&["went", "gone"], "go"),
+    (&["gave", "given"], "giv"),
+    (&["took", "taken"], "tak"),
+    (&["held"], "hold"),
+    (&["found"], "find"),
+    (&["sold"], "sell"),
+    (&["bought"], "buy"),
+    (&["brought"], "bring"),
+    (&["told"], "tell"),
+    (&["kept"], "keep"),
+    (&["ran"], "run"),
+    (&["began", "begun"], "begin"),
+    (&["came"], "com"),
+    (&["got", "gotten"], "get"),
+    (&["saw", "seen"], "see"),
+    (&["met"], "meet"),
+    (&["led"], "lead"),
+    (&["sent"], "send"),
+    (&["built"], "build"),
+    (&["spent"], "spend"),
+    (&["fell", "fallen"], "fall"),
+    (&["rose", "risen"], "ris"),
+    (&["grew", "grown"], "grow"),
+    (&["drove", "driven"], "driv"),
+    (&["flew", "flown"], "fly"),
+    (&["knew", "known"], "know"),
+    (&["wrote", "written"], "writ"),
+    (&["chose", "chosen"], "choos"),
+    (&["became"], "becom"),
+    (&["shown"], "show"),
+    (&["struck"], "strik"),
+    (&["stood"], "stand"),
+    (&["understood"], "understand"),
+    (&["caught"], "catch"),
+    (&["taught"], "teach"),
+    (&["fought"], "fight"),
+    (&["sought"], "seek"),
+    (&["won"], "win"),
+    (&["lost"], "los"),
+    (&["left"], "leav"),
+    (&["meant"], "mean"),
+    (&["dealt"], "deal"),
+    (&["felt"], "feel"),
+    (&["slept"], "sleep"),
+    (&["shot"], "shoot"),
+    (&["hit"], "hit"),
+    (&["set"], "set"),
+    (&["put"], "put"),
+    (&["cut"], "cut"),
+    (&["let"], "let"),
+    (&["laid"], "lay"),
+    (&["bore", "borne"], "bear"),
+    (&["wore", "worn"], "wear"),
+    (&["tore", "torn"], "tear"),
+    (&["broke", "broken"], "break"),
+    (&["spoke", "spoken"], "speak"),
+    (&["froze", "frozen"], "freez"),
+    (&["stole", "stolen"], "steal"),
+    (&["drew", "drawn"], "draw"),
+    (&["threw", "thrown"], "throw"),
+    (&["blew", "blown"], "blow"),
+    (&["ate", "eaten"], "eat"),
+];
+
+/// A light lemma for comparing words across inflection: irregular forms (`are`, `was`
+/// and `were` → `is`, `have` → `has`, `an` → `a`, `children` → `child`, `paid` →
+/// `pay`), then one
 /// suffix rule on ASCII words of four letters or more (`-ies`/`-ied` → `-y`, `-ing`,
 /// `-ed`, `-es` after a sibilant, `-s`), a doubled final consonant undoubled and a
 /// final `e` dropped (`intruded`, `intrudes`, `intruding` and `intrude` are all
 /// `intrud`). Numbers, non-ASCII words and markers are themselves.
 pub fn lemma(word: &str) -> Cow<'_, str> {
     let irregular = match word {
-        "are" | "am" => Some("is"),
-        "were" => Some("was"),
-        "have" => Some("has"),
-        "do" => Some("does"),
+        "are" | "am" | "was" | "were" => Some("is"),
+        "have" | "had" => Some("has"),
+        "do" | "did" => Some("does"),
         "an" => Some("a"),
         "children" => Some("child"),
         "men" => Some("man"),
         "women" => Some("woman"),
         "people" => Some("person"),
-        _ => None,
+        _ => IRREGULAR_VERBS
+            .iter()
+            .find(|(forms, _)| forms.contains(&word))
+            .map(|(_, base)| *base),
     };
     if let Some(l) = irregular {
         return Cow::Borrowed(l);
@@ -880,11 +953,13 @@ impl SourceIndex {
     }
 }
 
-/// Mark a structured fact's predicate words: template words (not argument values, not
-/// function words) after the first argument value. False when no argument value is
-/// found in the text (the caller falls back to the plain rule).
+/// Mark a structured fact's predicate words: its template's content words (not an
+/// argument value, function word, auxiliary or number) other than the first, which
+/// names what the fact is about (`drone` in "drone 7 is a member of group 42"). False
+/// when no argument value is found in the text (the caller falls back to the plain
+/// rule).
 fn mark_fact_predicates(tokens: &mut Tokens, args: &[Value]) -> bool {
-    let mut first_arg: Option<usize> = None;
+    let mut found = false;
     for a in args {
         let text = match a {
             Value::Symbol(s) => s.clone(),
@@ -899,16 +974,27 @@ fn mark_fact_predicates(tokens: &mut Tokens, args: &[Value]) -> bool {
                 for j in 0..at.len() {
                     tokens.flags[start + j] |= flag::ARG;
                 }
-                first_arg = Some(first_arg.map_or(start, |f| f.min(start)));
+                found = true;
             }
         }
     }
-    let Some(first) = first_arg else {
+    if !found {
         return false;
-    };
-    for i in first..tokens.len() {
+    }
+    let mut first_content = true;
+    for i in 0..tokens.len() {
         let f = tokens.flags[i];
-        if f & (flag::ARG | flag::FUNCTION | flag::AUX | flag::NUMBER) == 0 {
+        if f & flag::SEMI != 0 {
+            first_content = true;
+        }
+        if f & (flag::FUNCTION | flag::AUX | flag::NUMBER) != 0 {
+            continue;
+        }
+        if first_content {
+            first_content = false;
+            continue;
+        }
+        if f & flag::ARG == 0 {
             tokens.flags[i] |= flag::PRED;
         }
     }
@@ -1170,7 +1256,23 @@ impl SourceIndex {
         }
     }
 
+    /// An article that opens the claim (`A photon has …`, `The fund …`) carries no
+    /// claim: if the claim fails with it, it is tried without it. (Inside a claim an
+    /// `a` may be a name, as in "series a shares", and is kept.)
     fn check_positive(&self, claim: &Tokens, work: &mut Work) -> Result<Matched, Reason> {
+        let first = self.check_exact(claim, work);
+        let leading = claim.key.first().is_some_and(|k| matches!(&**k, "a" | "the"));
+        if first.is_ok() || !leading || claim.len() < 2 {
+            return first;
+        }
+        let without = claim.select(1..claim.len());
+        match self.check_exact(&without, work) {
+            Ok(m) => Ok(m),
+            Err(_) => first,
+        }
+    }
+
+    fn check_exact(&self, claim: &Tokens, work: &mut Work) -> Result<Matched, Reason> {
         let occ: Vec<&[u32]> = claim.key.iter().map(|k| self.occurrences(k)).collect();
         if let Some(i) = occ.iter().position(|o| o.is_empty()) {
             return Err(Reason::AbsentToken {
@@ -1236,7 +1338,9 @@ impl SourceIndex {
             if f & (flag::SEMI | flag::COORD) != 0 {
                 break;
             }
-            if t.marker[q] != 0 || self.is_proportion(q) {
+            // Contrast after the span ("… rather than Y", "… than Z") only narrows
+            // what the span said; everything else reaches back to it.
+            if t.marker[q] & !class::CONTRAST != 0 || self.is_proportion(q) {
                 let raw = &*t.raw[q];
                 let needed = t.raw[al.start..=q].iter().filter(|r| &***r == raw).count();
                 if count_in_claim(raw) < needed {
@@ -1633,7 +1737,16 @@ fn same_shape(claim: &Tokens, a: std::ops::Range<usize>, b: std::ops::Range<usiz
             return false;
         }
     }
-    (num(last_a) && num(last_b)) || (plain(last_a) && plain(last_b) && !num(last_a) && !num(last_b))
+    if k == 1 {
+        return (num(last_a) && num(last_b))
+            || (plain(last_a) && plain(last_b) && !num(last_a) && !num(last_b));
+    }
+    // Items that share their head (`series a` / `series b`, `zone airport` / `zone
+    // harbor`): any last words but coordinators, auxiliaries and markers.
+    let label = |i: usize| {
+        claim.flags[i] & (flag::AUX | flag::COORD) == 0 && claim.marker[i] == 0
+    };
+    (num(last_a) && num(last_b)) || (label(last_a) && label(last_b) && !num(last_a) && !num(last_b))
 }
 
 #[cfg(test)]

@@ -152,7 +152,9 @@ impl CitationTable {
     pub fn add_fact(&mut self, fact: CitedFact) {
         let tag = fact.tag.clone();
         self.allowed.insert(tag.clone());
-        if tag.starts_with("RULE-") {
+        // A rule names many conclusions; a step names its conclusion and the facts it
+        // relied on being absent. Neither makes a tag ambiguous.
+        if tag.starts_with("RULE-") || fact.negated {
             let list = self.facts.entry(tag.clone()).or_default();
             if list.is_empty() {
                 self.order.push(tag);
@@ -284,9 +286,12 @@ impl CitationTable {
     }
 }
 
+/// What a tag names in one source, for ambiguity: its positive facts (a step's
+/// negated premises go with its conclusion).
 fn signature(facts: &[CitedFact]) -> Signature {
     let mut sig: Vec<(String, Vec<Value>, bool)> = facts
         .iter()
+        .filter(|f| !f.negated)
         .map(|f| (f.predicate.clone(), f.args.clone(), f.negated))
         .collect();
     sig.sort();

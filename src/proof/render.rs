@@ -15,7 +15,18 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use crate::answer::normalize::escape_line;
+use crate::answer::normalize::{defang_tags, escape_controls, escape_line};
+
+/// A value from data, safe on one line of a prompt: escaped, with tag-shaped brackets
+/// defanged.
+fn data(s: &str) -> String {
+    defang_tags(&escape_line(s)).into_owned()
+}
+
+/// A fact written as the rule language writes it (already quoted), safe on one line.
+fn literal(s: &str) -> String {
+    defang_tags(&escape_controls(s)).into_owned()
+}
 
 use super::{ProofNode, ProofTree};
 
@@ -44,9 +55,8 @@ fn index_of(tree: &ProofTree) -> HashMap<&str, usize> {
 /// ```
 pub fn context(tree: &ProofTree) -> String {
     let mut out = String::new();
-    let goal = crate::value::fact_text(&tree.goal.predicate, &tree.goal.args);
-    let goal = escape_line(&goal);
-    let proof_id = escape_line(&tree.proof_id);
+    let goal = literal(&crate::value::fact_text(&tree.goal.predicate, &tree.goal.args));
+    let proof_id = data(&tree.proof_id);
     if !tree.is_proved() {
         let _ = writeln!(
             out,
@@ -68,7 +78,7 @@ pub fn context(tree: &ProofTree) -> String {
                 for p in &c.premises {
                     match index.get(p.as_str()).map(|&i| &tree.nodes[i]) {
                         Some(n @ ProofNode::Absence(_)) => {
-                            absent.push(escape_line(&tree.node_text(n)).into_owned())
+                            absent.push(data(&tree.node_text(n)))
                         }
                         Some(n) => tags.extend(n.tag().map(str::to_string)),
                         None => {}
@@ -78,7 +88,7 @@ pub fn context(tree: &ProofTree) -> String {
                     out,
                     "[{}] {} (confidence {}; by {}",
                     escape_line(&c.step_tag),
-                    escape_line(&tree.node_text(node)),
+                    data(&tree.node_text(node)),
                     conf(c.confidence),
                     escape_line(&c.rule_tag)
                 );
@@ -92,16 +102,16 @@ pub fn context(tree: &ProofTree) -> String {
             }
             ProofNode::Evidence(e) => {
                 let p = &e.provenance;
-                let mut origin = escape_line(&p.source).into_owned();
+                let mut origin = data(&p.source);
                 if let Some(t) = &p.table {
-                    let _ = write!(origin, " {}", escape_line(t));
+                    let _ = write!(origin, " {}", data(t));
                 }
                 let _ = write!(origin, " #{}", p.edge_idx);
                 let _ = writeln!(
                     out,
                     "[{}] {} (confidence {}; {origin}, {})",
                     escape_line(&e.hedge_tag),
-                    escape_line(&tree.node_text(node)),
+                    data(&tree.node_text(node)),
                     conf(e.confidence),
                     if p.verified { "verified" } else { "unverified" }
                 );
@@ -119,9 +129,9 @@ fn text_line(tree: &ProofTree, node: &ProofNode) -> String {
             "{} [{}] {}  confidence {}  by {} [{}]",
             escape_line(&c.id),
             escape_line(&c.step_tag),
-            escape_line(&tree.node_text(node)),
+            data(&tree.node_text(node)),
             conf(c.confidence),
-            escape_line(&c.rule),
+            data(&c.rule),
             escape_line(&c.rule_tag)
         ),
         ProofNode::Evidence(e) => {
@@ -130,12 +140,12 @@ fn text_line(tree: &ProofTree, node: &ProofNode) -> String {
                 "{} [{}] {}  confidence {}  {}{} #{} {}",
                 escape_line(&e.id),
                 escape_line(&e.hedge_tag),
-                escape_line(&tree.node_text(node)),
+                data(&tree.node_text(node)),
                 conf(e.confidence),
-                escape_line(&p.source),
+                data(&p.source),
                 p.table
                     .as_deref()
-                    .map(|t| format!(" {}", escape_line(t)))
+                    .map(|t| format!(" {}", data(t)))
                     .unwrap_or_default(),
                 p.edge_idx,
                 if p.verified { "verified" } else { "UNVERIFIED" }
@@ -144,7 +154,7 @@ fn text_line(tree: &ProofTree, node: &ProofNode) -> String {
         ProofNode::Absence(a) => format!(
             "{} absent: {}",
             escape_line(&a.id),
-            escape_line(&tree.node_text(node))
+            data(&tree.node_text(node))
         ),
     }
 }
@@ -162,8 +172,8 @@ pub fn text(tree: &ProofTree) -> String {
     let _ = writeln!(
         out,
         "{}: {} {status}, confidence {}, depth {}",
-        escape_line(&tree.proof_id),
-        escape_line(&goal),
+        data(&tree.proof_id),
+        literal(&goal),
         conf(tree.confidence),
         tree.depth
     );
