@@ -285,3 +285,47 @@ fn gate_result_golden_json() {
         serde_json::from_str(&json).expect("round-trips");
     assert_eq!(back, result);
 }
+
+/// A 4 KB answer against a 400 KB passage: every claim gets a verdict or a refusal,
+/// and the work is bounded per claim (not a timing assertion: work units are counted).
+#[test]
+fn a_large_passage_costs_bounded_work() {
+    use prooflog::answer::gate::Reason;
+    use prooflog::answer::verify::{MAX_ALIGN_STATES, MAX_CLAIM_TOKENS, MAX_CLAIM_WORK};
+    let passage = "The tenant shall pay the rent on the first day of the month. ".repeat(6_600);
+    assert!(passage.len() >= 400_000);
+    let sentence = "The tenant shall pay the rent on the first day of the month and the landlord \
+                    shall not. ";
+    let answer = sentence.repeat(4_096 / sentence.len() + 1);
+    let gate = Gate::new(&[passage.as_str()]);
+    let (result, work) = gate.verify_with_work(&answer);
+    assert!(result.claims.len() >= 40);
+    let per_claim = MAX_CLAIM_WORK + MAX_ALIGN_STATES;
+    assert!(
+        work <= result.claims.len() as u64 * per_claim,
+        "work {work} over {} claims",
+        result.claims.len()
+    );
+    for c in &result.claims {
+        assert!(!c.supported, "{}", c.text);
+        assert!(c.reason.is_some());
+    }
+    // The same words as one 4 KB sentence: refused before any alignment work.
+    let one = answer.replace(". ", " ");
+    let check = gate.verify_claim(&one);
+    assert!(
+        matches!(check.reason(), Some(Reason::ClaimTooLong { limit, .. }) if *limit == MAX_CLAIM_TOKENS),
+        "{check:?}"
+    );
+    assert_eq!(check.work(), 0);
+    // A dense passage of one repeated word: the alignment's state bound refuses it.
+    let dense = "rent ".repeat(400_000 / 5);
+    let gate = Gate::new(&[dense.as_str()]);
+    let check = gate.verify_claim(&"rent ".repeat(20));
+    assert!(
+        matches!(check.reason(), Some(Reason::TooMuchWork { .. })),
+        "{:?}",
+        check.reason()
+    );
+    assert!(check.work() <= per_claim);
+}

@@ -64,8 +64,10 @@
 //! between, else a line break if a line break did, else a single space (or nothing,
 //! for scripts written without spaces).
 
-use std::collections::{BTreeSet, HashSet};
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
+use std::rc::Rc;
 
 use serde::Serialize;
 
@@ -74,6 +76,7 @@ use super::normalize::{self, fold_compat, fold_confusable, foreign_digit};
 use super::segment::{Segment, segment};
 use super::verify::{self, SourceIndex, Work};
 use super::{CitedFact, TagResolver};
+use crate::value::Value;
 
 /// Connectives that carry no claim: a sentence whose words are exactly one of these
 /// (case, punctuation and markdown emphasis aside) is glue.
@@ -136,6 +139,9 @@ pub const DEFAULT_GLUE: &[&str] = &[
     "citation",
     "item",
 ];
+
+/// A sentence of more words than this is never glue.
+const MAX_GLUE_WORDS: usize = 16;
 
 /// What the firewall says when it has nothing verifiable left to say.
 pub const DEFAULT_ABSTAIN_MESSAGE: &str =
@@ -222,6 +228,13 @@ pub trait ClaimSupport {
     /// `Ok(())` when `claim` follows from the cited `facts`, else why not, in words a
     /// person can act on.
     fn supports(&self, claim: &str, facts: &[CitedFact]) -> Result<(), String>;
+
+    /// `Some` for the built-in gate predicate, which the firewall runs with each cited
+    /// fact indexed once per answer rather than once per sentence. Other predicates
+    /// keep the default.
+    fn as_gate(&self) -> Option<&GateSupport> {
+        None
+    }
 }
 
 /// A plain yes/no predicate over one passage: the claim must follow from the words of
@@ -251,22 +264,45 @@ pub struct GateSupport;
 
 impl ClaimSupport for GateSupport {
     fn supports(&self, claim: &str, facts: &[CitedFact]) -> Result<(), String> {
-        let sources: Vec<SourceIndex> = facts
-            .iter()
-            .map(|f| SourceIndex::fact(&f.text, &f.args, f.negated))
-            .collect();
-        let refs: Vec<&SourceIndex> = sources.iter().collect();
-        let tokens = verify::claim_tokens(claim);
-        let mut work = Work::default();
-        match verify::verify_claim(&tokens, &refs, &mut work) {
-            Ok(_) => Ok(()),
-            Err(failure) => {
-                let source = match failure.source.and_then(|i| facts.get(i)) {
-                    Some(f) => describe(f),
-                    None => "the cited facts".to_string(),
-                };
-                Err(failure.reason.explain(&source))
-            }
+        gate_supports(claim, facts, &SourceCache::default())
+    }
+
+    fn as_gate(&self) -> Option<&GateSupport> {
+        Some(self)
+    }
+}
+
+/// Cited facts indexed for the gate, each once per answer.
+#[derive(Default)]
+struct SourceCache {
+    indexes: RefCell<HashMap<(String, Vec<Value>, bool), Rc<SourceIndex>>>,
+}
+
+impl SourceCache {
+    fn get(&self, f: &CitedFact) -> Rc<SourceIndex> {
+        let key = (f.text.clone(), f.args.clone(), f.negated);
+        if let Some(ix) = self.indexes.borrow().get(&key) {
+            return Rc::clone(ix);
+        }
+        let ix = Rc::new(SourceIndex::fact(&f.text, &f.args, f.negated));
+        self.indexes.borrow_mut().insert(key, Rc::clone(&ix));
+        ix
+    }
+}
+
+fn gate_supports(claim: &str, facts: &[CitedFact], cache: &SourceCache) -> Result<(), String> {
+    let sources: Vec<Rc<SourceIndex>> = facts.iter().map(|f| cache.get(f)).collect();
+    let refs: Vec<&SourceIndex> = sources.iter().map(|s| &**s).collect();
+    let tokens = verify::claim_tokens(claim);
+    let mut work = Work::default();
+    match verify::verify_claim(&tokens, &refs, &mut work) {
+        Ok(_) => Ok(()),
+        Err(failure) => {
+            let source = match failure.source.and_then(|i| facts.get(i)) {
+                Some(f) => describe(f),
+                None => "the cited facts".to_string(),
+            };
+            Err(failure.reason.explain(&source))
         }
     }
 }
@@ -583,9 +619,10 @@ impl<'a> HallucinationFirewall<'a> {
         let text: &str = &text;
         let structure = markdown::structure(text);
         let segments = attach_trailing_citations(text, segment(text));
+        let cache = SourceCache::default();
         let sentences: Vec<SentenceVerdict> = segments
             .iter()
-            .map(|seg| self.judge(text, &structure, seg, allowed))
+            .map(|seg| self.judge(text, &structure, seg, allowed, &cache))
             .collect();
 
         let mut supported = Vec::new();
@@ -629,8 +666,9 @@ impl<'a> HallucinationFirewall<'a> {
         structure: &Structure,
         seg: &Segment,
         allowed: &T,
+        cache: &SourceCache,
     ) -> SentenceVerdict {
-        let (kind, tags, reason) = self.classify(text, structure, seg, allowed);
+        let (kind, tags, reason) = self.classify(text, structure, seg, allowed, cache);
         SentenceVerdict {
             text: seg.text.clone(),
             start: seg.start,
@@ -647,6 +685,7 @@ impl<'a> HallucinationFirewall<'a> {
         structure: &Structure,
         seg: &Segment,
         allowed: &T,
+        cache: &SourceCache,
     ) -> (SentenceKind, Vec<String>, Option<StripReason>) {
         let stripped = |tags: Vec<String>, r: StripReason| (SentenceKind::Stripped, tags, Some(r));
         if structure.is_hidden(&(seg.start..seg.end)) {
@@ -711,7 +750,7 @@ impl<'a> HallucinationFirewall<'a> {
         }
         if let Some(content) = &self.content {
             let claim = self.without_opening_connective(&words);
-            if let Err(reason) = verify_content(claim, &scan.tags, content) {
+            if let Err(reason) = verify_content(claim, &scan.tags, content, cache) {
                 return stripped(scan.tags, reason);
             }
         }
@@ -721,26 +760,31 @@ impl<'a> HallucinationFirewall<'a> {
     /// Whether the words are glue: one connective of the list, or several in a row
     /// ("In short: yes").
     fn is_glue(&self, words: &str) -> bool {
-        let key = glue_key(words);
-        let w: Vec<&str> = key.split(' ').filter(|w| !w.is_empty()).collect();
-        if w.is_empty() {
+        // Glue is a few connectives; a long sentence is never glue.
+        if words.split_whitespace().nth(MAX_GLUE_WORDS).is_some() {
             return false;
         }
-        // reach[i]: the first i words are a run of glue phrases.
-        let mut reach = vec![false; w.len() + 1];
+        let key = glue_key(words);
+        if key.is_empty() {
+            return false;
+        }
+        // reach[i]: the first i bytes of the key are a run of glue phrases.
+        let mut reach = vec![false; key.len() + 1];
         reach[0] = true;
-        for i in 0..w.len() {
-            if !reach[i] {
+        for i in 0..key.len() {
+            if !reach[i] || (i > 0 && key.as_bytes()[i - 1] != b' ') {
                 continue;
             }
             for g in &self.glue {
-                let n = g.split(' ').count();
-                if i + n <= w.len() && w[i..i + n].join(" ") == *g {
-                    reach[i + n] = true;
+                let end = i + g.len();
+                if key[i..].starts_with(g.as_str())
+                    && (end == key.len() || key.as_bytes()[end] == b' ')
+                {
+                    reach[if end == key.len() { end } else { end + 1 }] = true;
                 }
             }
         }
-        reach[w.len()]
+        reach[key.len()]
     }
 
     /// The claim without a glue connective that opens it ("In short, …", "Yes: …").
@@ -783,6 +827,7 @@ fn verify_content(
     claim: &str,
     tags: &[String],
     content: &ContentVerification<'_>,
+    cache: &SourceCache,
 ) -> Result<(), StripReason> {
     let mut facts: Vec<CitedFact> = Vec::new();
     for tag in tags {
@@ -802,10 +847,11 @@ fn verify_content(
             tags: tags.to_vec(),
         });
     }
-    content
-        .support
-        .supports(claim, &facts)
-        .map_err(|detail| StripReason::NotEntailed {
+    let verdict = match content.support.as_gate() {
+        Some(_) => gate_supports(claim, &facts, cache),
+        None => content.support.supports(claim, &facts),
+    };
+    verdict.map_err(|detail| StripReason::NotEntailed {
             facts: facts.iter().map(CitedFact::display_text).collect(),
             detail,
         })
@@ -900,7 +946,12 @@ fn scan_brackets(text: &str) -> BracketScan {
 }
 
 fn bracket(scan: &mut BracketScan, inner: &str) {
-    let folded: String = inner.chars().map(fold_compat).collect();
+    let folded: std::borrow::Cow<'_, str> = if inner.is_ascii() {
+        std::borrow::Cow::Borrowed(inner)
+    } else {
+        std::borrow::Cow::Owned(inner.chars().map(fold_compat).collect())
+    };
+    let folded: &str = &folded;
     let trimmed = folded.trim_start();
     if trimmed.len() >= 10 && trimmed.as_bytes()[..10].eq_ignore_ascii_case(b"UNVERIFIED") {
         scan.unverified = true;
@@ -916,7 +967,7 @@ fn bracket(scan: &mut BracketScan, inner: &str) {
     let mut other = false;
     let mut words_out = String::with_capacity(folded.len());
     let mut last = 0;
-    for (start, word) in items(&folded) {
+    for (start, word) in items(folded) {
         words_out.push_str(&folded[last..start]);
         last = start + word.len();
         if let Some(tag) = canonical_tag(word) {
@@ -924,7 +975,7 @@ fn bracket(scan: &mut BracketScan, inner: &str) {
             words_out.push(' ');
             continue;
         }
-        if CITATION_FILLERS.contains(&word.to_lowercase().as_str()) {
+        if CITATION_FILLERS.iter().any(|f| f.eq_ignore_ascii_case(word)) {
             words_out.push_str(word);
             continue;
         }
@@ -951,7 +1002,7 @@ fn bracket(scan: &mut BracketScan, inner: &str) {
     } else if tags.is_empty() && scan.forged.is_empty() {
         // An empty bracket, or fillers only: text.
         scan.claim.push(' ');
-        scan.claim.push_str(&folded);
+        scan.claim.push_str(folded);
         scan.claim.push(' ');
     } else {
         scan.claim.push(' ');

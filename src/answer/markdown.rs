@@ -140,13 +140,13 @@ fn is_layout_line(t: &str) -> bool {
     if t.is_empty() {
         return true;
     }
-    let rule = t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
-    if rule.len() >= 3
-        && (rule.chars().all(|c| c == '-')
-            || rule.chars().all(|c| c == '*')
-            || rule.chars().all(|c| c == '_'))
-    {
-        return true;
+    for mark in ['-', '*', '_'] {
+        if t.starts_with(mark)
+            && t.chars().all(|c| c == mark || c == ' ' || c == '\t')
+            && t.chars().filter(|&c| c == mark).count() >= 3
+        {
+            return true;
+        }
     }
     t.contains('|')
         && t.contains('-')
@@ -328,6 +328,9 @@ pub fn without_struck(text: &str) -> std::borrow::Cow<'_, str> {
 /// is dropped ([`without_struck`]), table pipes become spaces, emphasis and code marks
 /// (`*`, `` ` ``, `~`) go.
 pub fn inline_words(text: &str) -> String {
+    if !text.contains(['|', '*', '`', '~']) {
+        return text.to_string();
+    }
     without_struck(text)
         .chars()
         .map(|c| match c {

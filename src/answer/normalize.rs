@@ -59,7 +59,7 @@ fn is_line_break(c: char) -> bool {
 /// The text without invisible characters ([`is_invisible`]); borrowed when there are
 /// none (the common case costs one scan).
 pub fn strip_invisible(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_invisible) {
+    if text.is_ascii() || !text.chars().any(is_invisible) {
         return Cow::Borrowed(text);
     }
     Cow::Owned(text.chars().filter(|&c| !is_invisible(c)).collect())

@@ -66,11 +66,11 @@ pub const MAX_CLAIM_TOKENS: usize = 256;
 
 /// Most alignment states (occurrences of claim tokens in a source) one alignment may
 /// hold; past it the claim is refused.
-pub const MAX_ALIGN_STATES: u64 = 1 << 20;
+pub const MAX_ALIGN_STATES: u64 = 1 << 18;
 
 /// Most work units (alignment states and predecessor probes) verifying one claim may
 /// take over all its sources, list expansions and clauses.
-pub const MAX_CLAIM_WORK: u64 = 1 << 23;
+pub const MAX_CLAIM_WORK: u64 = 1 << 21;
 
 // ---------------------------------------------------------------------------------------
 // Word lists
@@ -724,6 +724,9 @@ impl Tokens {
 /// The text as the checkers read it: invisible characters removed, fullwidth forms and
 /// dashes folded, `_` (markdown emphasis) read as a space.
 pub(crate) fn clean(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() && !text.contains('_') {
+        return Cow::Borrowed(text);
+    }
     let needs = |c: char| is_invisible(c) || fold_compat(c) != c || c == '_';
     if !text.chars().any(needs) {
         return Cow::Borrowed(text);
@@ -961,17 +964,19 @@ impl SourceIndex {
 fn mark_fact_predicates(tokens: &mut Tokens, args: &[Value]) -> bool {
     let mut found = false;
     for a in args {
-        let text = match a {
-            Value::Symbol(s) => s.clone(),
-            other => other.to_string(),
+        // Integers are one token as written; anything else is tokenized like the text.
+        let keys: Vec<Box<str>> = match a {
+            Value::Number(n) => vec![itoa::Buffer::new().format(*n).into()],
+            Value::Unsigned(n) => vec![itoa::Buffer::new().format(*n).into()],
+            Value::Symbol(s) => tokenize_clean(&clean(s)).key,
+            other => tokenize_clean(&clean(&other.to_string())).key,
         };
-        let at = tokenize_clean(&clean(&text));
-        if at.len() == 0 || at.len() > tokens.len() {
+        if keys.is_empty() || keys.len() > tokens.len() {
             continue;
         }
-        for start in 0..=tokens.len() - at.len() {
-            if (0..at.len()).all(|j| tokens.key[start + j] == at.key[j]) {
-                for j in 0..at.len() {
+        for start in 0..=tokens.len() - keys.len() {
+            if (0..keys.len()).all(|j| tokens.key[start + j] == keys[j]) {
+                for j in 0..keys.len() {
                     tokens.flags[start + j] |= flag::ARG;
                 }
                 found = true;
@@ -1142,21 +1147,25 @@ fn align_all(
         layers.push(layer);
     }
     let last = &layers[layers.len() - 1];
-    // Best final state per sentence.
+    // Best final state per sentence. States are in position order, so one sentence's
+    // states are adjacent.
     let mut best: Vec<(u32, usize)> = Vec::new(); // (sentence, index into last)
     for (k, s) in last.iter().enumerate() {
         let sent = src.sentence[s.pos as usize];
-        match best.iter_mut().find(|(se, _)| *se == sent) {
-            Some(entry) => {
+        match best.last_mut() {
+            Some(entry) if entry.0 == sent => {
                 let b = &last[entry.1];
                 if (s.cost, s.start, s.pos) < (b.cost, b.start, b.pos) {
                     entry.1 = k;
                 }
             }
-            None => best.push((sent, k)),
+            _ => best.push((sent, k)),
         }
     }
-    let mut out: Vec<Alignment> = best
+    best.sort_by_key(|&(_, k)| (last[k].cost, last[k].start));
+    // Only the best few are judged (each judgement is linear in its sentence).
+    best.truncate(MAX_CANDIDATES);
+    let out: Vec<Alignment> = best
         .into_iter()
         .map(|(_, mut k)| {
             let end_state = last[k];
@@ -1174,9 +1183,12 @@ fn align_all(
             }
         })
         .collect();
-    out.sort_by_key(|a| (a.total_gap, a.start));
     Ok(out)
 }
+
+/// Most candidate alignments (the best of different sentences) judged per claim and
+/// source.
+const MAX_CANDIDATES: usize = 16;
 
 /// Why no alignment fits although every token occurs.
 fn explain_no_alignment(
@@ -1560,6 +1572,7 @@ impl Verifier<'_, '_> {
             whole.reason,
             Reason::TooMuchWork { .. } | Reason::ClaimTooLong { .. }
         ) || depth >= 4
+            || self.has_fatal_absence(claim)
         {
             return Err(whole);
         }
@@ -1589,6 +1602,19 @@ impl Verifier<'_, '_> {
             return Ok(s);
         }
         Err(whole)
+    }
+
+    /// Whether some claim word occurs in no source at all. Items of a list and clauses
+    /// keep every word but coordinators (and the leading article, and a negation a
+    /// negated source consumes), so such a claim cannot hold in parts either.
+    fn has_fatal_absence(&self, claim: &Tokens) -> bool {
+        (0..claim.len()).any(|i| {
+            let key = &*claim.key[i];
+            let spared = claim.flags[i] & flag::COORD != 0
+                || matches!(key, "a" | "the" | "not" | "never" | "&")
+                ;
+            !spared && self.sources.iter().all(|s| s.occurrences(key).is_empty())
+        })
     }
 
     /// Split at coordinators and `;`/`:`; every clause must hold on one source and say
