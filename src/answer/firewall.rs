@@ -65,7 +65,7 @@
 //! for scripts written without spaces).
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 use std::rc::Rc;
 
@@ -275,7 +275,7 @@ impl ClaimSupport for GateSupport {
 /// Cited facts indexed for the gate, each once per answer.
 #[derive(Default)]
 struct SourceCache {
-    indexes: RefCell<HashMap<(String, Vec<Value>, bool), Rc<SourceIndex>>>,
+    indexes: RefCell<hashbrown::HashMap<(String, Vec<Value>, bool), Rc<SourceIndex>>>,
 }
 
 impl SourceCache {
@@ -546,14 +546,28 @@ struct ContentVerification<'a> {
 pub struct HallucinationFirewall<'a> {
     abstain_message: String,
     glue: Vec<String>,
+    /// The first word of each glue phrase (a quick test for sentences that are not).
+    glue_heads: Vec<String>,
     content: Option<ContentVerification<'a>>,
+}
+
+fn heads(glue: &[String]) -> Vec<String> {
+    let mut h: Vec<String> = glue
+        .iter()
+        .filter_map(|g| g.split(' ').next().map(str::to_string))
+        .collect();
+    h.sort();
+    h.dedup();
+    h
 }
 
 impl Default for HallucinationFirewall<'_> {
     fn default() -> Self {
+        let glue: Vec<String> = DEFAULT_GLUE.iter().map(|g| g.to_string()).collect();
         HallucinationFirewall {
             abstain_message: DEFAULT_ABSTAIN_MESSAGE.to_string(),
-            glue: DEFAULT_GLUE.iter().map(|g| g.to_string()).collect(),
+            glue_heads: heads(&glue),
+            glue,
             content: None,
         }
     }
@@ -579,6 +593,7 @@ impl<'a> HallucinationFirewall<'a> {
             .map(|p| glue_key(p.as_ref()))
             .filter(|p| !p.is_empty())
             .collect();
+        self.glue_heads = heads(&self.glue);
         self
     }
 
@@ -713,25 +728,24 @@ impl<'a> HallucinationFirewall<'a> {
                 written: scan.forged,
             });
         }
-        let unknown: Vec<String> = scan
-            .tags
-            .iter()
-            .filter(|t| !allowed.contains_tag(t))
-            .cloned()
-            .collect();
-        if !unknown.is_empty() {
+        if scan.tags.iter().any(|t| !allowed.contains_tag(t)) {
+            let unknown: Vec<String> = scan
+                .tags
+                .iter()
+                .filter(|t| !allowed.contains_tag(t))
+                .cloned()
+                .collect();
             return stripped(scan.tags, StripReason::UnknownTags { tags: unknown });
         }
-        let ambiguous: Vec<String> = scan
-            .tags
-            .iter()
-            .filter(|t| {
-                allowed.is_ambiguous_tag(t)
-                    || self.content.as_ref().is_some_and(|c| c.resolver.is_ambiguous(t))
-            })
-            .cloned()
-            .collect();
-        if !ambiguous.is_empty() {
+        let is_ambiguous = |t: &String| {
+            allowed.is_ambiguous_tag(t)
+                || self
+                    .content
+                    .as_ref()
+                    .is_some_and(|c| c.resolver.is_ambiguous(t))
+        };
+        if scan.tags.iter().any(is_ambiguous) {
+            let ambiguous: Vec<String> = scan.tags.iter().filter(|t| is_ambiguous(t)).cloned().collect();
             return stripped(scan.tags, StripReason::AmbiguousTags { tags: ambiguous });
         }
         if scan.unverified {
@@ -760,8 +774,23 @@ impl<'a> HallucinationFirewall<'a> {
     /// Whether the words are glue: one connective of the list, or several in a row
     /// ("In short: yes").
     fn is_glue(&self, words: &str) -> bool {
-        // Glue is a few connectives; a long sentence is never glue.
+        // Glue is a few connectives; a long sentence is never glue, nor one whose first
+        // word starts no glue phrase.
         if words.split_whitespace().nth(MAX_GLUE_WORDS).is_some() {
+            return false;
+        }
+        let first = words
+            .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+            .find(|w| !w.is_empty());
+        let Some(first) = first else {
+            return false;
+        };
+        if first.is_ascii()
+            && !self
+                .glue_heads
+                .iter()
+                .any(|h| h.len() == first.len() && h.eq_ignore_ascii_case(first))
+        {
             return false;
         }
         let key = glue_key(words);

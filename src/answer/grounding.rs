@@ -121,6 +121,7 @@ impl GroundingThresholds {
 /// `{"verdict": "grounded"|"weak"|"ungrounded", "score": …}`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum GroundingVerdict {
     /// Well supported by the cited facts: safe to commit.
     Grounded {

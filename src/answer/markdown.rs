@@ -249,6 +249,10 @@ fn hidden_ranges(text: &str) -> Vec<Range<usize>> {
         out.push(start..text.len());
     }
     // Link reference definitions: `[label]: target` on a line of its own.
+    if !text.contains("]:") {
+        out.sort_by_key(|r| (r.start, r.end));
+        return out;
+    }
     let mut start = 0;
     for raw in text.split_inclusive('\n') {
         let line = raw.trim_end_matches(['\n', '\r']);

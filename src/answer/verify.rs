@@ -569,6 +569,14 @@ const IRREGULAR_VERBS: &[(&[&str], &str)] = &[
     (&["ate", "eaten"], "eat"),
 ];
 
+/// Irregular past forms by form.
+static IRREGULAR: LazyLock<HashMap<&'static str, &'static str>> = LazyLock::new(|| {
+    IRREGULAR_VERBS
+        .iter()
+        .flat_map(|(forms, base)| forms.iter().map(move |f| (*f, *base)))
+        .collect()
+});
+
 /// A light lemma for comparing words across inflection: irregular forms (`are`, `was`
 /// and `were` → `is`, `have` → `has`, `an` → `a`, `children` → `child`, `paid` →
 /// `pay`), then one
@@ -586,10 +594,7 @@ pub fn lemma(word: &str) -> Cow<'_, str> {
         "men" => Some("man"),
         "women" => Some("woman"),
         "people" => Some("person"),
-        _ => IRREGULAR_VERBS
-            .iter()
-            .find(|(forms, _)| forms.contains(&word))
-            .map(|(_, base)| *base),
+        _ => IRREGULAR.get(word).copied(),
     };
     if let Some(l) = irregular {
         return Cow::Borrowed(l);
@@ -667,43 +672,103 @@ mod flag {
 }
 
 /// A tokenized text: per token its lower-cased surface form, its lemma, its marker
-/// classes and flags, and (for sources) its sentence.
+/// classes and flags, and its byte offset. The words live in one buffer (one
+/// allocation per text, not two per token).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Tokens {
-    pub(crate) raw: Vec<Box<str>>,
-    pub(crate) key: Vec<Box<str>>,
+    buf: String,
+    raw: Vec<(u32, u32)>,
+    key: Vec<(u32, u32)>,
     pub(crate) marker: Vec<u8>,
     pub(crate) flags: Vec<u16>,
     pub(crate) offset: Vec<u32>,
+    /// While tokenizing a long text: what each distinct word was read as (its word
+    /// flags, and where its surface form and lemma already are in `buf`).
+    memo: Option<HashMap<Box<str>, Analysed>>,
 }
+
+type Analysed = (u8, u16, (u32, u32), (u32, u32));
 
 impl Tokens {
     pub(crate) fn len(&self) -> usize {
         self.raw.len()
     }
 
+    /// Token `i` as written (lower-cased).
+    pub(crate) fn raw(&self, i: usize) -> &str {
+        let (s, e) = self.raw[i];
+        &self.buf[s as usize..e as usize]
+    }
+
+    /// Token `i`'s lemma.
+    pub(crate) fn key(&self, i: usize) -> &str {
+        let (s, e) = self.key[i];
+        &self.buf[s as usize..e as usize]
+    }
+
+    fn push_span(&mut self, raw: &str, key: &str) {
+        let rs = self.buf.len() as u32;
+        self.buf.push_str(raw);
+        let re = self.buf.len() as u32;
+        self.raw.push((rs, re));
+        if key == raw {
+            self.key.push((rs, re));
+        } else {
+            let ks = self.buf.len() as u32;
+            self.buf.push_str(key);
+            self.key.push((ks, self.buf.len() as u32));
+        }
+    }
+
     fn push(&mut self, raw: &str, offset: usize, pending: u16) {
-        let (marker, word_flags) = WORDS.get(raw).copied().unwrap_or_default();
-        let mut f = pending | word_flags;
-        if raw.chars().any(char::is_numeric) {
-            f |= flag::NUMBER;
+        if let Some(&(marker, word_flags, raw_span, key_span)) =
+            self.memo.as_ref().and_then(|m| m.get(raw))
+        {
+            self.raw.push(raw_span);
+            self.key.push(key_span);
+            self.marker.push(marker);
+            self.flags.push(pending | word_flags);
+            self.offset.push(offset as u32);
+            return;
+        }
+        let (marker, mut word_flags) = WORDS.get(raw).copied().unwrap_or_default();
+        if raw.bytes().any(|b| b.is_ascii_digit())
+            || (!raw.is_ascii() && raw.chars().any(char::is_numeric))
+        {
+            word_flags |= flag::NUMBER;
         }
         let key = if marker == 0 { lemma(raw) } else { Cow::Borrowed(raw) };
+        self.push_span(raw, &key);
         self.marker.push(marker);
-        self.key.push(key.into());
-        self.raw.push(raw.into());
-        self.flags.push(f);
+        self.flags.push(pending | word_flags);
         self.offset.push(offset as u32);
+        let (raw_span, key_span) = (self.raw[self.raw.len() - 1], self.key[self.key.len() - 1]);
+        if let Some(m) = self.memo.as_mut() {
+            m.insert(raw.into(), (marker, word_flags, raw_span, key_span));
+        }
+    }
+
+    /// Remember word analyses while tokenizing (worth it for long texts).
+    fn with_memo(text_len: usize) -> Tokens {
+        Tokens {
+            memo: (text_len > 512).then(HashMap::new),
+            ..Tokens::default()
+        }
+    }
+
+    fn push_from(&mut self, other: &Tokens, i: usize) {
+        self.push_span(other.raw(i), other.key(i));
+        self.marker.push(other.marker[i]);
+        self.flags.push(other.flags[i]);
+        self.offset.push(other.offset[i]);
     }
 
     /// These tokens followed by `other`'s.
     pub(crate) fn concat(&self, other: &Tokens) -> Tokens {
         let mut t = self.clone();
-        t.raw.extend(other.raw.iter().cloned());
-        t.key.extend(other.key.iter().cloned());
-        t.marker.extend(&other.marker);
-        t.flags.extend(&other.flags);
-        t.offset.extend(&other.offset);
+        for i in 0..other.len() {
+            t.push_from(other, i);
+        }
         t
     }
 
@@ -711,13 +776,29 @@ impl Tokens {
     pub(crate) fn select(&self, idx: impl IntoIterator<Item = usize>) -> Tokens {
         let mut t = Tokens::default();
         for i in idx {
-            t.raw.push(self.raw[i].clone());
-            t.key.push(self.key[i].clone());
-            t.marker.push(self.marker[i]);
-            t.flags.push(self.flags[i]);
-            t.offset.push(self.offset[i]);
+            t.push_from(self, i);
         }
         t
+    }
+
+    /// The lemmas, one string (a cache key).
+    fn keys_joined(&self) -> String {
+        let mut out = String::with_capacity(self.buf.len());
+        for i in 0..self.len() {
+            out.push_str(self.key(i));
+            out.push('\u{0}');
+        }
+        out
+    }
+
+    /// Occurrences of `raw` among the tokens in `range`.
+    fn count_raw(&self, raw: &str, range: std::ops::Range<usize>) -> usize {
+        range.filter(|&i| self.raw(i) == raw).count()
+    }
+
+    /// Occurrences of the lemma `key` among the tokens in `range`.
+    fn count_key(&self, key: &str, range: std::ops::Range<usize>) -> usize {
+        range.filter(|&i| self.key(i) == key).count()
     }
 }
 
@@ -743,7 +824,85 @@ pub(crate) fn clean(text: &str) -> Cow<'_, str> {
 /// expanded as the seed's tokenizer does (`isn't` → `is not`, `can't` → `cannot`), with
 /// clause structure from the punctuation between words.
 pub(crate) fn tokenize_clean(text: &str) -> Tokens {
-    let mut out = Tokens::default();
+    let mut t = if text.is_ascii() {
+        tokenize_ascii(text)
+    } else {
+        tokenize_uax29(text)
+    };
+    t.memo = None;
+    t
+}
+
+/// Where a punctuation or space character leaves the clause structure.
+fn punctuation(c: char, pending: &mut u16, prev_space: &mut bool) {
+    match c {
+        ';' | ':' | '.' | '!' | '?' | '…' | '。' | '！' | '？' => {
+            *pending |= flag::SEMI | flag::WEAK;
+        }
+        ',' | '，' | '、' => *pending |= flag::WEAK | flag::COMMA,
+        '(' | ')' | '[' | ']' | '{' | '}' => *pending |= flag::WEAK,
+        '-' if *prev_space => *pending |= flag::WEAK,
+        _ => {}
+    }
+    if c.is_whitespace() {
+        *prev_space = true;
+    } else if c != '-' {
+        *prev_space = false;
+    }
+}
+
+/// [`tokenize_uax29`] for ASCII text, without the Unicode tables: the same words (UAX
+/// #29 on ASCII joins letters and digits, `.`, `:` and `'` between two letters, and
+/// `.`, `,`, `;` and `'` between two digits), the same structure.
+fn tokenize_ascii(text: &str) -> Tokens {
+    let b = text.as_bytes();
+    let n = b.len();
+    let mut out = Tokens::with_memo(n);
+    let mut pending: u16 = 0;
+    let mut prev_space = true;
+    let mut word = String::new();
+    let mut i = 0;
+    while i < n {
+        if b[i].is_ascii_alphanumeric() {
+            let start = i;
+            i += 1;
+            loop {
+                if i < n && b[i].is_ascii_alphanumeric() {
+                    i += 1;
+                    continue;
+                }
+                if i + 1 < n {
+                    let (prev, mid, next) = (b[i - 1], b[i], b[i + 1]);
+                    let letters = prev.is_ascii_alphabetic()
+                        && next.is_ascii_alphabetic()
+                        && matches!(mid, b':' | b'.' | b'\'');
+                    let digits = prev.is_ascii_digit()
+                        && next.is_ascii_digit()
+                        && matches!(mid, b',' | b';' | b'.' | b'\'');
+                    if letters || digits {
+                        i += 2;
+                        continue;
+                    }
+                }
+                break;
+            }
+            word.clear();
+            word.push_str(&text[start..i]);
+            word.make_ascii_lowercase();
+            push_word(&mut out, &word, start, pending);
+            pending = 0;
+            prev_space = false;
+            continue;
+        }
+        punctuation(b[i] as char, &mut pending, &mut prev_space);
+        i += 1;
+    }
+    out
+}
+
+/// Tokenize with UAX #29 word boundaries.
+fn tokenize_uax29(text: &str) -> Tokens {
+    let mut out = Tokens::with_memo(text.len());
     let mut pending: u16 = 0;
     let mut prev_space = true;
     let mut word = String::new();
@@ -762,20 +921,9 @@ pub(crate) fn tokenize_clean(text: &str) -> Tokens {
             prev_space = false;
             continue;
         }
-        let mut space = false;
         for c in piece.chars() {
-            match c {
-                ';' | ':' | '.' | '!' | '?' | '…' | '。' | '！' | '？' => {
-                    pending |= flag::SEMI | flag::WEAK;
-                }
-                ',' | '，' | '、' => pending |= flag::WEAK | flag::COMMA,
-                '(' | ')' | '[' | ']' | '{' | '}' => pending |= flag::WEAK,
-                '-' if prev_space => pending |= flag::WEAK,
-                c if c.is_whitespace() => space = true,
-                _ => {}
-            }
+            punctuation(c, &mut pending, &mut prev_space);
         }
-        prev_space = space || (prev_space && piece.chars().all(|c| c == '-'));
     }
     out
 }
@@ -887,9 +1035,16 @@ impl SourceIndex {
         sentence_start.push(tokens.len() as u32);
         let mut ids: HashMap<Box<str>, u32> = HashMap::new();
         let mut seq = Vec::with_capacity(tokens.len());
-        for k in &tokens.key {
-            let next = ids.len() as u32;
-            let id = *ids.entry(k.clone()).or_insert(next);
+        for i in 0..tokens.len() {
+            let k = tokens.key(i);
+            let id = match ids.get(k) {
+                Some(&id) => id,
+                None => {
+                    let next = ids.len() as u32;
+                    ids.insert(k.into(), next);
+                    next
+                }
+            };
             seq.push(id);
         }
         let mut starts = vec![0u32; ids.len() + 1];
@@ -965,17 +1120,23 @@ fn mark_fact_predicates(tokens: &mut Tokens, args: &[Value]) -> bool {
     let mut found = false;
     for a in args {
         // Integers are one token as written; anything else is tokenized like the text.
-        let keys: Vec<Box<str>> = match a {
-            Value::Number(n) => vec![itoa::Buffer::new().format(*n).into()],
-            Value::Unsigned(n) => vec![itoa::Buffer::new().format(*n).into()],
-            Value::Symbol(s) => tokenize_clean(&clean(s)).key,
-            other => tokenize_clean(&clean(&other.to_string())).key,
+        let keys: Vec<String> = match a {
+            Value::Number(n) => vec![itoa::Buffer::new().format(*n).to_string()],
+            Value::Unsigned(n) => vec![itoa::Buffer::new().format(*n).to_string()],
+            Value::Symbol(s) => {
+                let t = tokenize_clean(&clean(s));
+                (0..t.len()).map(|i| t.key(i).to_string()).collect()
+            }
+            other => {
+                let t = tokenize_clean(&clean(&other.to_string()));
+                (0..t.len()).map(|i| t.key(i).to_string()).collect()
+            }
         };
         if keys.is_empty() || keys.len() > tokens.len() {
             continue;
         }
         for start in 0..=tokens.len() - keys.len() {
-            if (0..keys.len()).all(|j| tokens.key[start + j] == keys[j]) {
+            if (0..keys.len()).all(|j| tokens.key(start + j) == keys[j]) {
                 for j in 0..keys.len() {
                     tokens.flags[start + j] |= flag::ARG;
                 }
@@ -1022,7 +1183,7 @@ fn mark_plain_predicates(tokens: &mut Tokens) {
         if f & (flag::FUNCTION | flag::NUMBER) != 0 {
             continue;
         }
-        let raw = &tokens.raw[i];
+        let raw = tokens.raw(i);
         if seen_content && raw.len() > 3 && (raw.ends_with("ed") || raw.ends_with('s')) {
             tokens.flags[i] |= flag::PRED;
         }
@@ -1196,9 +1357,6 @@ fn explain_no_alignment(
     occ: &[&[u32]],
     work: &mut Work,
 ) -> Result<Reason, Reason> {
-    if !align_all(src, occ, false, work)?.is_empty() {
-        return Ok(Reason::CrossesSentences);
-    }
     let mut after: Option<u32> = None;
     for o in occ {
         let i = after.map_or(0, |a| o.partition_point(|&p| p <= a));
@@ -1207,7 +1365,28 @@ fn explain_no_alignment(
             None => return Ok(Reason::NotInOrder),
         }
     }
+    // In order, but not within budget inside a sentence. Whether it would be across
+    // sentences (a splice) is worked out only for the failure finally reported
+    // ([`refine_gap`]).
+    let _ = (src, work);
     Ok(Reason::GapExceeded)
+}
+
+/// A `gap_exceeded` failure of a whole claim on `src`, told apart from a splice: the
+/// claim's words fit the budget only across two sentences of the source.
+fn refine_gap(src: &SourceIndex, claim: &Tokens, work: &mut Work) -> Reason {
+    let splittable =
+        src.sentence_start.len() > 2 || src.marks_before.last().is_some_and(|&m| m > 0);
+    if !splittable {
+        return Reason::GapExceeded;
+    }
+    let occ: Vec<&[u32]> = (0..claim.len())
+        .map(|i| src.occurrences(claim.key(i)))
+        .collect();
+    match align_all(src, &occ, false, work) {
+        Ok(found) if !found.is_empty() => Reason::CrossesSentences,
+        _ => Reason::GapExceeded,
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1242,7 +1421,7 @@ impl SourceIndex {
     fn check_negated(&self, claim: &Tokens, work: &mut Work) -> Result<Matched, Reason> {
         let mut closest: Option<Reason> = None;
         for i in 0..claim.len() {
-            let raw = &*claim.raw[i];
+            let raw = claim.raw(i);
             let placed = raw == "never"
                 || (raw == "not" && i > 0 && claim.flags[i - 1] & flag::AUX != 0);
             if !placed {
@@ -1273,7 +1452,7 @@ impl SourceIndex {
     /// `a` may be a name, as in "series a shares", and is kept.)
     fn check_positive(&self, claim: &Tokens, work: &mut Work) -> Result<Matched, Reason> {
         let first = self.check_exact(claim, work);
-        let leading = claim.key.first().is_some_and(|k| matches!(&**k, "a" | "the"));
+        let leading = claim.len() > 0 && matches!(claim.key(0), "a" | "the");
         if first.is_ok() || !leading || claim.len() < 2 {
             return first;
         }
@@ -1285,10 +1464,12 @@ impl SourceIndex {
     }
 
     fn check_exact(&self, claim: &Tokens, work: &mut Work) -> Result<Matched, Reason> {
-        let occ: Vec<&[u32]> = claim.key.iter().map(|k| self.occurrences(k)).collect();
+        let occ: Vec<&[u32]> = (0..claim.len())
+            .map(|i| self.occurrences(claim.key(i)))
+            .collect();
         if let Some(i) = occ.iter().position(|o| o.is_empty()) {
             return Err(Reason::AbsentToken {
-                token: claim.raw[i].to_string(),
+                token: claim.raw(i).to_string(),
             });
         }
         let candidates = align_all(self, &occ, true, work)?;
@@ -1312,17 +1493,14 @@ impl SourceIndex {
     /// The rules beyond alignment, for one alignment.
     fn judge(&self, claim: &Tokens, al: &Alignment) -> Result<(), Reason> {
         let t = &self.tokens;
-        let count_in_claim = |raw: &str| claim.raw.iter().filter(|r| &***r == raw).count();
+        let count_in_claim = |raw: &str| claim.count_raw(raw, 0..claim.len());
         // 1. Markers inside the span (the seed's guard, over the wider marker set).
         for p in al.start..al.end {
             if t.marker[p] == 0 {
                 continue;
             }
-            let raw = &*t.raw[p];
-            let in_span = t.raw[al.start..al.end]
-                .iter()
-                .filter(|r| &***r == raw)
-                .count();
+            let raw = t.raw(p);
+            let in_span = t.count_raw(raw, al.start..al.end);
             if count_in_claim(raw) < in_span {
                 return Err(Reason::PolarityDropped {
                     marker: raw.to_string(),
@@ -1335,8 +1513,8 @@ impl SourceIndex {
             if t.marker[p] == 0 || !self.reaches_forward(p, al.start) {
                 continue;
             }
-            let raw = &*t.raw[p];
-            let needed = t.raw[p..al.end].iter().filter(|r| &***r == raw).count();
+            let raw = t.raw(p);
+            let needed = t.count_raw(raw, p..al.end);
             if count_in_claim(raw) < needed {
                 return Err(Reason::ScopeDropped {
                     marker: raw.to_string(),
@@ -1353,8 +1531,8 @@ impl SourceIndex {
             // Contrast after the span ("… rather than Y", "… than Z") only narrows
             // what the span said; everything else reaches back to it.
             if t.marker[q] & !class::CONTRAST != 0 || self.is_proportion(q) {
-                let raw = &*t.raw[q];
-                let needed = t.raw[al.start..=q].iter().filter(|r| &***r == raw).count();
+                let raw = t.raw(q);
+                let needed = t.count_raw(raw, al.start..q + 1);
                 if count_in_claim(raw) < needed {
                     return Err(Reason::ScopeDropped {
                         marker: raw.to_string(),
@@ -1372,28 +1550,25 @@ impl SourceIndex {
         }
         let skipped: Vec<&str> = (c..al.start)
             .filter(|&i| t.flags[i] & flag::SKIPPABLE == 0)
-            .map(|i| &*t.raw[i])
+            .map(|i| t.raw(i))
             .collect();
         if !skipped.is_empty() {
-            let words: Vec<&str> = (c..al.start).map(|i| &*t.raw[i]).collect();
+            let words: Vec<&str> = (c..al.start).map(|i| t.raw(i)).collect();
             return Err(Reason::SubjectSkipped {
                 words: words.join(" "),
             });
         }
         // 5. No opposite of a claim word inside the span.
-        for (i, k) in claim.key.iter().enumerate() {
-            let Some(opposites) = OPPOSITES.get(&**k) else {
+        for i in 0..claim.len() {
+            let Some(opposites) = OPPOSITES.get(claim.key(i)) else {
                 continue;
             };
             for opposite in opposites {
-                let in_span = t.key[al.start..al.end]
-                    .iter()
-                    .filter(|x| ***x == **opposite)
-                    .count();
-                let in_claim = claim.key.iter().filter(|x| ***x == **opposite).count();
+                let in_span = t.count_key(opposite, al.start..al.end);
+                let in_claim = claim.count_key(opposite, 0..claim.len());
                 if in_span > in_claim {
                     return Err(Reason::Antonym {
-                        claim: claim.raw[i].to_string(),
+                        claim: claim.raw(i).to_string(),
                         passage: opposite.clone(),
                     });
                 }
@@ -1429,7 +1604,7 @@ impl SourceIndex {
         if t.flags[q] & flag::NUMBER == 0 {
             return false;
         }
-        let next = |i: usize| t.raw.get(i).map(|r| &**r);
+        let next = |i: usize| (i < t.len()).then(|| t.raw(i));
         let num = |i: usize| t.flags.get(i).is_some_and(|f| f & flag::NUMBER != 0);
         match next(q + 1) {
             Some("of") | Some("in") => num(q + 2),
@@ -1498,17 +1673,27 @@ pub(crate) fn verify_claim(
         sources,
         work,
         leaves: 0,
+        seen: HashMap::new(),
     };
-    v.claim(claim, 0, false)
+    v.claim(claim, 0, false).map_err(|mut f| {
+        if f.reason == Reason::GapExceeded
+            && let Some(src) = f.source.and_then(|i| sources.get(i))
+        {
+            f.reason = refine_gap(src, claim, v.work);
+        }
+        f
+    })
 }
 
 struct Verifier<'a, 'w> {
     sources: &'a [&'a SourceIndex],
     work: &'w mut Work,
     leaves: usize,
+    /// Results of whole-claim checks already made (items and clauses repeat).
+    seen: HashMap<(String, bool), Result<(usize, Alignment), Failure>>,
 }
 
-const MAX_LEAVES: usize = 24;
+const MAX_LEAVES: usize = 12;
 const MAX_SPLITS: usize = 6;
 
 fn closer(a: Option<Failure>, b: Failure) -> Option<Failure> {
@@ -1522,6 +1707,20 @@ impl Verifier<'_, '_> {
     /// The whole claim against each source; `need_pred`: the match must include a
     /// predicate word of the source.
     fn whole(&mut self, claim: &Tokens, need_pred: bool) -> Result<(usize, Alignment), Failure> {
+        let key = (claim.keys_joined(), need_pred);
+        if let Some(r) = self.seen.get(&key) {
+            return r.clone();
+        }
+        let r = self.whole_uncached(claim, need_pred);
+        self.seen.insert(key, r.clone());
+        r
+    }
+
+    fn whole_uncached(
+        &mut self,
+        claim: &Tokens,
+        need_pred: bool,
+    ) -> Result<(usize, Alignment), Failure> {
         let mut closest: Option<Failure> = None;
         for (i, src) in self.sources.iter().enumerate() {
             match src.check(claim, self.work) {
@@ -1560,7 +1759,12 @@ impl Verifier<'_, '_> {
     }
 
     fn claim(&mut self, claim: &Tokens, depth: usize, need_pred: bool) -> Result<Support, Failure> {
-        let whole = match self.whole(claim, need_pred) {
+        let whole = if depth == 0 {
+            self.whole_uncached(claim, need_pred)
+        } else {
+            self.whole(claim, need_pred)
+        };
+        let whole = match whole {
             Ok((i, al)) => {
                 return Ok(Support {
                     parts: vec![(i, al)],
@@ -1609,7 +1813,7 @@ impl Verifier<'_, '_> {
     /// negated source consumes), so such a claim cannot hold in parts either.
     fn has_fatal_absence(&self, claim: &Tokens) -> bool {
         (0..claim.len()).any(|i| {
-            let key = &*claim.key[i];
+            let key = claim.key(i);
             let spared = claim.flags[i] & flag::COORD != 0
                 || matches!(key, "a" | "the" | "not" | "never" | "&")
                 ;
@@ -1710,7 +1914,7 @@ fn list_expansions(claim: &Tokens) -> Vec<(Tokens, Tokens)> {
     let n = claim.len();
     let mut out = Vec::new();
     for i in 1..n {
-        let raw = &*claim.raw[i];
+        let raw = claim.raw(i);
         let is_word_coord = matches!(raw, "and" | "or" | "&") && i + 1 < n;
         let is_comma = claim.flags[i] & flag::COMMA != 0;
         if !is_word_coord && !is_comma {
@@ -1730,7 +1934,7 @@ fn list_expansions(claim: &Tokens) -> Vec<(Tokens, Tokens)> {
                 let after = i + k;
                 let continues = after < n
                     && (claim.flags[after] & flag::COMMA != 0
-                        || matches!(&*claim.raw[after], "and" | "or"));
+                        || matches!(claim.raw(after), "and" | "or"));
                 if !continues {
                     continue;
                 }
@@ -1759,7 +1963,7 @@ fn same_shape(claim: &Tokens, a: std::ops::Range<usize>, b: std::ops::Range<usiz
         claim.flags[i] & (flag::FUNCTION | flag::AUX | flag::COORD) == 0 && claim.marker[i] == 0
     };
     for j in 0..k - 1 {
-        if claim.key[a.start + j] != claim.key[b.start + j] {
+        if claim.key(a.start + j) != claim.key(b.start + j) {
             return false;
         }
     }
@@ -1895,6 +2099,21 @@ mod tests {
         // A name is not a clause; a borrowed subject must be the right one.
         assert!(!check("Drone 7 and drone 9 intruded into restricted zone airport.", &[&m, &c]));
         assert!(!check("Drone 7 is a member of group 42 and intruded into restricted zone airport.", &[&m, &c]));
+    }
+
+    mod props {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn the_ascii_tokenizer_is_the_unicode_one(text in "[a-zA-Z0-9 .,;:'!?()\\[\\]\"\n-]{0,40}") {
+                let a = tokenize_ascii(&text);
+                let u = tokenize_uax29(&text);
+                let words = |t: &Tokens| (0..t.len()).map(|i| (t.raw(i).to_string(), t.flags[i], t.offset[i])).collect::<Vec<_>>();
+                prop_assert_eq!(words(&a), words(&u));
+            }
+        }
     }
 
     #[test]
