@@ -272,10 +272,13 @@ impl ClaimSupport for GateSupport {
     }
 }
 
+/// A cited fact as the cache keys it: its words, values and polarity.
+type FactKey = (String, Vec<Value>, bool);
+
 /// Cited facts indexed for the gate, each once per answer.
 #[derive(Default)]
 struct SourceCache {
-    indexes: RefCell<hashbrown::HashMap<(String, Vec<Value>, bool), Rc<SourceIndex>>>,
+    indexes: RefCell<hashbrown::HashMap<FactKey, Rc<SourceIndex>>>,
 }
 
 impl SourceCache {
@@ -724,9 +727,12 @@ impl<'a> HallucinationFirewall<'a> {
         let body = markdown::without_struck(&text[body_start..seg.end]);
         let scan = scan_brackets(&body);
         if !scan.forged.is_empty() {
-            return stripped(scan.tags, StripReason::ForgedTags {
-                written: scan.forged,
-            });
+            return stripped(
+                scan.tags,
+                StripReason::ForgedTags {
+                    written: scan.forged,
+                },
+            );
         }
         if scan.tags.iter().any(|t| !allowed.contains_tag(t)) {
             let unknown: Vec<String> = scan
@@ -745,7 +751,12 @@ impl<'a> HallucinationFirewall<'a> {
                     .is_some_and(|c| c.resolver.is_ambiguous(t))
         };
         if scan.tags.iter().any(is_ambiguous) {
-            let ambiguous: Vec<String> = scan.tags.iter().filter(|t| is_ambiguous(t)).cloned().collect();
+            let ambiguous: Vec<String> = scan
+                .tags
+                .iter()
+                .filter(|t| is_ambiguous(t))
+                .cloned()
+                .collect();
             return stripped(scan.tags, StripReason::AmbiguousTags { tags: ambiguous });
         }
         if scan.unverified {
@@ -846,7 +857,11 @@ fn glue_key(s: &str) -> String {
         if !out.is_empty() {
             out.push(' ');
         }
-        out.extend(w.chars().flat_map(char::to_lowercase).map(|c| if c == '’' { '\'' } else { c }));
+        out.extend(
+            w.chars()
+                .flat_map(char::to_lowercase)
+                .map(|c| if c == '’' { '\'' } else { c }),
+        );
     }
     out
 }
@@ -881,9 +896,9 @@ fn verify_content(
         None => content.support.supports(claim, &facts),
     };
     verdict.map_err(|detail| StripReason::NotEntailed {
-            facts: facts.iter().map(CitedFact::display_text).collect(),
-            detail,
-        })
+        facts: facts.iter().map(CitedFact::display_text).collect(),
+        detail,
+    })
 }
 
 /// The citation tags of one text, canonical form, in order of first appearance.
@@ -1004,7 +1019,10 @@ fn bracket(scan: &mut BracketScan, inner: &str) {
             words_out.push(' ');
             continue;
         }
-        if CITATION_FILLERS.iter().any(|f| f.eq_ignore_ascii_case(word)) {
+        if CITATION_FILLERS
+            .iter()
+            .any(|f| f.eq_ignore_ascii_case(word))
+        {
             words_out.push_str(word);
             continue;
         }
@@ -1278,7 +1296,11 @@ mod tests {
     fn markdown_is_checked() {
         let fw = HallucinationFirewall::new();
         let a = allowed(&["HEDGE-1"]);
-        let r = fw.check("- Drone 7: hostile\n- Drone 9 is a member [HEDGE-1]", &a, &opts());
+        let r = fw.check(
+            "- Drone 7: hostile\n- Drone 9 is a member [HEDGE-1]",
+            &a,
+            &opts(),
+        );
         assert_eq!(r.sentences[0].reason, Some(StripReason::NoCitation));
         assert_eq!(r.sentences[1].kind, SentenceKind::Supported);
         let r = fw.check(

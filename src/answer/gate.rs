@@ -287,16 +287,16 @@ impl Reason {
             Reason::EmptyClaim => "the sentence has no words to check".to_string(),
             Reason::NoPassage => "there is nothing to check it against".to_string(),
             Reason::AbsentToken { token } => format!("{source} does not say '{token}'"),
-            Reason::NotInOrder => format!(
-                "{source} has these words in another order (who does what to whom differs)"
-            ),
+            Reason::NotInOrder => {
+                format!("{source} has these words in another order (who does what to whom differs)")
+            }
             Reason::GapExceeded => format!("{source} has these words too far apart"),
             Reason::PolarityDropped { marker } => {
                 format!("{source} says '{marker}' here and the sentence drops it")
             }
-            Reason::CrossesSentences => format!(
-                "the words are spliced from two different sentences of {source}"
-            ),
+            Reason::CrossesSentences => {
+                format!("the words are spliced from two different sentences of {source}")
+            }
             Reason::ScopeDropped {
                 marker,
                 before: true,
@@ -308,9 +308,9 @@ impl Reason {
             Reason::SubjectSkipped { words } => {
                 format!("{source} says this of '{words} …', not of what the sentence names")
             }
-            Reason::Antonym { claim, passage } => format!(
-                "{source} says '{passage}' where the sentence says '{claim}'"
-            ),
+            Reason::Antonym { claim, passage } => {
+                format!("{source} says '{passage}' where the sentence says '{claim}'")
+            }
             Reason::NegatedFact => format!("{source} says this is *not* so"),
             Reason::NoPredicate => format!(
                 "a clause of the sentence matches only names in {source}, not what it says of them"
@@ -318,9 +318,9 @@ impl Reason {
             Reason::ClaimTooLong { tokens, limit } => format!(
                 "the sentence has {tokens} words, more than the {limit} verified in one claim; split it"
             ),
-            Reason::TooMuchWork { limit } => format!(
-                "verifying it against {source} would take more than {limit} steps; refused"
-            ),
+            Reason::TooMuchWork { limit } => {
+                format!("verifying it against {source} would take more than {limit} steps; refused")
+            }
         }
     }
 }

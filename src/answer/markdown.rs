@@ -71,7 +71,9 @@ pub fn structure(text: &str) -> Structure {
     let mut in_fence: Option<(char, usize)> = None;
     let mut start = 0;
     for raw in text.split_inclusive(['\n', '\r', '\u{85}', '\u{2028}', '\u{2029}']) {
-        let line_len = raw.trim_end_matches(['\n', '\r', '\u{85}', '\u{2028}', '\u{2029}']).len();
+        let line_len = raw
+            .trim_end_matches(['\n', '\r', '\u{85}', '\u{2028}', '\u{2029}'])
+            .len();
         let range = start..start + line_len;
         let line = &text[range.clone()];
         start += raw.len();
@@ -85,7 +87,9 @@ pub fn structure(text: &str) -> Structure {
             .map(|c| (c, trimmed.chars().take_while(|&d| d == c).count()))
             .filter(|&(_, n)| n >= 3);
         if let Some((c, n)) = in_fence {
-            if fence.is_some_and(|(d, m)| d == c && m >= n) && trimmed.trim_matches(c).trim().is_empty() {
+            if fence.is_some_and(|(d, m)| d == c && m >= n)
+                && trimmed.trim_matches(c).trim().is_empty()
+            {
                 in_fence = None;
                 out.lines.push(Line {
                     content_start: range.end,
@@ -184,7 +188,10 @@ fn block_prefix(line: &str) -> usize {
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         if (1..=9).contains(&digits)
             && matches!(rest.as_bytes().get(digits), Some(b'.' | b')'))
-            && rest[digits + 1..].chars().next().is_some_and(char::is_whitespace)
+            && rest[digits + 1..]
+                .chars()
+                .next()
+                .is_some_and(char::is_whitespace)
         {
             i = skip_ws(i + digits + 1);
             continue;
@@ -216,7 +223,9 @@ fn hidden_ranges(text: &str) -> Vec<Range<usize>> {
     while let Some(rel) = text[i..].find('<') {
         let at = i + rel;
         if text[at..].starts_with("<!--") {
-            let end = text[at + 4..].find("-->").map_or(text.len(), |e| at + 4 + e + 3);
+            let end = text[at + 4..]
+                .find("-->")
+                .map_or(text.len(), |e| at + 4 + e + 3);
             out.push(at..end);
             i = end;
             continue;
@@ -262,7 +271,7 @@ fn hidden_ranges(text: &str) -> Vec<Range<usize>> {
             && let Some(close) = t.find("]:")
             && close > 1
             && !t[1..close].contains(['[', ']'])
-            && t[close + 2..].trim().split_whitespace().count() >= 1
+            && t[close + 2..].split_whitespace().count() >= 1
             && !t[close + 2..].trim().contains(' ')
         {
             out.push(start..start + line.len());
@@ -399,9 +408,18 @@ mod tests {
 
     #[test]
     fn inline_syntax_goes_struck_text_too() {
-        assert_eq!(inline_words("**drone 7** is `hostile`"), "drone 7 is hostile");
-        assert_eq!(inline_words("drone 9 was ~~not~~ cleared"), "drone 9 was   cleared");
+        assert_eq!(
+            inline_words("**drone 7** is `hostile`"),
+            "drone 7 is hostile"
+        );
+        assert_eq!(
+            inline_words("drone 9 was ~~not~~ cleared"),
+            "drone 9 was   cleared"
+        );
         assert_eq!(without_struck("a ~~[UNVERIFIED]~~ b ~~c"), "a   b ~~c");
-        assert_eq!(inline_words("| drone 7 | hostile |"), "  drone 7   hostile  ");
+        assert_eq!(
+            inline_words("| drone 7 | hostile |"),
+            "  drone 7   hostile  "
+        );
     }
 }

@@ -196,8 +196,7 @@ pub fn escape_line(s: &str) -> Cow<'_, str> {
 /// escapes (`pred("a\\nb")`): control, separator and invisible characters become
 /// `\u{…}`, backslashes are left as they are.
 pub fn escape_controls(s: &str) -> Cow<'_, str> {
-    let needs =
-        |c: char| c.is_control() || is_invisible(c) || matches!(c, '\u{2028}' | '\u{2029}');
+    let needs = |c: char| c.is_control() || is_invisible(c) || matches!(c, '\u{2028}' | '\u{2029}');
     if !s.chars().any(needs) {
         return Cow::Borrowed(s);
     }
@@ -243,7 +242,11 @@ pub fn defang_tags(s: &str) -> Cow<'_, str> {
         }
     }
     out.push_str(rest);
-    if changed { Cow::Owned(out) } else { Cow::Borrowed(s) }
+    if changed {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(s)
+    }
 }
 
 fn holds_tag(inner: &str) -> bool {

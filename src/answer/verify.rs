@@ -238,17 +238,8 @@ const RESTRICTION_WORDS: &[&str] = &[
 ];
 
 const CONTRAST_WORDS: &[&str] = &[
-    "rather",
-    "instead",
-    "unlike",
-    "versus",
-    "vs",
-    "opposed",
-    "contrary",
-    "than",
-    "despite",
-    "although",
-    "though",
+    "rather", "instead", "unlike", "versus", "vs", "opposed", "contrary", "than", "despite",
+    "although", "though",
 ];
 
 const QUANTITY_WORDS: &[&str] = &[
@@ -352,8 +343,8 @@ const COORDINATORS: &[&str] = &[
 
 /// Words that start a subordinate clause (weak boundary before them).
 const CLAUSE_WORDS: &[&str] = &[
-    "which", "who", "whom", "whose", "that", "whether", "because", "since", "where", "when",
-    "if", "unless", "except",
+    "which", "who", "whom", "whose", "that", "whether", "because", "since", "where", "when", "if",
+    "unless", "except",
 ];
 
 /// Words that open a complement clause: a negation before one reaches into it.
@@ -361,15 +352,15 @@ const COMPLEMENTIZERS: &[&str] = &["that", "whether", "if"];
 
 /// Auxiliaries, copulas and modals.
 const AUXILIARIES: &[&str] = &[
-    "is", "are", "am", "was", "were", "be", "been", "being", "has", "have", "had", "do",
-    "does", "did", "shall", "will", "would", "may", "might", "can", "could", "must", "should",
+    "is", "are", "am", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does",
+    "did", "shall", "will", "would", "may", "might", "can", "could", "must", "should",
 ];
 
 /// Function words: never a clause's predicate word.
 const FUNCTION_WORDS: &[&str] = &[
     "of", "in", "into", "on", "onto", "at", "to", "by", "with", "from", "for", "as", "than",
-    "about", "over", "under", "near", "within", "per", "its", "their", "his", "her", "it",
-    "they", "he", "she", "there", "here",
+    "about", "over", "under", "near", "within", "per", "its", "their", "his", "her", "it", "they",
+    "he", "she", "there", "here",
 ];
 
 /// Pairs of opposites (compared by [`lemma`]). A claim word whose opposite lies in the
@@ -612,10 +603,18 @@ pub fn lemma(word: &str) -> Cow<'_, str> {
     } else if let Some(s) = word.strip_suffix("ed").filter(|s| s.len() >= 3) {
         finish(undouble(s))
     } else if let Some(s) = word.strip_suffix("es").filter(|s| {
-        s.ends_with('s') || s.ends_with('x') || s.ends_with('z') || s.ends_with("ch") || s.ends_with("sh")
+        s.ends_with('s')
+            || s.ends_with('x')
+            || s.ends_with('z')
+            || s.ends_with("ch")
+            || s.ends_with("sh")
     }) {
         s.to_string()
-    } else if word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us") && !word.ends_with("is") {
+    } else if word.ends_with('s')
+        && !word.ends_with("ss")
+        && !word.ends_with("us")
+        && !word.ends_with("is")
+    {
         finish(&word[..n - 1])
     } else {
         finish(word)
@@ -737,7 +736,11 @@ impl Tokens {
         {
             word_flags |= flag::NUMBER;
         }
-        let key = if marker == 0 { lemma(raw) } else { Cow::Borrowed(raw) };
+        let key = if marker == 0 {
+            lemma(raw)
+        } else {
+            Cow::Borrowed(raw)
+        };
         self.push_span(raw, &key);
         self.marker.push(marker);
         self.flags.push(pending | word_flags);
@@ -1015,7 +1018,9 @@ impl SourceIndex {
         // Sentences by the guarded segmenter, so `Dr.` or `500.00` do not end one.
         let mut sentence = Vec::with_capacity(tokens.len());
         let mut sentence_start = Vec::new();
-        let bounds: Vec<usize> = if tokens.len() > 0 && cleaned.contains(['.', '!', '?', '\n', '。', '！', '？', '…', '؟', '।']) {
+        let bounds: Vec<usize> = if tokens.len() > 0
+            && cleaned.contains(['.', '!', '?', '\n', '。', '！', '？', '…', '؟', '।'])
+        {
             segment(cleaned).iter().map(|s| s.start).collect()
         } else {
             vec![0]
@@ -1282,7 +1287,8 @@ fn align_all(
                 if within
                     && (src.sentence[s.pos as usize] != src.sentence[p as usize]
                         || (p > s.pos + 1
-                            && src.marks_before[p as usize + 1] > src.marks_before[s.pos as usize + 1]))
+                            && src.marks_before[p as usize + 1]
+                                > src.marks_before[s.pos as usize + 1]))
                 {
                     continue;
                 }
@@ -1422,8 +1428,8 @@ impl SourceIndex {
         let mut closest: Option<Reason> = None;
         for i in 0..claim.len() {
             let raw = claim.raw(i);
-            let placed = raw == "never"
-                || (raw == "not" && i > 0 && claim.flags[i - 1] & flag::AUX != 0);
+            let placed =
+                raw == "never" || (raw == "not" && i > 0 && claim.flags[i - 1] & flag::AUX != 0);
             if !placed {
                 continue;
             }
@@ -1543,9 +1549,7 @@ impl SourceIndex {
         }
         // 4. The span starts where a clause starts (modulo skippable words).
         let mut c = al.start;
-        while c > sent_start
-            && t.flags[c] & (flag::WEAK | flag::SEMI | flag::COORD) == 0
-        {
+        while c > sent_start && t.flags[c] & (flag::WEAK | flag::SEMI | flag::COORD) == 0 {
             c -= 1;
         }
         let skipped: Vec<&str> = (c..al.start)
@@ -1584,14 +1588,14 @@ impl SourceIndex {
     fn reaches_forward(&self, p: usize, s: usize) -> bool {
         let f = &self.tokens.flags;
         let mut complement = false;
-        for q in p + 1..=s {
-            if f[q] & flag::SEMI != 0 {
+        for &fq in &f[p + 1..=s] {
+            if fq & flag::SEMI != 0 {
                 return false;
             }
-            if f[q] & flag::COORD != 0 && (f[q] & flag::COMMA != 0 || !complement) {
+            if fq & flag::COORD != 0 && (fq & flag::COMMA != 0 || !complement) {
                 return false;
             }
-            if f[q] & flag::COMPL != 0 {
+            if fq & flag::COMPL != 0 {
                 complement = true;
             }
         }
@@ -1815,8 +1819,7 @@ impl Verifier<'_, '_> {
         (0..claim.len()).any(|i| {
             let key = claim.key(i);
             let spared = claim.flags[i] & flag::COORD != 0
-                || matches!(key, "a" | "the" | "not" | "never" | "&")
-                ;
+                || matches!(key, "a" | "the" | "not" | "never" | "&");
             !spared && self.sources.iter().all(|s| s.occurrences(key).is_empty())
         })
     }
@@ -1973,9 +1976,7 @@ fn same_shape(claim: &Tokens, a: std::ops::Range<usize>, b: std::ops::Range<usiz
     }
     // Items that share their head (`series a` / `series b`, `zone airport` / `zone
     // harbor`): any last words but coordinators, auxiliaries and markers.
-    let label = |i: usize| {
-        claim.flags[i] & (flag::AUX | flag::COORD) == 0 && claim.marker[i] == 0
-    };
+    let label = |i: usize| claim.flags[i] & (flag::AUX | flag::COORD) == 0 && claim.marker[i] == 0;
     (num(last_a) && num(last_b)) || (label(last_a) && label(last_b) && !num(last_a) && !num(last_b))
 }
 
@@ -2020,7 +2021,10 @@ mod tests {
         let p = "drone 9 is a member of group 42";
         assert!(ok("Drone 9 is a member of group 42.", p));
         assert!(ok("Drone 9 is a member.", p));
-        assert!(ok("Drones 7 and 9 are members of group 42.", "drone 7 is a member of group 42. drone 9 is a member of group 42."));
+        assert!(ok(
+            "Drones 7 and 9 are members of group 42.",
+            "drone 7 is a member of group 42. drone 9 is a member of group 42."
+        ));
     }
 
     #[test]
@@ -2035,38 +2039,71 @@ mod tests {
     #[test]
     fn scope_before_and_after_the_span() {
         assert!(matches!(
-            why("drone 9 was cleared", "There is no evidence that drone 9 was cleared."),
+            why(
+                "drone 9 was cleared",
+                "There is no evidence that drone 9 was cleared."
+            ),
             Reason::ScopeDropped { before: true, .. }
         ));
         assert!(matches!(
-            why("drone 9 was cleared", "It is not the case that drone 9 was cleared."),
+            why(
+                "drone 9 was cleared",
+                "It is not the case that drone 9 was cleared."
+            ),
             Reason::ScopeDropped { before: true, .. }
         ));
         assert!(matches!(
-            why("Backups are deleted automatically.", "Backups are deleted automatically unless a legal hold is set."),
+            why(
+                "Backups are deleted automatically.",
+                "Backups are deleted automatically unless a legal hold is set."
+            ),
             Reason::ScopeDropped { before: false, .. }
         ));
-        assert!(!ok("Patients recovered.", "Only 2 of 100 patients recovered."));
-        assert!(!ok("Drone 9 is a member of group 42.", "Drone 9 is a former member of group 42."));
-        assert!(!ok("drone 9 is hostile", "drone 9 is unlikely to be hostile"));
+        assert!(!ok(
+            "Patients recovered.",
+            "Only 2 of 100 patients recovered."
+        ));
+        assert!(!ok(
+            "Drone 9 is a member of group 42.",
+            "Drone 9 is a former member of group 42."
+        ));
+        assert!(!ok(
+            "drone 9 is hostile",
+            "drone 9 is unlikely to be hostile"
+        ));
         // A negation in another clause does not reach the span.
-        assert!(ok("drone 9 was sighted", "drone 7 was not cleared, and drone 9 was sighted"));
-        assert!(ok("drone 9 was sighted", "drone 9 was sighted but not cleared"));
+        assert!(ok(
+            "drone 9 was sighted",
+            "drone 7 was not cleared, and drone 9 was sighted"
+        ));
+        assert!(ok(
+            "drone 9 was sighted",
+            "drone 9 was sighted but not cleared"
+        ));
     }
 
     #[test]
     fn skipped_subject_fails() {
         assert!(matches!(
-            why("drone 9 was sighted in zone airport", "drone 7, escorting drone 9, was sighted in zone airport"),
+            why(
+                "drone 9 was sighted in zone airport",
+                "drone 7, escorting drone 9, was sighted in zone airport"
+            ),
             Reason::SubjectSkipped { .. }
         ));
-        assert!(ok("The monthly rent is 2,000 dollars.", "The deposit is 1,500 dollars and the monthly rent is 2,000 dollars."));
+        assert!(ok(
+            "The monthly rent is 2,000 dollars.",
+            "The deposit is 1,500 dollars and the monthly rent is 2,000 dollars."
+        ));
     }
 
     #[test]
     fn antonym_in_span_fails() {
         assert!(matches!(
-            why("drone 9 is friendly", "drone 9 is hostile rather than friendly"),
+            why(
+                "drone 9 is friendly",
+                "drone 9 is hostile rather than friendly"
+            ),
             Reason::PolarityDropped { .. } | Reason::Antonym { .. }
         ));
     }
@@ -2089,16 +2126,46 @@ mod tests {
 
     #[test]
     fn clauses_each_on_their_own_source() {
-        let a = SourceIndex::fact("drone 9 was sighted in zone airport", &[Value::Number(9), Value::Symbol("airport".into())], false);
-        let b = SourceIndex::fact("zone airport is restricted airspace", &[Value::Symbol("airport".into())], false);
-        let c = SourceIndex::fact("drone 9 intruded into restricted zone airport", &[Value::Number(9), Value::Symbol("airport".into())], false);
-        let m = SourceIndex::fact("drone 7 is a member of group 42", &[Value::Number(42), Value::Number(7)], false);
-        let check = |claim: &str, srcs: &[&SourceIndex]| verify_claim(&claim_tokens(claim), srcs, &mut Work::default()).is_ok();
-        assert!(check("Drone 9 was sighted in zone airport and zone airport is restricted airspace.", &[&a, &b]));
-        assert!(check("Drone 9 was sighted in zone airport and intruded into restricted zone airport.", &[&a, &c]));
+        let a = SourceIndex::fact(
+            "drone 9 was sighted in zone airport",
+            &[Value::Number(9), Value::Symbol("airport".into())],
+            false,
+        );
+        let b = SourceIndex::fact(
+            "zone airport is restricted airspace",
+            &[Value::Symbol("airport".into())],
+            false,
+        );
+        let c = SourceIndex::fact(
+            "drone 9 intruded into restricted zone airport",
+            &[Value::Number(9), Value::Symbol("airport".into())],
+            false,
+        );
+        let m = SourceIndex::fact(
+            "drone 7 is a member of group 42",
+            &[Value::Number(42), Value::Number(7)],
+            false,
+        );
+        let check = |claim: &str, srcs: &[&SourceIndex]| {
+            verify_claim(&claim_tokens(claim), srcs, &mut Work::default()).is_ok()
+        };
+        assert!(check(
+            "Drone 9 was sighted in zone airport and zone airport is restricted airspace.",
+            &[&a, &b]
+        ));
+        assert!(check(
+            "Drone 9 was sighted in zone airport and intruded into restricted zone airport.",
+            &[&a, &c]
+        ));
         // A name is not a clause; a borrowed subject must be the right one.
-        assert!(!check("Drone 7 and drone 9 intruded into restricted zone airport.", &[&m, &c]));
-        assert!(!check("Drone 7 is a member of group 42 and intruded into restricted zone airport.", &[&m, &c]));
+        assert!(!check(
+            "Drone 7 and drone 9 intruded into restricted zone airport.",
+            &[&m, &c]
+        ));
+        assert!(!check(
+            "Drone 7 is a member of group 42 and intruded into restricted zone airport.",
+            &[&m, &c]
+        ));
     }
 
     mod props {

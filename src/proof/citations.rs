@@ -257,9 +257,10 @@ impl CitationTable {
             self.order.push(tag.to_string());
         }
         for f in facts {
-            if !list.iter().any(|g| {
-                g.predicate == f.predicate && g.args == f.args && g.negated == f.negated
-            }) {
+            if !list
+                .iter()
+                .any(|g| g.predicate == f.predicate && g.args == f.args && g.negated == f.negated)
+            {
                 list.push(f);
             }
         }
@@ -381,7 +382,9 @@ fn difference(file: &ProofTree, real: &ProofTree) -> Option<String> {
     if json(&file.goal.args) != json(&real.goal.args) || file.goal.root != real.goal.root {
         return Some("its goal differs".into());
     }
-    if file.confidence.to_bits() != real.confidence.to_bits() && (file.confidence - real.confidence).abs() > 1e-12 {
+    if file.confidence.to_bits() != real.confidence.to_bits()
+        && (file.confidence - real.confidence).abs() > 1e-12
+    {
         return Some(format!(
             "confidence {} here, {} in the file",
             real.confidence, file.confidence

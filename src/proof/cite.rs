@@ -134,7 +134,9 @@ impl TagResolver for [ProofTree] {
         for tree in self {
             for fact in tree.resolve(tag) {
                 if !out.iter().any(|f| {
-                    f.predicate == fact.predicate && f.args == fact.args && f.negated == fact.negated
+                    f.predicate == fact.predicate
+                        && f.args == fact.args
+                        && f.negated == fact.negated
                 }) {
                     out.push(fact);
                 }

@@ -55,7 +55,10 @@ fn index_of(tree: &ProofTree) -> HashMap<&str, usize> {
 /// ```
 pub fn context(tree: &ProofTree) -> String {
     let mut out = String::new();
-    let goal = literal(&crate::value::fact_text(&tree.goal.predicate, &tree.goal.args));
+    let goal = literal(&crate::value::fact_text(
+        &tree.goal.predicate,
+        &tree.goal.args,
+    ));
     let proof_id = data(&tree.proof_id);
     if !tree.is_proved() {
         let _ = writeln!(
@@ -77,9 +80,7 @@ pub fn context(tree: &ProofTree) -> String {
                 let mut absent = Vec::new();
                 for p in &c.premises {
                     match index.get(p.as_str()).map(|&i| &tree.nodes[i]) {
-                        Some(n @ ProofNode::Absence(_)) => {
-                            absent.push(data(&tree.node_text(n)))
-                        }
+                        Some(n @ ProofNode::Absence(_)) => absent.push(data(&tree.node_text(n))),
                         Some(n) => tags.extend(n.tag().map(str::to_string)),
                         None => {}
                     }
