@@ -76,7 +76,6 @@ use super::normalize::{self, fold_compat, fold_confusable, foreign_digit};
 use super::segment::{Segment, segment};
 use super::verify::{self, SourceIndex, Work};
 use super::{CitedFact, TagResolver};
-use crate::value::Value;
 
 /// Connectives that carry no claim: a sentence whose words are exactly one of these
 /// (case, punctuation and markdown emphasis aside) is glue.
@@ -272,23 +271,28 @@ impl ClaimSupport for GateSupport {
     }
 }
 
-/// A cited fact as the cache keys it: its words, values and polarity.
-type FactKey = (String, Vec<Value>, bool);
-
-/// Cited facts indexed for the gate, each once per answer.
+/// Cited facts indexed for the gate, each once per answer (by words and polarity; a
+/// fact's values only decide which of its words are names, and facts said in the same
+/// words name the same things).
 #[derive(Default)]
 struct SourceCache {
-    indexes: RefCell<hashbrown::HashMap<FactKey, Rc<SourceIndex>>>,
+    positive: RefCell<hashbrown::HashMap<Box<str>, Rc<SourceIndex>>>,
+    negated: RefCell<hashbrown::HashMap<Box<str>, Rc<SourceIndex>>>,
 }
 
 impl SourceCache {
     fn get(&self, f: &CitedFact) -> Rc<SourceIndex> {
-        let key = (f.text.clone(), f.args.clone(), f.negated);
-        if let Some(ix) = self.indexes.borrow().get(&key) {
+        let map = if f.negated {
+            &self.negated
+        } else {
+            &self.positive
+        };
+        if let Some(ix) = map.borrow().get(f.text.as_str()) {
             return Rc::clone(ix);
         }
         let ix = Rc::new(SourceIndex::fact(&f.text, &f.args, f.negated));
-        self.indexes.borrow_mut().insert(key, Rc::clone(&ix));
+        map.borrow_mut()
+            .insert(f.text.as_str().into(), Rc::clone(&ix));
         ix
     }
 }

@@ -139,6 +139,14 @@ const NEGATION_WORDS: &[&str] = &[
     "impossible",
     "neglected",
     "anymore",
+    "retracted",
+    "withdrawn",
+    "disproved",
+    "debunked",
+    "refuted",
+    "overturned",
+    "rescinded",
+    "invalidated",
     "excluded",
 ];
 
@@ -186,6 +194,19 @@ const HEDGE_WORDS: &[&str] = &[
     "thought",
     "rumored",
     "rumoured",
+    "rumor",
+    "rumors",
+    "rumour",
+    "rumours",
+    "suggest",
+    "suggests",
+    "suggested",
+    "reported",
+    "reports",
+    "according",
+    "said",
+    "says",
+    "stated",
     "unconfirmed",
     "unverified",
     "uncertain",
@@ -1678,6 +1699,7 @@ pub(crate) fn verify_claim(
         work,
         leaves: 0,
         seen: HashMap::new(),
+        blocked: None,
     };
     v.claim(claim, 0, false).map_err(|mut f| {
         if f.reason == Reason::GapExceeded
@@ -1695,6 +1717,9 @@ struct Verifier<'a, 'w> {
     leaves: usize,
     /// Results of whole-claim checks already made (items and clauses repeat).
     seen: HashMap<(String, bool), Result<(usize, Alignment), Failure>>,
+    /// Why the closest decomposition failed: the item or clause that failed after
+    /// others held (a more useful reason than the whole claim's).
+    blocked: Option<Failure>,
 }
 
 const MAX_LEAVES: usize = 12;
@@ -1794,7 +1819,10 @@ impl Verifier<'_, '_> {
                 self.leaves += 1;
                 match self.claim(&item, depth + 1, need_pred) {
                     Ok(s) => parts.extend(s.parts),
-                    Err(_) => {
+                    Err(f) => {
+                        if !parts.is_empty() {
+                            self.note_blocked(f);
+                        }
                         ok = false;
                         break;
                     }
@@ -1809,7 +1837,23 @@ impl Verifier<'_, '_> {
         {
             return Ok(s);
         }
+        if depth == 0
+            && let Some(b) = self.blocked.take()
+            && b.reason.rank() >= whole.reason.rank()
+        {
+            return Err(b);
+        }
         Err(whole)
+    }
+
+    fn note_blocked(&mut self, f: Failure) {
+        if self
+            .blocked
+            .as_ref()
+            .is_none_or(|b| f.reason.rank() > b.reason.rank())
+        {
+            self.blocked = Some(f);
+        }
     }
 
     /// Whether some claim word occurs in no source at all. Items of a list and clauses
@@ -1868,12 +1912,20 @@ impl Verifier<'_, '_> {
             let part = claim.select(start..end);
             let support = match self.claim(&part, 1, true) {
                 Ok(s) => s,
-                Err(_) => {
-                    let Some(subj) = subject else { continue };
+                Err(own) => {
+                    let Some(subj) = subject else {
+                        if start > 0 {
+                            self.note_blocked(own);
+                        }
+                        continue;
+                    };
                     let borrowed = subj.concat(&part);
                     match self.claim(&borrowed, 1, true) {
                         Ok(s) => s,
-                        Err(_) => continue,
+                        Err(f) => {
+                            self.note_blocked(f);
+                            continue;
+                        }
                     }
                 }
             };
