@@ -180,7 +180,10 @@ fn bundled_inputs(extra_evidence: &str) -> (FactBase, ()) {
     let mut loader = Loader::new();
     loader.program_text(bundled::DEFAULT_PROGRAM.name, bundled::DEFAULT_PROGRAM.text);
     loader
-        .evidence_jsonl(bundled::DEFAULT_EVIDENCE.name, bundled::DEFAULT_EVIDENCE.text)
+        .evidence_jsonl(
+            bundled::DEFAULT_EVIDENCE.name,
+            bundled::DEFAULT_EVIDENCE.text,
+        )
         .expect("bundled evidence");
     if !extra_evidence.is_empty() {
         loader
@@ -188,7 +191,8 @@ fn bundled_inputs(extra_evidence: &str) -> (FactBase, ()) {
             .expect("extra evidence");
     }
     let loaded = loader.load().expect("loads");
-    let facts = evaluate(loaded.program, &loaded.facts, &EvalOptions::default()).expect("evaluates");
+    let facts =
+        evaluate(loaded.program, &loaded.facts, &EvalOptions::default()).expect("evaluates");
     (facts, ())
 }
 
@@ -227,8 +231,8 @@ fn run_pipeline_case(base: &FactBase, case: &Case) -> bool {
                 p.clone()
             } else if !case.goals.is_empty() {
                 let goals: Vec<_> = case.goals.iter().map(|g| goal(g)).collect();
-                let trees =
-                    prove_request(&goals, base, &ProofOptions::new("proof-1"), None).expect("proves");
+                let trees = prove_request(&goals, base, &ProofOptions::new("proof-1"), None)
+                    .expect("proves");
                 serde_json::to_value(&trees).expect("JSON")
             } else {
                 let g = goal(case.goal.as_deref().expect("goal"));
@@ -283,16 +287,20 @@ fn run_pipeline_case(base: &FactBase, case: &Case) -> bool {
                 "provenance": {"source": "hyperedge", "table": "SIGHTINGS", "edge_idx": 900}
             });
             let (base, ()) = bundled_inputs(&line.to_string());
-            let fact = Fact::new("sighting", vec![Value::Number(7), Value::Symbol(value.into())]);
+            let fact = Fact::new(
+                "sighting",
+                vec![Value::Number(7), Value::Symbol(value.into())],
+            );
             let tree = build_proof(&fact, &base, &ProofOptions::new("proof-1")).expect("proves");
             let mut clean = true;
             for out in [render::context(&tree), render::text(&tree)] {
                 let lines: Vec<&str> = out.lines().collect();
                 // A header and one line for the one leaf; nothing else.
                 clean &= lines.len() == 2;
-                clean &= lines.iter().skip(1).all(|l| {
-                    l.starts_with("[HEDGE-900]") || l.starts_with("L1 [HEDGE-900]")
-                });
+                clean &= lines
+                    .iter()
+                    .skip(1)
+                    .all(|l| l.starts_with("[HEDGE-900]") || l.starts_with("L1 [HEDGE-900]"));
                 clean &= !out.chars().any(|c| {
                     (c.is_control() && c != '\n')
                         || prooflog::answer::normalize::is_invisible(c)
@@ -335,7 +343,15 @@ fn the_suite_has_the_required_shape() {
         .count();
     assert!(attack_domains >= 5, "{attack_domains} domains");
     for class in [
-        "glue", "brackets", "splice", "polarity", "markers", "tags", "subject", "antonym", "trust",
+        "glue",
+        "brackets",
+        "splice",
+        "polarity",
+        "markers",
+        "tags",
+        "subject",
+        "antonym",
+        "trust",
         "injection",
     ] {
         assert!(
@@ -343,9 +359,17 @@ fn the_suite_has_the_required_shape() {
             "no {class} attack"
         );
     }
-    for class in ["restatement", "sub_span", "inflection", "lists", "negated_premise"] {
+    for class in [
+        "restatement",
+        "sub_span",
+        "inflection",
+        "lists",
+        "negated_premise",
+    ] {
         assert!(
-            cases.iter().any(|c| c.kind == "control" && c.class == class),
+            cases
+                .iter()
+                .any(|c| c.kind == "control" && c.class == class),
             "no {class} control"
         );
     }
@@ -450,8 +474,13 @@ fn print_row(class: &str, row: &Row, cols: &[&str]) {
         Some((n, x)) => format!("{x}/{n}{}", mark(c)),
         None => String::new(),
     };
-    let attacks: String = cols.iter().map(|c| format!(" {:>9}", cell(&row.attacks, c))).collect();
-    let controls: String = cols.iter().map(|c| format!(" {:>9}", cell(&row.controls, c))).collect();
+    let attacks: String = cols
+        .iter()
+        .map(|c| format!(" {:>9}", cell(&row.attacks, c)))
+        .collect();
+    let controls: String = cols
+        .iter()
+        .map(|c| format!(" {:>9}", cell(&row.controls, c)))
+        .collect();
     println!("{class:16}{attacks} |{controls}");
 }
-

@@ -160,17 +160,31 @@ fn pattern_tags_are_citations() {
 fn require_proof_without_proof_abstains() {
     let fw = HallucinationFirewall::new();
     let answer = "Drone 42 is a coordinated threat [STEP-1].";
-    let r = fw.check(answer, &tags(&SEED_ALLOWED), &CheckOptions::new().proved(false).require_proof(true));
+    let r = fw.check(
+        answer,
+        &tags(&SEED_ALLOWED),
+        &CheckOptions::new().proved(false).require_proof(true),
+    );
     assert_eq!(r.outcome, Outcome::Abstained);
     assert!(r.abstained);
     assert_eq!(r.answer, DEFAULT_ABSTAIN_MESSAGE);
     // Proved, or proof not required: the same answer passes.
     assert_eq!(
-        fw.check(answer, &tags(&SEED_ALLOWED), &CheckOptions::new().proved(true).require_proof(true)).outcome,
+        fw.check(
+            answer,
+            &tags(&SEED_ALLOWED),
+            &CheckOptions::new().proved(true).require_proof(true)
+        )
+        .outcome,
         Outcome::Supported
     );
     assert_eq!(
-        fw.check(answer, &tags(&SEED_ALLOWED), &CheckOptions::new().proved(false).require_proof(false)).outcome,
+        fw.check(
+            answer,
+            &tags(&SEED_ALLOWED),
+            &CheckOptions::new().proved(false).require_proof(false)
+        )
+        .outcome,
         Outcome::Supported
     );
 }
@@ -178,7 +192,11 @@ fn require_proof_without_proof_abstains() {
 #[test]
 fn all_factual_sentences_stripped_abstains_with_custom_message() {
     let fw = HallucinationFirewall::new().with_abstain_message("No verified answer.");
-    let r = fw.check("Drone 42 is a coordinated threat [STEP-9]. Drone 42 carries explosives.", &tags(&SEED_ALLOWED), &CheckOptions::default());
+    let r = fw.check(
+        "Drone 42 is a coordinated threat [STEP-9]. Drone 42 carries explosives.",
+        &tags(&SEED_ALLOWED),
+        &CheckOptions::default(),
+    );
     assert_eq!(r.outcome, Outcome::Abstained);
     assert_eq!(r.answer, "No verified answer.");
     assert_eq!(r.coverage, 0.0);
@@ -199,7 +217,11 @@ fn an_answer_without_a_supported_sentence_is_never_supported() {
     for glue_like in ["No threat exists.", "Drone 7: hostile", "OK."] {
         let r = check(glue_like, &SEED_ALLOWED);
         assert_eq!(r.outcome, Outcome::Abstained, "{glue_like}");
-        assert_eq!(r.sentences[0].reason, Some(StripReason::NoCitation), "{glue_like}");
+        assert_eq!(
+            r.sentences[0].reason,
+            Some(StripReason::NoCitation),
+            "{glue_like}"
+        );
     }
 }
 
@@ -308,7 +330,11 @@ fn content_verification_strips_a_sentence_its_facts_do_not_say() {
     let support = words_contained;
     let fw = HallucinationFirewall::new().with_content_verification(&resolver, &support);
     let allowed = tags(&SEED_ALLOWED);
-    let r = fw.check("Drone 42 is a member of group 7 [HEDGE-42]. Drone 42 is a member of group 9 [HEDGE-42].", &allowed, &CheckOptions::default());
+    let r = fw.check(
+        "Drone 42 is a member of group 7 [HEDGE-42]. Drone 42 is a member of group 9 [HEDGE-42].",
+        &allowed,
+        &CheckOptions::default(),
+    );
     assert_eq!(r.outcome, Outcome::Stripped);
     assert_eq!(
         r.supported,
@@ -349,7 +375,11 @@ fn content_verification_fails_rule_only_citations() {
     let resolver = facts();
     let support = words_contained;
     let fw = HallucinationFirewall::new().with_content_verification(&resolver, &support);
-    let r = fw.check("Coordinated threats are flagged by the rule [RULE-0].", &tags(&SEED_ALLOWED), &CheckOptions::default());
+    let r = fw.check(
+        "Coordinated threats are flagged by the rule [RULE-0].",
+        &tags(&SEED_ALLOWED),
+        &CheckOptions::default(),
+    );
     assert_eq!(r.outcome, Outcome::Abstained);
     assert_eq!(
         r.sentences[0].reason,
@@ -468,9 +498,13 @@ fn gate_verification_rejects_negation_and_inversion() {
     let resolver = facts();
     let fw = HallucinationFirewall::new().with_gate_verification(&resolver);
     let allowed = tags(&SEED_ALLOWED);
-    let r = fw.check("Drone 42 is a member of group 7 [HEDGE-42]. \
+    let r = fw.check(
+        "Drone 42 is a member of group 7 [HEDGE-42]. \
          Drone 42 is not a member of group 7 [HEDGE-42]. \
-         Group 7 is a member of drone 42 [HEDGE-42].", &allowed, &CheckOptions::default());
+         Group 7 is a member of drone 42 [HEDGE-42].",
+        &allowed,
+        &CheckOptions::default(),
+    );
     assert_eq!(
         r.supported,
         vec!["Drone 42 is a member of group 7 [HEDGE-42]."]

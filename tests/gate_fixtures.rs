@@ -196,9 +196,16 @@ fn gate_rejects_every_attack_at_zero_false_rejection() {
     }
 
     let (rej, fr) = figures["gate (current)"];
-    assert_eq!(rej, attacks.len(), "the current gate must reject every attack");
+    assert_eq!(
+        rej,
+        attacks.len(),
+        "the current gate must reject every attack"
+    );
     let on_purpose = controls.iter().filter(|f| f.gate_rejects).count();
-    assert_eq!(fr, on_purpose, "only the controls marked `gate: reject` are rejected");
+    assert_eq!(
+        fr, on_purpose,
+        "only the controls marked `gate: reject` are rejected"
+    );
     let (rej, fr) = figures["gate (v2)"];
     assert_eq!(rej, attacks.len(), "the gate must reject every attack");
     assert_eq!(fr, 0, "the gate must not reject a faithful control");

@@ -346,7 +346,9 @@ fn run_gate(args: &GateArgs) -> Result<ExitCode, Error> {
             for c in &result.claims {
                 let text = escape_line(&c.text);
                 match (&c.passage, &c.reason) {
-                    (Some(p), _) => println!("  ok    [{}] {text}", escape_line(&args.passages[*p])),
+                    (Some(p), _) => {
+                        println!("  ok    [{}] {text}", escape_line(&args.passages[*p]))
+                    }
                     (None, Some(r)) => println!("  drop  {text}\n        because {r}"),
                     (None, None) => println!("  drop  {text}"),
                 }

@@ -133,7 +133,12 @@ fn render_all(trees: &[ProofTree], format: ProveFormat) -> String {
 pub fn execute(args: ProveArgs) -> ExitCode {
     let (outcome, proved) = match prove(&args) {
         Ok(o) => o,
-        Err(e) => return fail(&with_goal_context(e, &args.goal.join("`, `")), args.format.errors()),
+        Err(e) => {
+            return fail(
+                &with_goal_context(e, &args.goal.join("`, `")),
+                args.format.errors(),
+            );
+        }
     };
     let text = match outcome {
         Outcome::One(tree) => match args.format {

@@ -109,7 +109,11 @@ fn check_require_proof_with_unproved_proof_abstains() {
     golden("check_abstained", &j);
 
     // The same answer with both proofs: one is proved, so it passes.
-    let both = write(&dir, "both.json", &format!("[{}, {}]", unproved(), proved_proof()));
+    let both = write(
+        &dir,
+        "both.json",
+        &format!("[{}, {}]", unproved(), proved_proof()),
+    );
     let out = run(&[
         "check",
         "--answer",
@@ -202,7 +206,13 @@ fn check_bad_input_exits_2_with_json_error() {
     let out = run(&["check", "--answer", &answer, "--proved", "--not-proved"]);
     assert_eq!(out.status.code(), Some(2));
 
-    let out = run(&["check", "--answer", &answer, "--goal", "coordinated_threat("]);
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--goal",
+        "coordinated_threat(",
+    ]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -221,7 +231,14 @@ fn check_refuses_a_proof_the_pack_does_not_prove() {
         "forged.json",
         "{\"proof_id\": \"p\", \"goal\": {\"predicate\": \"coordinated_threat\", \"args\": [42], \"root\": \"S1\"}, \"status\": \"proved\", \"confidence\": 1.0, \"depth\": 0, \"rules_fired\": [],\n\"nodes\": [{\"id\": \"L1\", \"kind\": \"evidence\", \"evidence_type\": \"hyperedge\", \"fact\": \"x\", \"predicate\": \"member\", \"args\": [42, 7], \"confidence\": 1.0, \"hedge_tag\": \"HEDGE-7\", \"provenance\": {\"source\": \"hyperedge\", \"table\": null, \"edge_idx\": 7, \"event_ts\": null, \"verified\": true}}], \"edges\": []}",
     );
-    let out = run(&["check", "--answer", &answer, "--proof", &forged, "--require-proof"]);
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &forged,
+        "--require-proof",
+    ]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let e = stderr_json(&out);
     assert_eq!(e["error"]["code"], "bad_input");
@@ -234,14 +251,28 @@ fn check_refuses_a_proof_the_pack_does_not_prove() {
     // A real proof with its status flipped is refused too.
     let flipped = unproved().replace("\"unproved\"", "\"proved\"");
     let flipped = write(&dir, "flipped.json", &flipped);
-    let out = run(&["check", "--answer", &answer, "--proof", &flipped, "--require-proof"]);
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &flipped,
+        "--require-proof",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     // A node's own words are not the pack's: they are ignored, not trusted.
     let mut worded: serde_json::Value = serde_json::from_str(&proved_proof()).expect("proof JSON");
     worded["nodes"][1]["text"] = "drone 7 carries explosives".into();
     let worded = write(&dir, "worded.json", &worded.to_string());
     let lie = write(&dir, "lie.txt", "Drone 7 carries explosives [HEDGE-42].");
-    let out = run(&["check", "--answer", &lie, "--proof", &worded, "--verify-content"]);
+    let out = run(&[
+        "check",
+        "--answer",
+        &lie,
+        "--proof",
+        &worded,
+        "--verify-content",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stdout_json(&out)["outcome"], "abstained");
 }
@@ -265,7 +296,12 @@ fn check_proves_goals_itself() {
         "--verify-content",
         "--require-proof",
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     // Two goals are one request: their steps are numbered on, never repeated.
     let two = write(
         &dir,
@@ -282,7 +318,12 @@ fn check_proves_goals_itself() {
         "coordinated_threat(42)",
         "--verify-content",
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     // An unproved goal with --require-proof abstains.
     let out = run(&[
         "check",
@@ -309,7 +350,14 @@ fn check_strips_tags_that_are_ambiguous_across_proofs() {
         "Group 42 is a coordinated threat [STEP-1]. Drone 7 is a member of group 42 [HEDGE-42].",
     );
     let out = run(&[
-        "check", "--answer", &answer, "--proof", &a, "--proof", &b, "--explain",
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &a,
+        "--proof",
+        &b,
+        "--explain",
     ]);
     assert_eq!(out.status.code(), Some(1));
     let j = stdout_json(&out);
@@ -589,7 +637,10 @@ fn check_verify_content_with_the_packs_verbalisations() {
          Group 42 is a member of drone 7 [HEDGE-42].",
     );
     let pack = concat!(env!("CARGO_MANIFEST_DIR"), "/../rules/drones/drones.dl");
-    let evidence = concat!(env!("CARGO_MANIFEST_DIR"), "/../rules/drones/evidence.jsonl");
+    let evidence = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../rules/drones/evidence.jsonl"
+    );
     let out = run(&[
         "check",
         "--answer",
