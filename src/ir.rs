@@ -69,6 +69,15 @@ pub struct Relation {
     pub input: Option<IoOptions>,
     /// Marked `.output`.
     pub output: bool,
+    /// The options of each `.output` directive naming it (`IO=file`,
+    /// `filename="…"`, `delimiter`, `headers`; `IO=stdout`), in source order; an
+    /// `.output` without options has an empty map.
+    pub outputs: Vec<IoOptions>,
+    /// Marked `.printsize`: its size is printed, not its rows.
+    pub printsize: bool,
+    /// Made by the checker, not written by the user (the projection a negated atom
+    /// with variables of its own reads): never printed, never named in a goal.
+    pub auxiliary: bool,
     /// `.functional rel(k, …)`: the key columns that determine the others.
     pub functional: Option<Vec<usize>>,
     /// `.text rel "…{0}…{1}…"`: how to say a fact of this relation in words.

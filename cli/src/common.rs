@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::ValueEnum;
-use prooflog::store::{InputFact, Loader};
+use prooflog::store::{InputFacts, Loader};
 use prooflog::{Error, Program, Result};
 
 pub use prooflog::bundled::{DEFAULT_EVIDENCE, DEFAULT_PROGRAM};
@@ -42,16 +42,22 @@ pub struct EngineInputs {
     pub evidence: Vec<PathBuf>,
 
     /// Where `.input` relations' files are looked up (default: the directory of the
-    /// program file that declares them).
-    #[arg(long = "fact-dir", value_name = "DIR")]
+    /// program file that declares them). `-F` as in Soufflé.
+    #[arg(long = "fact-dir", short = 'F', value_name = "DIR")]
     pub fact_dir: Option<PathBuf>,
+
+    /// Treat warnings (data for relations no rule uses, relations read but never
+    /// defined) as errors.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 impl EngineInputs {
     /// Compile the programs (or the default pack) and load every input, all or
-    /// nothing.
-    pub fn load(&self) -> Result<(Arc<Program>, Vec<InputFact>)> {
+    /// nothing. Warnings are printed on stderr in `format`.
+    pub fn load_as(&self, format: Format) -> Result<(Arc<Program>, InputFacts)> {
         let mut loader = Loader::new();
+        loader.strict(self.strict);
         if self.programs.is_empty() {
             loader.program_text(DEFAULT_PROGRAM.name, DEFAULT_PROGRAM.text);
             loader.evidence_jsonl(DEFAULT_EVIDENCE.name, DEFAULT_EVIDENCE.text)?;
@@ -69,6 +75,12 @@ impl EngineInputs {
             loader.evidence(e)?;
         }
         let loaded = loader.load()?;
+        for w in &loaded.warnings {
+            match format {
+                Format::Json => eprintln!("{}", w.to_json()),
+                Format::Text => eprintln!("{w}"),
+            }
+        }
         Ok((loaded.program, loaded.facts))
     }
 }
@@ -181,7 +193,7 @@ impl ProgressLine {
 /// Evaluate, showing a [`ProgressLine`] while it runs when stderr is a terminal.
 pub fn evaluate_on_terminal(
     program: Arc<prooflog::Program>,
-    facts: &[prooflog::store::InputFact],
+    facts: &InputFacts,
     provenance: bool,
 ) -> prooflog::Result<prooflog::FactBase> {
     use prooflog::eval::{EvalOptions, Progress, ProgressFn};

@@ -71,7 +71,7 @@ enum Outcome {
 
 fn prove(args: &ProveArgs) -> Result<Outcome> {
     let goal = prooflog::syntax::parse_goal(&args.goal)?;
-    let (program, facts) = args.inputs.load()?;
+    let (program, facts) = args.inputs.load_as(args.format.errors())?;
     let fact_base = evaluate_on_terminal(program, &facts, true)?;
     let proof_options = ProofOptions::new(&args.proof_id);
     if goal.is_ground() {

@@ -41,7 +41,7 @@ pub struct RunArgs {
 
 /// Run the command.
 pub fn execute(args: RunArgs) -> ExitCode {
-    let (program, facts) = match args.inputs.load() {
+    let (program, facts) = match args.inputs.load_as(args.format) {
         Ok(loaded) => loaded,
         Err(e) => return fail(&e, args.format),
     };

@@ -313,29 +313,48 @@ fn bad_evidence_line_names_file_and_line() {
 }
 
 #[test]
-fn unknown_relation_in_facts_is_rejected_with_a_suggestion() {
-    let err = fails_json(&[
+fn data_for_an_unused_relation_loads_with_a_warning() {
+    let args = [
         "run",
         "tests/fixtures/inputs/graph/path.dl",
         "--facts",
         "tests/fixtures/inputs/bad/unknown_rel.json",
-    ]);
-    assert_eq!(err["error"]["code"], "bad_input");
+        "--all",
+    ];
+    let o = prooflog(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
     assert_eq!(
-        err["error"]["file"],
-        "tests/fixtures/inputs/bad/unknown_rel.json"
+        out["egde"],
+        serde_json::json!([[8, 9]]),
+        "the data is loaded: {out}"
     );
+    let w: serde_json::Value = serde_json::from_str(stderr(&o).trim()).expect("one JSON warning");
+    assert_eq!(w["warning"]["code"], "unused_relation");
+    assert_eq!(
+        w["warning"]["help"]
+            .as_str()
+            .map(|h| h.starts_with("did you mean `edge`?")),
+        Some(true)
+    );
+    // Text warnings with --format text; --strict makes them errors.
+    let mut text_args = args.to_vec();
+    text_args.extend(["--format", "text"]);
+    let err = stderr(&prooflog(&text_args));
+    assert!(
+        err.starts_with("warning[unused_relation]: `egde` is not used by any rule"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `edge`?"), "{err}");
+    assert!(err.contains("unknown_rel.json:3:12"), "{err}");
+    let mut json_args = args.to_vec();
+    json_args.push("--strict");
+    let err = fails_json(&json_args);
+    assert_eq!(err["error"]["code"], "unused_relation");
     assert_eq!(
         (err["error"]["line"].clone(), err["error"]["col"].clone()),
         (3.into(), 12.into())
     );
-    assert!(
-        err["error"]["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("unknown relation `egde`")),
-        "{err}"
-    );
-    assert_eq!(err["error"]["help"], "did you mean `edge`?");
 }
 
 #[test]
@@ -401,7 +420,7 @@ fn every_problem_is_reported_in_one_json_document() {
         "--evidence",
         "tests/fixtures/inputs/extra/sightings.jsonl",
         "--facts",
-        "tests/fixtures/inputs/bad/unknown_rel.json",
+        "tests/fixtures/inputs/bad/mistyped.json",
     ]);
     let lines: Vec<(serde_json::Value, serde_json::Value)> = std::iter::once(&err["error"])
         .chain(err["more"].as_array().into_iter().flatten())
@@ -410,14 +429,8 @@ fn every_problem_is_reported_in_one_json_document() {
     assert_eq!(
         lines,
         vec![
-            (
-                "tests/fixtures/inputs/bad/unknown_rel.json".into(),
-                2.into()
-            ),
-            (
-                "tests/fixtures/inputs/bad/unknown_rel.json".into(),
-                3.into()
-            ),
+            ("tests/fixtures/inputs/bad/mistyped.json".into(), 2.into()),
+            ("tests/fixtures/inputs/bad/mistyped.json".into(), 3.into()),
         ],
         "{err}"
     );

@@ -315,7 +315,7 @@ impl<'a> Engine<'a> {
 
     /// Empty a relation down to its input facts (at their input confidence), for
     /// re-evaluating its stratum from scratch.
-    pub fn reset_to_inputs(&mut self, rel: usize, evidence: &[crate::store::InputFact]) {
+    pub fn reset_to_inputs(&mut self, rel: usize, evidence: &crate::store::facts::Table) {
         let old = &self.rels[rel];
         let mut fresh = Relation::new(self.program.relations[rel].arity());
         for row in 0..old.len() {
@@ -323,7 +323,7 @@ impl<'a> Engine<'a> {
             if k == NO_EVIDENCE {
                 continue;
             }
-            let conf = evidence.get(k as usize).map_or(1.0, |e| e.confidence);
+            let conf = evidence.rows.get(k as usize).map_or(1.0, |e| e.confidence);
             let (_, new) = fresh.insert(old.row(row), Meta::input(conf));
             if new {
                 fresh.evidence.push(k);

@@ -32,7 +32,8 @@ use serde::Serialize;
 
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::ir::{Literal, Program, RelId, RuleId};
-use crate::store::{InputFact, Provenance};
+use crate::store::facts::Table;
+use crate::store::{InputFact, InputFacts, Provenance};
 use crate::syntax::{Goal, GoalArg};
 use crate::value::Value;
 
@@ -45,7 +46,7 @@ mod relation;
 mod tests;
 
 use exec::{Ctx, Frame};
-use plan::{Access, Cell, Plan, Premise, Step, decode, encode, encode_lookup};
+use plan::{Access, Cell, Plan, Premise, Step, decode, encode_lookup};
 use relation::{AGG_MARK, DerivRec, INPUT_RULE, Meta, NO_EVIDENCE, Relation};
 
 /// Identifies one fact in a [`FactBase`]: its relation and its row in that relation.
@@ -159,7 +160,8 @@ pub struct FactBase {
     rels: Vec<Relation>,
     interner: Rodeo,
     provenance: bool,
-    evidence: Vec<InputFact>,
+    /// Every input record, encoded with `interner`.
+    evidence: Table,
     plans: Vec<Option<Plan>>,
     stats: Stats,
 }
@@ -342,13 +344,16 @@ impl FactBase {
     }
 
     /// The input record of a fact that was given as input (its evidence), if any.
-    pub fn evidence(&self, fact: FactId) -> Option<&InputFact> {
+    pub fn evidence(&self, fact: FactId) -> Option<InputFact> {
         let r = self.rels.get(fact.rel as usize)?;
         let k = *r.evidence.get(fact.row as usize)?;
-        if k == NO_EVIDENCE {
+        if k == NO_EVIDENCE || k as usize >= self.evidence.rows.len() {
             return None;
         }
-        self.evidence.get(k as usize)
+        Some(
+            self.evidence
+                .fact(k as usize, &self.program, &self.interner),
+        )
     }
 
     /// A new fact base: this one plus `extra` input facts and their consequences.
@@ -374,15 +379,18 @@ impl FactBase {
         let mut evidence = self.evidence.clone();
         let base_len: Vec<u32> = rels.iter().map(|r| r.len()).collect();
         let mut changed = vec![Vec::new(); rels.len()];
+        let first = evidence.rows.len();
+        for (k, f) in extra.iter().enumerate() {
+            evidence.push_fact(&program, &mut interner, f, k)?;
+        }
         let added = load_inputs(
             &program,
             &mut rels,
-            &mut interner,
-            &mut evidence,
-            extra.to_vec(),
+            &evidence,
+            first,
             self.provenance,
             &mut changed,
-        )?;
+        );
         let mut engine = fixpoint::Engine::new(&program, &options, rels, interner);
         engine.stats.input_facts = added;
         engine.base_plans = self.plans.clone();
@@ -448,7 +456,7 @@ impl FactBase {
     fn from_engine(
         engine: fixpoint::Engine<'_>,
         program: Arc<Program>,
-        evidence: Vec<InputFact>,
+        evidence: Table,
     ) -> FactBase {
         let provenance = engine.options.provenance;
         let fixpoint::Engine {
@@ -559,69 +567,27 @@ impl FactBase {
     }
 }
 
-fn bad_input(k: usize, fact: &InputFact, program: &Program, what: &str) -> crate::diag::Error {
-    let name = program
-        .relations
-        .get(fact.rel as usize)
-        .map_or("?", |r| r.name.as_str());
-    Diagnostic::new(
-        ErrorCode::BadInput,
-        format!(
-            "input fact {} ({}): {what}",
-            k + 1,
-            crate::value::fact_text(name, &fact.args)
-        ),
-    )
-    .into()
-}
-
-/// Add input facts to relations: validate and encode them, append new rows, and let
-/// a fact given again replace its record when the new input is better (higher
-/// confidence; at equal confidence an input beats a derivation). Rows that appeared
-/// or changed are pushed to `changed`; returns the number of new rows.
+/// Add the input facts `evidence.rows[first..]` to relations: append new rows, and
+/// let a fact given again replace its record when the new input is better (higher
+/// confidence; at equal confidence an input beats a derivation). The facts' symbol
+/// cells are keys of the relations' interner. Rows that appeared or changed are
+/// pushed to `changed`; returns the number of new rows.
 fn load_inputs(
     program: &Program,
     rels: &mut [Relation],
-    interner: &mut Rodeo,
-    evidence: &mut Vec<InputFact>,
-    inputs: Vec<InputFact>,
+    evidence: &Table,
+    first: usize,
     provenance: bool,
     changed: &mut [Vec<u32>],
-) -> Result<usize> {
-    let mut cells = Vec::new();
+) -> usize {
     let mut added = 0;
-    for (k, fact) in inputs.into_iter().enumerate() {
-        let Some(relation) = program.relations.get(fact.rel as usize) else {
-            return Err(bad_input(k, &fact, program, "unknown relation"));
-        };
-        if relation.arity() != fact.args.len() {
-            return Err(bad_input(
-                k,
-                &fact,
-                program,
-                &format!("`{}` has {} columns", relation.name, relation.arity()),
-            ));
-        }
-        if !(0.0..=1.0).contains(&fact.confidence) {
-            return Err(bad_input(k, &fact, program, "confidence must be in [0, 1]"));
-        }
-        cells.clear();
-        for (v, c) in fact.args.iter().zip(&relation.columns) {
-            match encode(v, c.ty, interner) {
-                Some(x) => cells.push(x),
-                None => {
-                    return Err(bad_input(
-                        k,
-                        &fact,
-                        program,
-                        &format!("{v} is not a {} value for column `{}`", c.ty, c.name),
-                    ));
-                }
-            }
-        }
-        let id = evidence.len() as u32;
+    for k in first..evidence.rows.len() {
+        let fact = evidence.rows[k];
+        let arity = program.relation(fact.rel).arity();
+        let cells = &evidence.cells[fact.start..fact.start + arity];
+        let id = k as u32;
         let r = &mut rels[fact.rel as usize];
-        let (row, new) = r.insert(&cells, Meta::input(fact.confidence));
+        let (row, new) = r.insert(cells, Meta::input(fact.confidence));
         let i = row as usize;
         if new {
             added += 1;
@@ -642,9 +608,67 @@ fn load_inputs(
                 r.evidence[i] = id;
             }
         }
-        evidence.push(fact);
     }
-    Ok(added)
+    added
+}
+
+/// What [`evaluate`] reads: input facts typed by a [`Loader`](crate::store::Loader)
+/// ([`InputFacts`]), or given one by one ([`InputFact`]s).
+pub trait Inputs {
+    /// The facts encoded for `program`.
+    fn prepare(&self, program: &Program) -> Result<Prepared>;
+}
+
+/// Input facts encoded for evaluation (what [`Inputs::prepare`] gives).
+pub struct Prepared {
+    table: Table,
+    symbols: Rodeo,
+}
+
+impl Inputs for InputFacts {
+    fn prepare(&self, program: &Program) -> Result<Prepared> {
+        let same_shape = self.arities.len() == program.relations.len()
+            && program
+                .relations
+                .iter()
+                .zip(&self.types)
+                .all(|(r, t)| r.columns.iter().map(|c| c.ty).eq(t.iter().copied()));
+        if !same_shape {
+            return Err(Diagnostic::new(
+                ErrorCode::BadInput,
+                "these input facts were typed by another program",
+            )
+            .with_help("load the facts with the program they are evaluated with")
+            .into());
+        }
+        Ok(Prepared {
+            table: self.table.clone(),
+            symbols: self.symbols.clone(),
+        })
+    }
+}
+
+impl Inputs for [InputFact] {
+    fn prepare(&self, program: &Program) -> Result<Prepared> {
+        let mut table = Table::default();
+        let mut symbols = Rodeo::new();
+        for (k, f) in self.iter().enumerate() {
+            table.push_fact(program, &mut symbols, f, k)?;
+        }
+        Ok(Prepared { table, symbols })
+    }
+}
+
+impl<const N: usize> Inputs for [InputFact; N] {
+    fn prepare(&self, program: &Program) -> Result<Prepared> {
+        self.as_slice().prepare(program)
+    }
+}
+
+impl Inputs for Vec<InputFact> {
+    fn prepare(&self, program: &Program) -> Result<Prepared> {
+        self.as_slice().prepare(program)
+    }
 }
 
 /// Evaluate a program over input facts.
@@ -654,38 +678,42 @@ fn load_inputs(
 /// highest confidence and, on ties, its first record. An input of an unknown relation,
 /// of the wrong arity, with a value its column cannot hold, or with a confidence outside
 /// [0, 1] is a `bad_input` error.
-pub fn evaluate(
+pub fn evaluate<I: Inputs + ?Sized>(
     program: Arc<Program>,
-    inputs: &[InputFact],
+    inputs: &I,
     options: &EvalOptions,
 ) -> Result<FactBase> {
-    let mut interner = Rodeo::new();
+    let Prepared {
+        table: mut evidence,
+        symbols: mut interner,
+    } = inputs.prepare(&program)?;
     let mut rels: Vec<Relation> = program
         .relations
         .iter()
         .map(|r| Relation::new(r.arity()))
         .collect();
-    let mut evidence: Vec<InputFact> = Vec::with_capacity(inputs.len() + program.facts.len());
-    let program_facts = program.facts.iter().map(|f| InputFact {
-        rel: f.rel,
-        args: f.args.clone(),
-        confidence: 1.0,
-        provenance: Provenance {
-            source: "program".into(),
-            ..Provenance::default()
-        },
-    });
+    let first = evidence.rows.len();
+    for (k, f) in program.facts.iter().enumerate() {
+        let fact = InputFact {
+            rel: f.rel,
+            args: f.args.clone(),
+            confidence: 1.0,
+            provenance: Provenance {
+                source: "program".into(),
+                ..Provenance::default()
+            },
+        };
+        evidence.push_fact(&program, &mut interner, &fact, first + k)?;
+    }
     let mut changed = vec![Vec::new(); rels.len()];
-    let all: Vec<InputFact> = inputs.iter().cloned().chain(program_facts).collect();
     let input_facts = load_inputs(
         &program,
         &mut rels,
-        &mut interner,
-        &mut evidence,
-        all,
+        &evidence,
+        0,
         options.provenance,
         &mut changed,
-    )?;
+    );
     let mut engine = fixpoint::Engine::new(&program, options, rels, interner);
     engine.stats.input_facts = input_facts;
     engine.run()?;

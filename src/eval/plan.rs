@@ -7,12 +7,14 @@
 //! as the variables they read are bound. Constants are encoded once here, so the
 //! executor only moves raw `u64` cells.
 
-use lasso::{Key, Rodeo, Spur};
+use lasso::Rodeo;
 
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::relation::Relation;
 use crate::ir::{AggFunc, ArithOp, Atom, CmpOp, Expr, Literal, Program, RelId, Rule, Term};
-use crate::value::{ColumnType, Value};
+use crate::value::ColumnType;
+#[cfg(test)]
+use crate::value::Value;
 
 /// Which version of a relation a scan reads in a semi-naive round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,63 +142,9 @@ pub(crate) struct Plan {
     pub feasible: bool,
 }
 
-/// Encode a value as a cell of a column of type `ty`, interning symbols. Numeric
-/// values convert when the conversion is exact; anything else is `None`.
-pub(crate) fn encode(value: &Value, ty: ColumnType, interner: &mut Rodeo) -> Option<u64> {
-    match (value, ty) {
-        (Value::Symbol(s), ColumnType::Symbol) => {
-            Some(interner.get_or_intern(s.as_str()).into_usize() as u64)
-        }
-        _ => encode_scalar(value, ty),
-    }
-}
-
-/// Encode a number, unsigned or float value (no interner needed); symbols and
-/// inexact conversions are `None`.
-fn encode_scalar(value: &Value, ty: ColumnType) -> Option<u64> {
-    match (value, ty) {
-        (Value::Number(i), ColumnType::Number) => Some(*i as u64),
-        (Value::Number(i), ColumnType::Unsigned) => u64::try_from(*i).ok(),
-        (Value::Number(i), ColumnType::Float) => {
-            let f = *i as f64;
-            (f as i128 == i128::from(*i)).then(|| f.to_bits())
-        }
-        (Value::Unsigned(u), ColumnType::Unsigned) => Some(*u),
-        (Value::Unsigned(u), ColumnType::Number) => i64::try_from(*u).ok().map(|i| i as u64),
-        (Value::Unsigned(u), ColumnType::Float) => {
-            let f = *u as f64;
-            (f as u128 == u128::from(*u)).then(|| f.to_bits())
-        }
-        (Value::Float(f), ColumnType::Float) => Some(f.to_bits()),
-        _ => None,
-    }
-}
-
-/// Like [`encode`] but never interns: an unknown symbol is `None` (it matches nothing).
-pub(crate) fn encode_lookup(value: &Value, ty: ColumnType, interner: &Rodeo) -> Option<u64> {
-    match (value, ty) {
-        (Value::Symbol(s), ColumnType::Symbol) => {
-            interner.get(s.as_str()).map(|k| k.into_usize() as u64)
-        }
-        (Value::Symbol(_), _) | (_, ColumnType::Symbol) => None,
-        _ => encode_scalar(value, ty),
-    }
-}
-
-/// Decode a cell of a column of type `ty`.
-pub(crate) fn decode(cell: u64, ty: ColumnType, interner: &Rodeo) -> Value {
-    match ty {
-        ColumnType::Number => Value::Number(cell as i64),
-        ColumnType::Unsigned => Value::Unsigned(cell),
-        ColumnType::Float => Value::Float(f64::from_bits(cell)),
-        ColumnType::Symbol => Value::Symbol(
-            Spur::try_from_usize(cell as usize)
-                .and_then(|k| interner.try_resolve(&k))
-                .unwrap_or_default()
-                .to_string(),
-        ),
-    }
-}
+#[cfg(test)]
+use crate::value::cell::encode_scalar;
+pub(crate) use crate::value::cell::{decode, encode, encode_lookup};
 
 fn internal(msg: impl Into<String>) -> crate::diag::Error {
     Diagnostic::new(ErrorCode::BadInput, msg.into())

@@ -65,6 +65,9 @@ impl MockBase {
                 .collect(),
             input: None,
             output: false,
+            outputs: Vec::new(),
+            printsize: false,
+            auxiliary: false,
             functional: None,
             text: None,
             span: Span::default(),
@@ -193,9 +196,9 @@ impl ProofSource for MockBase {
         }
     }
 
-    fn evidence(&self, fact: FactId) -> Option<&InputFact> {
+    fn evidence(&self, fact: FactId) -> Option<std::borrow::Cow<'_, InputFact>> {
         match &self.entry(fact).2 {
-            Record::Input(i) => Some(i),
+            Record::Input(i) => Some(std::borrow::Cow::Borrowed(i)),
             Record::Derived(_) => None,
         }
     }

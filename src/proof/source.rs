@@ -1,5 +1,7 @@
 //! The narrow read interface proofs need from a fact base.
 
+use std::borrow::Cow;
+
 use crate::diag::Result;
 use crate::eval::{Derivation, FactBase, FactId, Match};
 use crate::ir::{Program, RelId};
@@ -32,7 +34,7 @@ pub trait ProofSource {
     fn derivation(&self, fact: FactId) -> Option<Derivation>;
 
     /// The fact's input record, when it was given as input.
-    fn evidence(&self, fact: FactId) -> Option<&InputFact>;
+    fn evidence(&self, fact: FactId) -> Option<Cow<'_, InputFact>>;
 
     /// Every fact matching a pattern, sorted by values (used by [`prove_all`](super::prove_all)).
     fn query(&self, pattern: &Goal) -> Result<Vec<Match>>;
@@ -63,8 +65,8 @@ impl ProofSource for FactBase {
         FactBase::derivation(self, fact)
     }
 
-    fn evidence(&self, fact: FactId) -> Option<&InputFact> {
-        FactBase::evidence(self, fact)
+    fn evidence(&self, fact: FactId) -> Option<Cow<'_, InputFact>> {
+        FactBase::evidence(self, fact).map(Cow::Owned)
     }
 
     fn query(&self, pattern: &Goal) -> Result<Vec<Match>> {

@@ -30,6 +30,7 @@
 //! (relation names, arities, column types) but nothing of evaluation.
 
 mod delimited;
+pub(crate) mod facts;
 mod json;
 mod jsonpos;
 mod raw;
@@ -41,11 +42,12 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diag::{Result, SourceMap};
+use crate::diag::{Diagnostic, Error, ErrorCode, Result, Severity, SourceMap, did_you_mean};
 use crate::ir::{Program, RelId};
 use crate::value::Value;
 
 pub use delimited::Dialect;
+pub use facts::InputFacts;
 pub use raw::RawInputs;
 
 /// Where an input fact came from. Serializes with the seed's field names; `extra`
@@ -93,7 +95,10 @@ pub struct Loaded {
     /// The checked program (shared: evaluation and proofs keep a handle).
     pub program: Arc<Program>,
     /// Every input fact, each with its `edge_idx` assigned.
-    pub facts: Vec<InputFact>,
+    pub facts: InputFacts,
+    /// What is worth saying but did not stop the load: data for relations no rule
+    /// mentions, relations read by rules that nothing defines (with a did-you-mean).
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Loads a program and its inputs in one go: collect program sources, fact files and
@@ -107,6 +112,7 @@ pub struct Loaded {
 pub struct Loader {
     sources: SourceMap,
     inputs: RawInputs,
+    strict: bool,
 }
 
 impl Loader {
@@ -160,20 +166,71 @@ impl Loader {
         self
     }
 
+    /// Turn warnings into errors (the command line's `--strict`).
+    pub fn strict(&mut self, strict: bool) -> &mut Loader {
+        self.strict = strict;
+        self
+    }
+
     /// The records read so far.
     pub fn inputs(&self) -> &RawInputs {
         &self.inputs
     }
 
     /// Compile the program and type every input against it. All-or-nothing: an error
-    /// in the program or in any input returns every diagnostic found and no facts.
+    /// in the program or in any input returns the diagnostics found and no facts.
+    ///
+    /// Data for a relation the program never mentions is loaded all the same: it is
+    /// the extensional database, a relation of its own (typed by its values) that
+    /// `--all` shows and goals can query. Each such relation is a warning
+    /// (`unused_relation`, with a did-you-mean when its name is close to one the
+    /// program uses), as is a relation a rule reads that nothing defines
+    /// (`undefined_relation`). With [`strict`](Self::strict) warnings are errors.
     pub fn load(self) -> Result<Loaded> {
         let hints = self.inputs.type_hints();
-        let program = crate::check::compile(self.sources, &hints)?;
+        let (program, report) = crate::check::compile_with_report(self.sources, &hints)?;
+        let mut warnings = report.warnings;
+        for rel in &program.relations[report.program_relations..] {
+            let mut d = Diagnostic::warning(
+                ErrorCode::UnusedRelation,
+                format!("`{}` is not used by any rule", rel.name),
+            );
+            let used = program.relations[..report.program_relations]
+                .iter()
+                .filter(|r| !r.auxiliary)
+                .map(|r| r.name.as_str());
+            d = match did_you_mean(&rel.name, used) {
+                Some(s) => d.with_help(format!(
+                    "did you mean `{s}`? The data is loaded as relation `{}` all the same",
+                    rel.name
+                )),
+                None => d.with_help(format!(
+                    "its facts are loaded as relation `{}` (shown by --all); declare it or use \
+                     it in a rule to silence this",
+                    rel.name
+                )),
+            };
+            if let Some(at) = self.inputs.first_record(&rel.name) {
+                d = d.at(at);
+            }
+            warnings.push(d);
+        }
+        if self.strict && !warnings.is_empty() {
+            return Err(Error {
+                diagnostics: warnings
+                    .into_iter()
+                    .map(|mut d| {
+                        d.severity = Severity::Error;
+                        d
+                    })
+                    .collect(),
+            });
+        }
         let facts = self.inputs.resolve(&program)?;
         Ok(Loaded {
             program: Arc::new(program),
             facts,
+            warnings,
         })
     }
 }

@@ -1,253 +1,338 @@
 //! Phase 2 of loading: type raw records against the compiled program, add the
 //! program's own facts and its `.input` files, and number the evidence.
+//!
+//! Typing writes each cell straight into the evaluator's encoding (see
+//! [`InputFacts`]); problems are collected lazily and capped, so a file with a
+//! hundred thousand bad records costs no more to report than one with twenty.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use crate::diag::{Diagnostic, ErrorCode, Location, Result, Span};
+use crate::diag::{Diagnostic, Diagnostics, ErrorCode, Location, Result, Span, did_you_mean};
 use crate::ir::{IoOptions, Program, RelId, Relation};
-use crate::store::InputFact;
+use crate::store::Provenance;
 use crate::store::delimited::{self, Dialect};
-use crate::store::raw::{
-    Origin, Problems, RawFact, RawInputs, RawValue, bad_input, file_provenance, read_text,
-};
-use crate::value::{ColumnType, Value};
+use crate::store::facts::{InputFacts, Row, Table};
+use crate::store::raw::{Positions, RawCell, RawFile, RawInputs, RawRecord, bad_input, read_text};
+use crate::value::{ColumnType, Value, cell};
+
+/// Where the rows of one file went: its first row in the output table.
+struct Segment<'a> {
+    first_row: usize,
+    file: &'a RawFile,
+}
 
 impl RawInputs {
     /// Type every record against `program` and return all input facts: the program's
     /// own facts (source `"program"`), then the rows of its `.input` files, then the
     /// records read into `self`, in the order they were read.
     ///
-    /// Every fact comes back with `provenance.edge_idx` set: records that gave one
-    /// keep it; the others are numbered in that order, from one past the largest
-    /// explicit index. All-or-nothing: any unknown relation, wrong arity, value of the
-    /// wrong type for its column, or one edge index given to two different facts makes
-    /// this return every problem found (as `bad_input`, naming file, line and column)
-    /// and no facts.
+    /// Every fact comes back with its edge index set: records that gave one keep it;
+    /// the others are numbered in that order, from one past the largest explicit
+    /// index. All-or-nothing: any unknown relation, wrong arity, value of the wrong
+    /// type for its column, or one edge index given to two different facts makes this
+    /// return the problems found (as `bad_input`, naming file, line and column; the
+    /// first [`Diagnostics::LIMIT`], then how many more) and no facts.
     ///
-    /// Values convert as the column type says: integers into `float` columns,
-    /// non-negative integers into `unsigned`; CSV cells are parsed per column type.
-    /// `.input` files are read here, after compilation, so they give no type hints:
-    /// declare `.input` relations (as Soufflé requires), or their columns default to
-    /// `symbol`.
-    pub fn resolve(&self, program: &Program) -> Result<Vec<InputFact>> {
-        let mut problems = Problems::default();
-        let mut out: Vec<(InputFact, Option<&Origin>)> = Vec::new();
+    /// Values convert as [`ColumnType::coerce`] says: integers into `float` columns
+    /// when exact, non-negative integers into `unsigned`; CSV cells are parsed per
+    /// column type ([`ColumnType::parse`]). `.input` files are read here, after
+    /// compilation, so they give no type hints: declare `.input` relations (as
+    /// Soufflé requires), or their columns default to `symbol`.
+    pub fn resolve(&self, program: &Program) -> Result<InputFacts> {
+        let mut out = InputFacts::new(program);
+        out.symbols = self.symbols.clone();
+        let mut problems = Diagnostics::default();
 
         for sf in &program.facts {
             let loc = locate(program, sf.span);
-            let origin = Origin {
-                file: loc.as_ref().map_or("", |l| l.file.as_str()).into(),
-                source: None,
-                line: loc.as_ref().map_or(0, |l| l.line),
-                col: loc.as_ref().map_or(0, |l| l.col),
-                arg_cols: Vec::new(),
+            let mut extra = std::collections::BTreeMap::new();
+            if let Some(l) = &loc {
+                extra.insert("line".to_string(), serde_json::Value::from(l.line));
+            }
+            let provenance = Provenance {
+                source: "program".to_string(),
+                table: loc.map(|l| l.file),
+                extra,
+                ..Provenance::default()
             };
-            out.push((
-                InputFact {
-                    rel: sf.rel,
-                    args: sf.args.clone(),
-                    confidence: 1.0,
-                    provenance: file_provenance("program", &origin),
-                },
-                None,
-            ));
+            let fact = crate::store::InputFact {
+                rel: sf.rel,
+                args: sf.args.clone(),
+                confidence: 1.0,
+                provenance,
+            };
+            let k = out.len();
+            if let Err(e) = out.table.push_fact(program, &mut out.symbols, &fact, k) {
+                e.diagnostics.into_iter().for_each(|d| problems.push(d));
+            }
         }
 
-        let supplied: BTreeSet<&str> = self.facts.iter().map(|f| f.predicate.as_str()).collect();
-        let mut file_rows = Vec::new();
+        let supplied: BTreeSet<&str> = self
+            .files
+            .iter()
+            .flat_map(|f| {
+                f.records
+                    .iter()
+                    .map(|r| self.preds[r.pred as usize].as_str())
+            })
+            .collect();
+        let mut inputs = RawInputs::new();
         for rel in &program.relations {
             let Some(io) = &rel.input else { continue };
-            match read_input(program, rel, io, self.fact_dir.as_deref(), &supplied) {
-                Ok(rows) => file_rows.extend(rows),
+            let pred = inputs.pred(&rel.name);
+            match read_input(program, rel, io, self.fact_dir.as_deref(), &supplied, pred) {
+                Ok(Some(file)) => inputs.files.push(file),
+                Ok(None) => {}
                 Err(e) => e.diagnostics.into_iter().for_each(|d| problems.push(d)),
             }
         }
 
+        let mut segments = Vec::new();
+        type_files(&inputs, program, &mut out, &mut problems, &mut segments);
+        type_files(self, program, &mut out, &mut problems, &mut segments);
+        if !problems.is_empty() {
+            return problems.finish(out);
+        }
+        number_evidence(&mut out, program, &segments, &mut problems);
+        problems.finish(out)
+    }
+}
+
+/// Type the records of every file of `raw` into `out`.
+fn type_files<'a>(
+    raw: &'a RawInputs,
+    program: &Program,
+    out: &mut InputFacts,
+    problems: &mut Diagnostics,
+    segments: &mut Vec<Segment<'a>>,
+) {
+    let rel_of: Vec<Option<RelId>> = {
         let ids: HashMap<&str, RelId> = program
             .relations
             .iter()
             .enumerate()
             .map(|(i, r)| (r.name.as_str(), i as RelId))
             .collect();
-        for raw in file_rows.iter().chain(&self.facts) {
-            match type_record(program, &ids, raw) {
-                Ok(fact) => out.push((fact, Some(&raw.origin))),
-                Err(d) => problems.push(d),
+        raw.preds
+            .iter()
+            .map(|p| ids.get(p.as_str()).copied())
+            .collect()
+    };
+    for file in &raw.files {
+        segments.push(Segment {
+            first_row: out.table.rows.len(),
+            file,
+        });
+        let base = out.table.provenances.len() as u32;
+        out.table
+            .provenances
+            .extend(file.provenances.iter().cloned());
+        let mut pos = Positions::new(file);
+        for r in &file.records {
+            let Some(rel) = rel_of[r.pred as usize] else {
+                let name = &raw.preds[r.pred as usize];
+                problems.push_with(|| unknown_relation(program, name, pos.record(r)));
+                continue;
+            };
+            let relation = program.relation(rel);
+            if r.arity as usize != relation.arity() {
+                problems.push_with(|| {
+                    bad_input(
+                        pos.record(r),
+                        format!(
+                            "`{}` has {} column{}, this record has {} value{}",
+                            relation.name,
+                            relation.arity(),
+                            plural(relation.arity()),
+                            r.arity,
+                            plural(r.arity as usize)
+                        ),
+                    )
+                });
+                continue;
             }
+            let start = out.table.cells.len();
+            let mut ok = true;
+            for (i, (&c, column)) in file.cells_of(r).iter().zip(&relation.columns).enumerate() {
+                match convert(c, column.ty, file, &mut out.symbols) {
+                    Some(x) => out.table.cells.push(x),
+                    None => {
+                        problems.push_with(|| type_error(&mut pos, r, i, relation, c, file, raw));
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if !ok {
+                out.table.cells.truncate(start);
+                continue;
+            }
+            out.table.rows.push(Row {
+                rel,
+                start,
+                confidence: r.confidence,
+                provenance: base + r.provenance,
+                edge_idx: r.edge_idx,
+            });
         }
-        if !problems.is_empty() {
-            return problems.finish(Vec::new());
-        }
-
-        number_evidence(&mut out, program, &mut problems);
-        problems.finish(out.into_iter().map(|(f, _)| f).collect())
     }
 }
 
-/// Give every fact without an explicit `edge_idx` the next one after the largest
+fn unknown_relation(program: &Program, name: &str, at: Location) -> Diagnostic {
+    let d = bad_input(at, format!("unknown relation `{name}`"));
+    match did_you_mean(name, program.relations.iter().map(|r| r.name.as_str())) {
+        Some(s) => d.with_help(format!("did you mean `{s}`?")),
+        None => d.with_help(format!(
+            "the program neither declares nor uses `{name}`; add `.decl {name}(…)` or fix the name"
+        )),
+    }
+}
+
+fn type_error(
+    pos: &mut Positions<'_>,
+    r: &RawRecord,
+    i: usize,
+    relation: &Relation,
+    c: RawCell,
+    file: &RawFile,
+    raw: &RawInputs,
+) -> Diagnostic {
+    let column = &relation.columns[i];
+    let shown = match c {
+        RawCell::Int(v) => format!("the number {v}"),
+        RawCell::Big(v) => format!("the number {v}"),
+        RawCell::Float(v) => format!("the number {}", serde_json::Value::from(v)),
+        RawCell::Str(k) => format!("the string {:?}", cell::symbol(u64::from(k), &raw.symbols)),
+        RawCell::Text { start, len } => format!("{:?}", file.text_of(start, len)),
+    };
+    bad_input(
+        pos.arg(r, i),
+        format!(
+            "column {} (`{}`) of `{}` is {}, but the value is {}",
+            i + 1,
+            column.name,
+            relation.name,
+            article(column.ty),
+            shown
+        ),
+    )
+}
+
+/// A cell as an encoded value of `ty`, or `None` when it is not one.
+#[inline]
+fn convert(c: RawCell, ty: ColumnType, file: &RawFile, symbols: &mut lasso::Rodeo) -> Option<u64> {
+    match c {
+        RawCell::Int(i) => cell::encode_scalar(&Value::Number(i), ty),
+        RawCell::Big(u) => cell::encode_scalar(&Value::Unsigned(u), ty),
+        RawCell::Float(x) => (ty == ColumnType::Float).then(|| x.to_bits()),
+        RawCell::Str(k) => (ty == ColumnType::Symbol).then_some(u64::from(k)),
+        RawCell::Text { start, len } => {
+            let text = file.text_of(start, len);
+            if ty == ColumnType::Symbol {
+                return cell::intern(symbols, text);
+            }
+            parse_cell(text, ty)
+        }
+    }
+}
+
+/// A text cell as an encoded value of a numeric type (see [`ColumnType::parse`]).
+#[inline]
+fn parse_cell(text: &str, ty: ColumnType) -> Option<u64> {
+    let t = text.trim();
+    if let Ok(i) = t.parse::<i64>() {
+        return cell::encode_scalar(&Value::Number(i), ty);
+    }
+    match ty.parse(t)? {
+        Value::Number(i) => Some(i as u64),
+        Value::Unsigned(u) => Some(u),
+        Value::Float(x) => Some(x.to_bits()),
+        Value::Symbol(_) => None,
+    }
+}
+
+/// Give every fact without an explicit edge index the next one after the largest
 /// explicit index; report an index given to two different facts.
 fn number_evidence(
-    facts: &mut [(InputFact, Option<&Origin>)],
+    out: &mut InputFacts,
     program: &Program,
-    problems: &mut Problems,
+    segments: &[Segment<'_>],
+    problems: &mut Diagnostics,
 ) {
-    let mut owners: BTreeMap<u64, usize> = BTreeMap::new();
-    for (i, (f, loc)) in facts.iter().enumerate() {
-        let Some(idx) = f.provenance.edge_idx else {
+    let table: &mut Table = &mut out.table;
+    let arity = |rel: RelId| program.relation(rel).arity();
+    // The file and record of a row, when it came from a file.
+    let origin = |row: usize| -> Option<(&RawFile, &RawRecord)> {
+        let k = segments.partition_point(|s| s.first_row <= row);
+        let seg = segments.get(k.checked_sub(1)?)?;
+        let rec = seg.file.records.get(row - seg.first_row)?;
+        Some((seg.file, rec))
+    };
+    let mut owners: HashMap<u64, usize> = HashMap::new();
+    let mut max: Option<u64> = None;
+    for i in 0..table.rows.len() {
+        let Some(idx) = table.rows[i].edge_idx else {
             continue;
         };
+        max = max.max(Some(idx));
         match owners.get(&idx) {
             None => {
                 owners.insert(idx, i);
             }
             Some(&j) => {
-                let first = &facts[j].0;
-                if first.rel != f.rel || first.args != f.args {
+                let (a, b) = (table.rows[j], table.rows[i]);
+                let same =
+                    a.rel == b.rel && table.cells(j, arity(a.rel)) == table.cells(i, arity(b.rel));
+                if same {
+                    continue;
+                }
+                problems.push_with(|| {
+                    let first = table.fact(j, program, &out.symbols);
                     let first_text =
                         crate::value::fact_text(&program.relation(first.rel).name, &first.args);
-                    let where_first = facts[j]
-                        .1
-                        .map(|o| format!(" at {}:{}", o.file, o.line))
+                    let where_first = origin(j)
+                        .map(|(f, r)| format!(" at {}:{}", f.name, Positions::new(f).record(r).line))
                         .unwrap_or_default();
                     let d = Diagnostic::new(
                         ErrorCode::BadInput,
-                        format!(
-                            "edge_idx {idx} is already used by {first_text}{where_first}"
-                        ),
+                        format!("edge_idx {idx} is already used by {first_text}{where_first}"),
                     )
-                    .with_help("each stored edge index names one fact; give this one another index or none");
-                    problems.push(match loc {
-                        Some(o) => d.at(o.location()),
+                    .with_help(
+                        "each stored edge index names one fact; give this one another index or none",
+                    );
+                    match origin(i) {
+                        Some((f, r)) => d.at(Positions::new(f).record(r)),
                         None => d,
-                    });
-                }
+                    }
+                });
             }
         }
     }
-    let mut next = owners
-        .keys()
-        .next_back()
-        .map_or(Some(0), |m| m.checked_add(1));
-    for (f, loc) in facts.iter_mut() {
-        if f.provenance.edge_idx.is_some() {
+    let mut next = max.map_or(Some(0), |m| m.checked_add(1));
+    for i in 0..table.rows.len() {
+        if table.rows[i].edge_idx.is_some() {
             continue;
         }
         match next {
             Some(n) => {
-                f.provenance.edge_idx = Some(n);
+                table.rows[i].edge_idx = Some(n);
                 next = n.checked_add(1);
             }
             None => {
-                let d = Diagnostic::new(
-                    ErrorCode::BadInput,
-                    "no edge index left to assign (an explicit edge_idx is at the maximum)",
-                );
-                problems.push(match loc {
-                    Some(o) => d.at(o.location()),
-                    None => d,
+                problems.push_with(|| {
+                    let d = Diagnostic::new(
+                        ErrorCode::BadInput,
+                        "no edge index left to assign (an explicit edge_idx is at the maximum)",
+                    );
+                    match origin(i) {
+                        Some((f, r)) => d.at(Positions::new(f).record(r)),
+                        None => d,
+                    }
                 });
                 return;
             }
         }
-    }
-}
-
-/// Type one record: its relation, arity, and each cell per column type.
-fn type_record(
-    program: &Program,
-    ids: &HashMap<&str, RelId>,
-    raw: &RawFact,
-) -> Result<InputFact, Diagnostic> {
-    let Some(&rel) = ids.get(raw.predicate.as_str()) else {
-        let mut d = bad_input(
-            raw.origin.location(),
-            format!("unknown relation `{}`", raw.predicate),
-        );
-        d = match closest(program, &raw.predicate) {
-            Some(name) => d.with_help(format!("did you mean `{name}`?")),
-            None => d.with_help(format!(
-                "the program neither declares nor uses `{}`; add `.decl {}(…)` or fix the name",
-                raw.predicate, raw.predicate
-            )),
-        };
-        return Err(d);
-    };
-    let relation = program.relation(rel);
-    if raw.args.len() != relation.arity() {
-        return Err(bad_input(
-            raw.origin.location(),
-            format!(
-                "`{}` has {} column{}, this record has {} value{}",
-                relation.name,
-                relation.arity(),
-                plural(relation.arity()),
-                raw.args.len(),
-                plural(raw.args.len())
-            ),
-        ));
-    }
-    let mut args = Vec::with_capacity(raw.args.len());
-    for (i, (cell, column)) in raw.args.iter().zip(&relation.columns).enumerate() {
-        match convert(cell, column.ty) {
-            Some(v) => args.push(v),
-            None => {
-                return Err(bad_input(
-                    raw.origin.arg_location(i),
-                    format!(
-                        "column {} (`{}`) of `{}` is {}, but the value is {}",
-                        i + 1,
-                        column.name,
-                        relation.name,
-                        article(column.ty),
-                        describe(cell)
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(InputFact {
-        rel: rel as RelId,
-        args,
-        confidence: raw.confidence,
-        provenance: raw.provenance.clone(),
-    })
-}
-
-/// A cell as a value of `ty`, or `None` when it is not one.
-fn convert(cell: &RawValue, ty: ColumnType) -> Option<Value> {
-    match (cell, ty) {
-        (RawValue::Json(serde_json::Value::String(s)), ColumnType::Symbol) => {
-            Some(Value::Symbol(s.clone()))
-        }
-        (RawValue::Json(serde_json::Value::Number(n)), ColumnType::Number) => {
-            n.as_i64().map(Value::Number)
-        }
-        (RawValue::Json(serde_json::Value::Number(n)), ColumnType::Unsigned) => {
-            n.as_u64().map(Value::Unsigned)
-        }
-        (RawValue::Json(serde_json::Value::Number(n)), ColumnType::Float) => {
-            n.as_f64().map(Value::Float)
-        }
-        (RawValue::Json(_), _) => None,
-        (RawValue::Text(s), ColumnType::Symbol) => Some(Value::Symbol(s.clone())),
-        (RawValue::Text(s), ColumnType::Number) => s.trim().parse().ok().map(Value::Number),
-        (RawValue::Text(s), ColumnType::Unsigned) => s.trim().parse().ok().map(Value::Unsigned),
-        (RawValue::Text(s), ColumnType::Float) => s
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .filter(|x| x.is_finite())
-            .map(Value::Float),
-    }
-}
-
-/// A cell for a message: `"x"` (a string), `1.5` (a number).
-fn describe(cell: &RawValue) -> String {
-    match cell {
-        RawValue::Json(serde_json::Value::String(s)) => format!("the string {s:?}"),
-        RawValue::Json(v) => format!("the number {v}"),
-        RawValue::Text(s) => format!("{s:?}"),
     }
 }
 
@@ -260,31 +345,6 @@ fn article(ty: ColumnType) -> String {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-/// The program's relation name closest to a misspelt one (edit distance ≤ 2).
-fn closest<'p>(program: &'p Program, name: &str) -> Option<&'p str> {
-    program
-        .relations
-        .iter()
-        .map(|r| (edit_distance(&r.name, name), r.name.as_str()))
-        .filter(|&(d, n)| d <= 2 && d < n.len().max(name.len()))
-        .min()
-        .map(|(_, n)| n)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            let subst = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = subst.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// Where a span of the program is, when the program carries its sources.
@@ -383,18 +443,20 @@ fn input_file(
     Ok((path, dialect))
 }
 
-/// The rows of one `.input` relation's file. A missing file is an error unless the
-/// relation's facts were supplied another way (fact files or evidence).
+/// The rows of one `.input` relation's file. A missing file is no error (and no
+/// rows) when the relation's facts were supplied another way (fact files or
+/// evidence).
 fn read_input(
     program: &Program,
     rel: &Relation,
     io: &IoOptions,
     fact_dir: Option<&Path>,
     supplied: &BTreeSet<&str>,
-) -> Result<Vec<RawFact>> {
+    pred: u32,
+) -> Result<Option<RawFile>> {
     let (path, dialect) = input_file(program, rel, io, fact_dir)?;
     if !path.exists() && supplied.contains(rel.name.as_str()) {
-        return Ok(Vec::new());
+        return Ok(None);
     }
     let text = read_text(&path).map_err(|e| {
         let d = e.primary().clone().with_help(format!(
@@ -406,7 +468,7 @@ fn read_input(
             None => d,
         }
     })?;
-    delimited::parse_untyped(&path.display().to_string(), &rel.name, &text, dialect)
+    delimited::parse_untyped(&path.display().to_string(), pred, text.into(), dialect).map(Some)
 }
 
 #[cfg(test)]
@@ -428,6 +490,9 @@ mod tests {
                 .collect(),
             input: None,
             output: false,
+            outputs: Vec::new(),
+            printsize: false,
+            auxiliary: false,
             functional: None,
             text: None,
             span: Span::default(),
@@ -479,7 +544,7 @@ mod tests {
             "{\"predicate\": \"label\", \"args\": [1, \"a\"], \"confidence\": 0.25}\n",
             "{\"predicate\": \"edge\", \"args\": [2, 3], \"provenance\": {\"edge_idx\": 4}}\n",
         ));
-        let facts = raw.resolve(&program()).unwrap();
+        let facts = raw.resolve(&program()).unwrap().to_vec();
         let idx: Vec<u64> = facts
             .iter()
             .map(|f| f.provenance.edge_idx.unwrap())
@@ -500,7 +565,7 @@ mod tests {
     #[test]
     fn edges_start_at_zero_without_explicit_ones() {
         let raw = evidence("{\"predicate\": \"weight\", \"args\": [2]}\n");
-        let facts = raw.resolve(&program()).unwrap();
+        let facts = raw.resolve(&program()).unwrap().to_vec();
         let idx: Vec<u64> = facts
             .iter()
             .map(|f| f.provenance.edge_idx.unwrap())
@@ -579,7 +644,7 @@ mod tests {
             .unwrap();
         raw.add_delimited("count.tsv", "count", "7\n", Dialect::tsv())
             .unwrap();
-        let facts = raw.resolve(&program()).unwrap();
+        let facts = raw.resolve(&program()).unwrap().to_vec();
         assert_eq!(facts[2].args[1], Value::Symbol(" y ".into()));
         assert_eq!(facts[3].args, vec![Value::Unsigned(7)]);
         assert_eq!(facts[3].provenance.source, "facts");
@@ -667,14 +732,5 @@ mod tests {
         );
         let raw = evidence("{\"predicate\": \"edge\", \"args\": [5, 6]}\n");
         assert_eq!(raw.resolve(&p).unwrap().len(), 2);
-    }
-
-    #[test]
-    fn edit_distance_counts_edits() {
-        assert_eq!(edit_distance("edge", "edge"), 0);
-        assert_eq!(edit_distance("edge", "edgee"), 1);
-        assert_eq!(edit_distance("path", "bath"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }
