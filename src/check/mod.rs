@@ -209,6 +209,9 @@ pub(crate) struct Ctx {
     warnings: Vec<PendingError>,
     /// Relations the program text mentions (the first ones).
     program_relations: usize,
+    /// Type slots an integer-only operator (`band`, `bshl`, `bnot`, …) reads, with
+    /// the operator and where: checked once every type is known.
+    pub(crate) integral: Vec<(Slot, Span, &'static str)>,
 }
 
 impl Ctx {
@@ -246,6 +249,7 @@ impl Ctx {
             Origin::Const(l) => format!("constant `{l}`"),
             Origin::Arith => "an arithmetic expression".into(),
             Origin::Aggregate(f) => format!("the result of `{}`", ast::agg_keyword(*f)),
+            Origin::Functor(f) => format!("`{f}`"),
         }
     }
 
@@ -302,6 +306,19 @@ impl Ctx {
                         self.types.hint(base + i as Slot, *t);
                     }
                 }
+            }
+        }
+        for (slot, span, op) in std::mem::take(&mut self.integral) {
+            let ty = self.types.resolve(slot);
+            if ty == ColumnType::Float || ty == ColumnType::Symbol {
+                self.error(
+                    ErrorCode::TypeMismatch,
+                    span,
+                    format!(
+                        "`{op}` needs integers (number or unsigned), but its operands are {ty}s"
+                    ),
+                    "bitwise operators apply to number and unsigned values only",
+                );
             }
         }
         let relations = self.relations();
@@ -1067,6 +1084,11 @@ impl Ctx {
                 ir::Expr::Binary(op, Box::new(self.ir_expr(*l)), Box::new(self.ir_expr(*r)))
             }
             LExpr::Neg(e) => ir::Expr::Neg(Box::new(self.ir_expr(*e))),
+            LExpr::Call(f, args, slots) => {
+                let types = slots.iter().map(|&s| self.types.resolve(s)).collect();
+                let args = args.into_iter().map(|a| self.ir_expr(a)).collect();
+                ir::Expr::Call(f, args, types)
+            }
             LExpr::Invalid => ir::Expr::Const(Value::Number(0)),
         }
     }
@@ -1119,6 +1141,17 @@ impl Ctx {
                 func,
                 target: target.map(|t| self.ir_expr(t)),
                 body: body.into_iter().map(|l| self.ir_literal(l)).collect(),
+                span,
+            },
+            LLit::Test {
+                test,
+                args,
+                negated,
+                span,
+            } => ir::Literal::Test {
+                test,
+                args: args.into_iter().map(|a| self.ir_expr(a)).collect(),
+                negated,
                 span,
             },
         }
@@ -1258,7 +1291,7 @@ fn for_each_atom(c: &ast::Clause, f: &mut impl FnMut(&ast::Atom, bool)) {
                 ast::Literal::Atom(a) | ast::Literal::Negated(a, _) => f(a, false),
                 ast::Literal::Aggregate(agg) => lits(&agg.body, f),
                 ast::Literal::Disjunction(alts, _) => alts.iter().for_each(|c| lits(c, f)),
-                ast::Literal::Compare { .. } => {}
+                ast::Literal::Compare { .. } | ast::Literal::Test { .. } => {}
             }
         }
     }

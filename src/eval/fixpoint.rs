@@ -15,7 +15,7 @@ use std::time::Instant;
 use lasso::Rodeo;
 
 use crate::diag::{Diagnostic, ErrorCode, Result};
-use crate::eval::exec::{self, Ctx, Frame};
+use crate::eval::exec::{self, Ctx, Frame, Syms};
 use crate::eval::plan::{CExpr, Plan, Planner, Premise, Step, Version};
 use crate::eval::relation::{AGG_MARK, DerivRec, Meta, NO_EVIDENCE, Relation, tag_of};
 use crate::eval::{EvalOptions, FactId, Progress, Stats, StratumStats};
@@ -59,7 +59,9 @@ pub(crate) struct Engine<'a> {
     pub program: &'a Program,
     pub options: &'a EvalOptions,
     pub rels: Vec<Relation>,
-    pub interner: Rodeo,
+    /// Symbols; functors that make new ones (`cat`, `to_string`) intern them during
+    /// the joins, hence the cell.
+    pub interner: std::cell::RefCell<Rodeo>,
     pub stats: Stats,
     /// Base plan (no delta) of every rule, by rule id.
     pub base_plans: Vec<Option<Plan>>,
@@ -101,7 +103,7 @@ impl<'a> Engine<'a> {
             program,
             options,
             rels,
-            interner,
+            interner: std::cell::RefCell::new(interner),
             stats: Stats::default(),
             base_plans: vec![None; program.rules.len()],
             queued,
@@ -168,7 +170,7 @@ impl<'a> Engine<'a> {
             if seed.is_some() {
                 let mut planner = Planner {
                     program,
-                    interner: &mut self.interner,
+                    interner: self.interner.get_mut(),
                     rels: &mut self.rels,
                     replay_only: false,
                 };
@@ -184,7 +186,7 @@ impl<'a> Engine<'a> {
             let recursive = stratum.recursive && reads_stratum(rule);
             let mut planner = Planner {
                 program,
-                interner: &mut self.interner,
+                interner: self.interner.get_mut(),
                 rels: &mut self.rels,
                 replay_only: recursive,
             };
@@ -370,11 +372,12 @@ impl<'a> Engine<'a> {
                     old,
                     full,
                     delta,
-                    interner: &self.interner,
+                    syms: Syms::Write(&self.interner),
                     provenance,
                 };
+                let syms = ctx.syms;
                 let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
-                    emit(plan, frame, conf, height, provenance, &mut pending);
+                    emit(plan, frame, conf, height, provenance, syms, &mut pending);
                 };
                 exec::run_plan(&ctx, plan, &mut frame, lo..lo + CHUNK, &mut sink)
             };
@@ -533,6 +536,7 @@ fn emit(
     conf: f64,
     height: u32,
     provenance: bool,
+    syms: Syms<'_>,
     out: &mut Pending,
 ) {
     let mark = out.cells.len();
@@ -543,7 +547,7 @@ fn emit(
         let v = match e {
             CExpr::Slot(s) => frame.slots[*s],
             CExpr::Const(c) => *c,
-            _ => match exec::eval(e, &frame.slots) {
+            _ => match exec::eval(e, &frame.slots, syms) {
                 Some(v) => v,
                 None => {
                     out.cells.truncate(mark);

@@ -469,7 +469,7 @@ impl FactBase {
         FactBase {
             program,
             rels,
-            interner,
+            interner: interner.into_inner(),
             provenance,
             evidence,
             plans: base_plans,
@@ -509,7 +509,7 @@ impl FactBase {
             old: &lens,
             full: &lens,
             delta: &[],
-            interner: &self.interner,
+            syms: exec::Syms::Read(&self.interner),
             provenance: false,
         };
         let mut found: Vec<(usize, RelId, Vec<u64>)> = Vec::new();
@@ -522,7 +522,7 @@ impl FactBase {
                         frame.slots[s] = cells[c];
                     }
                 }
-                Step::Assign { slot, expr } => match exec::eval(expr, &frame.slots) {
+                Step::Assign { slot, expr } => match exec::eval(expr, &frame.slots, ctx.syms) {
                     Some(v) => frame.slots[*slot] = v,
                     None => break,
                 },
@@ -548,7 +548,7 @@ impl FactBase {
                         .collect();
                     found.push((*literal, *rel, cells));
                 }
-                Step::Absent { .. } | Step::Filter { .. } => {}
+                Step::Absent { .. } | Step::Filter { .. } | Step::Test { .. } => {}
             }
         }
         found.sort_by_key(|(lit, _, _)| *lit);
