@@ -25,7 +25,7 @@ fn compile(c: &mut Criterion) {
     for n in [1_000usize, 10_000] {
         let text = program(n);
         group.bench_with_input(BenchmarkId::from_parameter(n), &text, |b, text| {
-            b.iter(|| Program::from_source("bench.dl", text).map(|p| p.rules.len()))
+            b.iter(|| Program::from_source("bench.dl", text).map(|p| p.rules().len()))
         });
     }
     group.finish();

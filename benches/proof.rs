@@ -32,10 +32,7 @@ fn input(program: &Program, rel: &str, args: Vec<Value>, edge: u64) -> InputFact
 
 fn fact_base(program: Program, inputs: impl Fn(&Program) -> Vec<InputFact>) -> FactBase {
     let facts = inputs(&program);
-    let options = EvalOptions {
-        provenance: true,
-        ..EvalOptions::default()
-    };
+    let options = EvalOptions::default();
     evaluate(Arc::new(program), &facts, &options).expect("bench program evaluates")
 }
 
@@ -115,7 +112,7 @@ fn bench(c: &mut Criterion) {
     // Setup runs inside each closure so that a filtered run skips it.
     c.bench_function("depth20_in_1m_facts", |b| {
         let fb = chains();
-        let total: usize = (0..fb.program().relations.len() as u32)
+        let total: usize = (0..fb.program().relations().len() as u32)
             .map(|r| fb.len(r))
             .sum();
         assert!(total >= 1_000_000, "fact base has {total} facts");

@@ -42,10 +42,7 @@ fn main() -> prooflog::Result<()> {
     }
 
     // 2. Evaluate, recording derivations.
-    let options = EvalOptions {
-        provenance: true,
-        ..EvalOptions::default()
-    };
+    let options = EvalOptions::default();
     let facts = eval::evaluate(loaded.program, &loaded.facts, &options)?;
 
     // 3. Every row of a relation, sorted.

@@ -9,13 +9,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ascent::ascent;
-use prooflog::diag::{SourceMap, Span};
 use prooflog::eval::{EvalOptions, evaluate};
-use prooflog::ir::{
-    Atom, Column, Expr, Head, Literal, Program, Relation, Rule, Stratum, Term, Variable,
-};
+use prooflog::ir::Program;
 use prooflog::store::{InputFact, Provenance};
-use prooflog::value::{ColumnType, Value};
+use prooflog::value::Value;
 
 ascent! {
     relation edge(u32, u32);
@@ -24,74 +21,13 @@ ascent! {
     path(x, z) <-- edge(x, y), path(y, z);
 }
 
-fn relation(name: &str) -> Relation {
-    Relation {
-        name: name.into(),
-        columns: (0..2)
-            .map(|i| Column {
-                name: format!("_{i}"),
-                ty: ColumnType::Number,
-            })
-            .collect(),
-        input: None,
-        output: true,
-        outputs: Vec::new(),
-        printsize: false,
-        auxiliary: false,
-        functional: None,
-        text: None,
-        span: Span::default(),
-    }
-}
-
-fn var(name: &str) -> Variable {
-    Variable {
-        name: name.into(),
-        ty: ColumnType::Number,
-    }
-}
-
-fn atom(rel: u32, args: &[u32]) -> Literal {
-    Literal::Atom(Atom {
-        rel,
-        args: args.iter().map(|&v| Term::Var(v)).collect(),
-        span: Span::default(),
-    })
-}
-
 fn program() -> Program {
-    let rule = |id: u32, body: Vec<Literal>, head: [u32; 2], vars: &[&str]| Rule {
-        id,
-        name: format!("rule:path#{id}"),
-        confidence: 1.0,
-        head: Head {
-            rel: 1,
-            args: head.iter().map(|&v| Expr::Var(v)).collect(),
-        },
-        body,
-        vars: vars.iter().map(|n| var(n)).collect(),
-        stratum: 0,
-        span: Span::default(),
-    };
-    Program {
-        relations: vec![relation("edge"), relation("path")],
-        rules: vec![
-            rule(0, vec![atom(0, &[0, 1])], [0, 1], &["x", "y"]),
-            rule(
-                1,
-                vec![atom(0, &[0, 1]), atom(1, &[1, 2])],
-                [0, 2],
-                &["x", "y", "z"],
-            ),
-        ],
-        strata: vec![Stratum {
-            relations: vec![1],
-            rules: vec![0, 1],
-            recursive: true,
-        }],
-        facts: Vec::new(),
-        sources: SourceMap::new(),
-    }
+    Program::from_source(
+        "closure.dl",
+        ".decl edge(x: number, y: number)\n.decl path(x: number, y: number)\n\
+         path(x, y) :- edge(x, y).\npath(x, z) :- edge(x, y), path(y, z).\n",
+    )
+    .expect("the closure program compiles")
 }
 
 fn main() {
@@ -149,10 +85,7 @@ fn main() {
         if !wanted(if provenance { "provenance" } else { "plain" }) {
             continue;
         }
-        let options = EvalOptions {
-            provenance,
-            ..EvalOptions::default()
-        };
+        let options = EvalOptions::default().with_provenance(provenance);
         let start = Instant::now();
         let fb = evaluate(program.clone(), &inputs, &options).expect("evaluation");
         let t = start.elapsed();

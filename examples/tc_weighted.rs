@@ -43,10 +43,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let options = EvalOptions {
-        provenance: true,
-        ..EvalOptions::default()
-    };
+    let options = EvalOptions::default();
     let start = Instant::now();
     let fb = match evaluate(Arc::clone(&prepared.program), &prepared.inputs, &options) {
         Ok(fb) => fb,

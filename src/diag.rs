@@ -188,6 +188,7 @@ impl Location {
 /// released; scripts match on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ErrorCode {
     /// Malformed program text.
     Parse,
@@ -226,6 +227,8 @@ pub enum ErrorCode {
     UndefinedRelation,
     /// A construct of Soufflé (or another dialect) that prooflog does not implement.
     Unsupported,
+    /// A broken internal invariant: a bug in prooflog, never the user's input.
+    Internal,
 }
 
 impl ErrorCode {
@@ -249,6 +252,7 @@ impl ErrorCode {
             ErrorCode::UnusedRelation => "unused_relation",
             ErrorCode::UndefinedRelation => "undefined_relation",
             ErrorCode::Unsupported => "unsupported",
+            ErrorCode::Internal => "internal_error",
         }
     }
 }

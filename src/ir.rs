@@ -23,22 +23,79 @@ pub type RuleId = u32;
 pub type VarId = u32;
 
 /// A checked program.
+///
+/// The IR's enums are deliberately exhaustive (not `#[non_exhaustive]`): a back end
+/// or an oracle must fail to compile when the language gains a construct, rather than
+/// silently skip it.
+///
+/// Only the front end (`check::compile`, [`Program::from_source`],
+/// [`Program::from_files`]) builds one, so a `Program` that exists has passed every
+/// check: back ends read it through the accessors below and never re-validate it.
 #[derive(Debug, Clone)]
 pub struct Program {
     /// Every relation, declared or inferred, in first-appearance order.
-    pub relations: Vec<Relation>,
+    pub(crate) relations: Vec<Relation>,
     /// Every rule, in source order (files in the order given). `rules[i].id == i`.
-    pub rules: Vec<Rule>,
+    pub(crate) rules: Vec<Rule>,
     /// Strata in evaluation order: every relation a stratum reads is computed by an
     /// earlier stratum or by this one (positively, when recursive).
-    pub strata: Vec<Stratum>,
+    pub(crate) strata: Vec<Stratum>,
     /// Facts written in the program text, in source order.
-    pub facts: Vec<SourceFact>,
+    pub(crate) facts: Vec<SourceFact>,
     /// The program's source files, for diagnostics that point into them.
-    pub sources: SourceMap,
+    pub(crate) sources: SourceMap,
 }
 
 impl Program {
+    /// Assemble a program from its parts without any check. Only for tests of code
+    /// that must not depend on the front end (the reference evaluator's own tests):
+    /// the invariants `check` guarantees (ids, strata, safe body order, types) are the
+    /// caller's to keep, and evaluation may panic where they are broken.
+    #[doc(hidden)]
+    pub fn from_parts_unchecked(
+        relations: Vec<Relation>,
+        rules: Vec<Rule>,
+        strata: Vec<Stratum>,
+        facts: Vec<SourceFact>,
+        sources: SourceMap,
+    ) -> Program {
+        Program {
+            relations,
+            rules,
+            strata,
+            facts,
+            sources,
+        }
+    }
+
+    /// Every relation, declared or inferred, in first-appearance order; a relation's
+    /// index is its [`RelId`].
+    pub fn relations(&self) -> &[Relation] {
+        &self.relations
+    }
+
+    /// Every rule, in source order (files in the order given); a rule's index is its
+    /// [`RuleId`] and the `n` of its `RULE-n` tag.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// Strata in evaluation order: every relation a stratum reads is computed by an
+    /// earlier stratum or by this one (positively, when recursive).
+    pub fn strata(&self) -> &[Stratum] {
+        &self.strata
+    }
+
+    /// Facts written in the program text, in source order.
+    pub fn facts(&self) -> &[SourceFact] {
+        &self.facts
+    }
+
+    /// The program's source files, for diagnostics that point into them.
+    pub fn sources(&self) -> &SourceMap {
+        &self.sources
+    }
+
     /// Find a relation by name.
     pub fn relation_id(&self, name: &str) -> Option<RelId> {
         self.relations

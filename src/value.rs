@@ -325,7 +325,7 @@ pub fn fact_text(predicate: &str, args: &[Value]) -> String {
 }
 
 /// Append [`fact_text`] to `out`: lets a caller rendering many facts reuse one buffer.
-pub fn write_fact_text(out: &mut String, predicate: &str, args: &[Value]) {
+pub(crate) fn write_fact_text(out: &mut String, predicate: &str, args: &[Value]) {
     use std::fmt::Write as _;
     out.push_str(predicate);
     out.push('(');

@@ -8,7 +8,7 @@ use prooflog::value::{ColumnType, Value};
 #[test]
 fn drone_pack_compiles() {
     let p = Program::from_files(&["rules/drones/drones.dl"]).unwrap();
-    let names: Vec<&str> = p.relations.iter().map(|r| r.name.as_str()).collect();
+    let names: Vec<&str> = p.relations().iter().map(|r| r.name.as_str()).collect();
     assert_eq!(
         names,
         vec![
@@ -30,7 +30,7 @@ fn drone_pack_compiles() {
         Some("drone {1} is a member of group {0}")
     );
     let outputs: Vec<&str> = p
-        .relations
+        .relations()
         .iter()
         .filter(|r| r.output)
         .map(|r| r.name.as_str())
@@ -40,7 +40,7 @@ fn drone_pack_compiles() {
         vec!["coordinated_threat", "threatens", "group_size"]
     );
 
-    let rule_names: Vec<&str> = p.rules.iter().map(|r| r.name.as_str()).collect();
+    let rule_names: Vec<&str> = p.rules().iter().map(|r| r.name.as_str()).collect();
     assert_eq!(
         rule_names,
         vec![
@@ -50,32 +50,32 @@ fn drone_pack_compiles() {
             "rule:group_size"
         ]
     );
-    assert_eq!(p.rules[0].confidence, 0.9);
-    assert_eq!(p.rules[3].confidence, 1.0);
-    for (i, r) in p.rules.iter().enumerate() {
+    assert_eq!(p.rules()[0].confidence, 0.9);
+    assert_eq!(p.rules()[3].confidence, 1.0);
+    for (i, r) in p.rules().iter().enumerate() {
         assert_eq!(r.id as usize, i);
     }
 
-    assert_eq!(p.facts.len(), 2);
-    assert_eq!(p.facts[0].args, vec![Value::Symbol("airport".into())]);
+    assert_eq!(p.facts().len(), 2);
+    assert_eq!(p.facts()[0].args, vec![Value::Symbol("airport".into())]);
 
     // Strata: every rule's head in its stratum, dependencies before dependents.
     let stratum_of = |name: &str| {
         let id = p.relation_id(name).unwrap();
-        p.strata
+        p.strata()
             .iter()
             .position(|s| s.relations.contains(&id))
             .unwrap()
     };
     assert!(stratum_of("coordinated_threat") < stratum_of("threatens"));
     assert!(stratum_of("intrusion") < stratum_of("threatens"));
-    assert!(p.strata.iter().all(|s| !s.recursive));
-    assert_eq!(p.strata.len(), 4);
-    for r in &p.rules {
-        assert!(p.strata[r.stratum].rules.contains(&r.id));
+    assert!(p.strata().iter().all(|s| !s.recursive));
+    assert_eq!(p.strata().len(), 4);
+    for r in p.rules() {
+        assert!(p.strata()[r.stratum].rules.contains(&r.id));
     }
     // `!cleared(d)` moves to right after `sighting(d, z)`, which binds `d`.
-    let intrusion = &p.rules[1];
+    let intrusion = &p.rules()[1];
     assert!(matches!(intrusion.body[1], Literal::Negated(_)));
     assert!(matches!(intrusion.body[2], Literal::Atom(_)));
 }
@@ -89,7 +89,7 @@ fn body_is_reordered_so_every_variable_is_bound_before_use() {
          s(0).",
     )
     .unwrap();
-    let rule = &p.rules[0];
+    let rule = &p.rules()[0];
     let kinds: Vec<String> = rule
         .body
         .iter()
@@ -112,7 +112,7 @@ fn body_is_reordered_so_every_variable_is_bound_before_use() {
 #[test]
 fn assignment_with_variable_on_the_right_is_swapped() {
     let p = Program::from_source("t.dl", "q(1). p(w) :- q(x), x + 1 = w.").unwrap();
-    match &p.rules[0].body[1] {
+    match &p.rules()[0].body[1] {
         Literal::Compare {
             op: CmpOp::Eq,
             left: Expr::Var(v),
@@ -120,7 +120,7 @@ fn assignment_with_variable_on_the_right_is_swapped() {
             ..
         } => {
             assert_eq!(v, a);
-            assert_eq!(p.rules[0].vars[*v as usize].name, "w");
+            assert_eq!(p.rules()[0].vars[*v as usize].name, "w");
         }
         other => panic!("unexpected {other:?}"),
     }
@@ -136,16 +136,16 @@ fn constants_take_their_column_types() {
     )
     .unwrap();
     assert_eq!(
-        p.facts[0].args,
+        p.facts()[0].args,
         vec![Value::Float(1.0), Value::Unsigned(2), Value::Number(-3)]
     );
     let g = p.relation(p.relation_id("g").unwrap());
     assert_eq!(g.columns[0].ty, ColumnType::Float);
-    match &p.rules[0].body[0] {
+    match &p.rules()[0].body[0] {
         Literal::Atom(a) => assert_eq!(a.args[1], Term::Const(Value::Unsigned(2))),
         other => panic!("unexpected {other:?}"),
     }
-    match &p.rules[0].body[1] {
+    match &p.rules()[0].body[1] {
         Literal::Compare { right, .. } => assert_eq!(*right, Expr::Const(Value::Float(4.0))),
         other => panic!("unexpected {other:?}"),
     }
@@ -162,13 +162,13 @@ fn recursion_and_negation_are_stratified() {
          n(c) :- c = count : { path(_, _) }.",
     )
     .unwrap();
-    assert_eq!(p.strata.len(), 3);
-    assert!(p.strata[0].recursive);
-    assert_eq!(p.strata[0].rules, vec![0, 1]);
-    assert_eq!(p.rules[0].name, "rule:path#1");
-    assert_eq!(p.rules[1].name, "rule:path#2");
-    assert_eq!(p.rules[2].name, "rule:unreachable");
-    assert!(!p.strata[1].recursive && !p.strata[2].recursive);
+    assert_eq!(p.strata().len(), 3);
+    assert!(p.strata()[0].recursive);
+    assert_eq!(p.strata()[0].rules, vec![0, 1]);
+    assert_eq!(p.rules()[0].name, "rule:path#1");
+    assert_eq!(p.rules()[1].name, "rule:path#2");
+    assert_eq!(p.rules()[2].name, "rule:unreachable");
+    assert!(!p.strata()[1].recursive && !p.strata()[2].recursive);
 }
 
 #[test]
@@ -179,7 +179,7 @@ fn several_heads_and_disjunction_split_into_rules() {
     )
     .unwrap();
     let shape: Vec<(String, String)> = p
-        .rules
+        .rules()
         .iter()
         .map(|r| {
             let body = match &r.body[0] {
@@ -198,7 +198,7 @@ fn several_heads_and_disjunction_split_into_rules() {
             ("rule:b#2".to_string(), "d".to_string()),
         ]
     );
-    assert!(p.rules.iter().all(|r| r.confidence == 0.5));
+    assert!(p.rules().iter().all(|r| r.confidence == 0.5));
 }
 
 #[test]
@@ -210,14 +210,14 @@ fn aggregates_group_by_outer_variables() {
          lowest(m) :- m = min y : w(_, y).",
     )
     .unwrap();
-    match &p.rules[0].body[1] {
+    match &p.rules()[0].body[1] {
         Literal::Aggregate {
             result,
             target,
             body,
             ..
         } => {
-            assert_eq!(p.rules[0].vars[*result as usize].name, "s");
+            assert_eq!(p.rules()[0].vars[*result as usize].name, "s");
             assert!(matches!(target, Some(Expr::Var(_))));
             assert_eq!(body.len(), 1);
         }
@@ -281,10 +281,10 @@ fn large_program_compiles() {
         text.push_str(&format!("r{i}(x) :- r{}(x), x > 0.\n", i - 1));
     }
     let p = Program::from_source("big.dl", &text).unwrap();
-    assert_eq!(p.rules.len(), 10_000);
-    assert_eq!(p.strata.len(), 10_000);
+    assert_eq!(p.rules().len(), 10_000);
+    assert_eq!(p.strata().len(), 10_000);
     let last = p.relation_id("r10000").unwrap();
-    assert_eq!(p.strata.last().unwrap().relations, vec![last]);
+    assert_eq!(p.strata().last().unwrap().relations, vec![last]);
 }
 
 // ---- property: the stored body order binds every variable before it is read ----
@@ -441,7 +441,7 @@ mod safe_order {
             );
             match Program::from_source("t.dl", &text) {
                 Ok(p) => {
-                    let rule = &p.rules[0];
+                    let rule = &p.rules()[0];
                     let mut bound = vec![false; rule.vars.len()];
                     if let Err(e) = check_body(&rule.body, &mut bound) {
                         return Err(TestCaseError::fail(format!("{e} in\n{text}\n{:#?}", rule.body)));
@@ -488,7 +488,7 @@ fn nested_disjunction_expands_in_order() {
     )
     .unwrap();
     let bodies: Vec<Vec<String>> = p
-        .rules
+        .rules()
         .iter()
         .map(|r| {
             r.body
@@ -504,9 +504,9 @@ fn nested_disjunction_expands_in_order() {
         bodies,
         vec![vec!["a", "b", "d"], vec!["a", "c", "d"], vec!["a"]]
     );
-    assert_eq!(p.rules[0].name, "rule:p#1");
-    assert_eq!(p.rules[1].name, "rule:p#2");
-    assert_eq!(p.rules[2].id, 2);
+    assert_eq!(p.rules()[0].name, "rule:p#1");
+    assert_eq!(p.rules()[1].name, "rule:p#2");
+    assert_eq!(p.rules()[2].id, 2);
 }
 
 // ---- the evaluator accepts what the front end builds ----

@@ -1,5 +1,7 @@
 //! The hallucination firewall's rules, through the public API.
 
+mod support;
+
 use std::collections::{HashMap, HashSet};
 
 use prooflog::Value;
@@ -539,18 +541,7 @@ fn full_result_json_golden() {
         &SEED_ALLOWED,
     );
     let actual = serde_json::to_value(&r).expect("serializes");
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden/check_firewall_result.json");
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        let text = serde_json::to_string_pretty(&actual).expect("pretty JSON");
-        std::fs::write(&path, text + "\n").expect("write golden");
-        return;
-    }
-    let expected: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(&path).expect("golden exists (UPDATE_GOLDEN=1 writes it)"),
-    )
-    .expect("golden is JSON");
-    assert_eq!(actual, expected);
+    support::golden::assert_json("check_firewall_result", &actual);
 }
 
 #[test]

@@ -6,6 +6,8 @@
 //! written here from the public tokenizer and aligner so that the gate itself has no
 //! knob for them.
 
+mod support;
+
 use std::collections::BTreeMap;
 
 use prooflog::answer::gate::{
@@ -254,16 +256,8 @@ fn gate_result_golden_json() {
                   Pets are allowed.";
     let result = Gate::check(answer, &passages);
     let json = serde_json::to_string_pretty(&result).expect("serializes") + "\n";
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/gate_result.json");
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(path, &json).expect("golden writable");
-    }
-    let golden = std::fs::read_to_string(path).expect("golden file exists");
-    assert_eq!(
-        json, golden,
-        "GateResult JSON changed; rerun with UPDATE_GOLDEN=1 if intended"
-    );
+    support::golden::assert_text("gate_result.json", &json);
     let back: prooflog::answer::gate::GateResult =
-        serde_json::from_str(&golden).expect("round-trips");
+        serde_json::from_str(&json).expect("round-trips");
     assert_eq!(back, result);
 }

@@ -70,21 +70,16 @@ fn head(rel: u32, args: Vec<Expr>) -> Head {
 }
 
 fn program(relations: Vec<Relation>, rules: Vec<Rule>, facts: Vec<(u32, Vec<i64>)>) -> Program {
-    Program {
-        relations,
-        rules,
-        // The reference evaluator stratifies on its own; give it no strata.
-        strata: Vec::new(),
-        facts: facts
-            .into_iter()
-            .map(|(rel, args)| SourceFact {
-                rel,
-                args: args.into_iter().map(Value::Number).collect(),
-                span: Span::default(),
-            })
-            .collect(),
-        sources: SourceMap::new(),
-    }
+    let facts = facts
+        .into_iter()
+        .map(|(rel, args)| SourceFact {
+            rel,
+            args: args.into_iter().map(Value::Number).collect(),
+            span: Span::default(),
+        })
+        .collect();
+    // The reference evaluator stratifies on its own; give it no strata.
+    Program::from_parts_unchecked(relations, rules, Vec::new(), facts, SourceMap::new())
 }
 
 fn input(rel: u32, args: &[i64], confidence: f64) -> InputFact {

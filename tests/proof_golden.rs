@@ -3,29 +3,17 @@
 //! an aggregate and an unproved goal. Set `UPDATE_GOLDEN=1` to rewrite the files after
 //! an intended format change (and review the diff).
 
-use std::path::PathBuf;
+mod support;
 
 use prooflog::FactBase;
-use prooflog::eval::{EvalOptions, evaluate};
 use prooflog::proof::{Fact, ProofNode, ProofOptions, ProofTree, build_proof, render};
-use prooflog::store::Loader;
 use prooflog::value::Value;
 
 const DRONES: &str = include_str!("../rules/drones/drones.dl");
 const DRONE_EVIDENCE: &str = include_str!("../rules/drones/evidence.jsonl");
 
 fn fact_base(program: &str, evidence: &str) -> FactBase {
-    let mut loader = Loader::new();
-    loader.program_text("test.dl", program);
-    loader
-        .evidence_jsonl("test.jsonl", evidence)
-        .expect("test evidence loads");
-    let loaded = loader.load().expect("test program loads");
-    let options = EvalOptions {
-        provenance: true,
-        ..EvalOptions::default()
-    };
-    evaluate(loaded.program, &loaded.facts, &options).expect("test program evaluates")
+    support::fact_base_named("test.dl", program, "test.jsonl", evidence, true)
 }
 
 fn drones() -> FactBase {
@@ -50,21 +38,7 @@ fn golden(name: &str, tree: &ProofTree) {
 }
 
 fn golden_file(file: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(file);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, actual).expect("golden file writable");
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("missing {}; run with UPDATE_GOLDEN=1", path.display()));
-    assert_eq!(
-        actual,
-        expected,
-        "{} differs (UPDATE_GOLDEN=1 rewrites it)",
-        path.display()
-    );
+    support::golden::assert_text(file, actual)
 }
 
 /// What every proved tree over a real fact base must satisfy.
@@ -81,14 +55,14 @@ fn check_against(fb: &FactBase, tree: &ProofTree) {
                 let fact = fact.expect("conclusion is a fact");
                 assert!((fb.confidence(fact) - c.confidence).abs() < 1e-12);
                 let rule: usize = c.rule_tag["RULE-".len()..].parse().expect("rule tag");
-                assert_eq!(program.rules[rule].name, c.rule);
+                assert_eq!(program.rules()[rule].name, c.rule);
                 let min = c
                     .premises
                     .iter()
                     .filter_map(|p| conf_of(p))
                     .fold(1.0f64, f64::min);
                 assert!(
-                    (c.confidence - program.rules[rule].confidence * min).abs() < 1e-12,
+                    (c.confidence - program.rules()[rule].confidence * min).abs() < 1e-12,
                     "{} confidence",
                     c.id
                 );
@@ -100,6 +74,7 @@ fn check_against(fb: &FactBase, tree: &ProofTree) {
                 assert!(e.provenance.verified);
             }
             ProofNode::Absence(_) => assert!(fact.is_none(), "absent fact is absent"),
+            other => panic!("a node kind this test does not know: {other:?}"),
         }
     }
     if let Some(root) = tree.root() {

@@ -128,10 +128,7 @@ fn evaluated(rules: &[GenRule], facts: &[GenFact]) -> FactBase {
     let program = Program::from_source("generated.dl", &text)
         .unwrap_or_else(|e| panic!("generated program rejected: {e}\n{text}"));
     let inputs = inputs(&program, facts);
-    let options = EvalOptions {
-        provenance: true,
-        ..EvalOptions::default()
-    };
+    let options = EvalOptions::default();
     evaluate(Arc::new(program), &inputs, &options).expect("generated program evaluates")
 }
 
@@ -156,14 +153,14 @@ fn check(fb: &FactBase, tree: &ProofTree) -> Result<(), TestCaseError> {
                 let fact = fact.expect("conclusion is a fact");
                 let d = fb.derivation(fact).expect("conclusion has a derivation");
                 prop_assert_eq!(&c.rule_tag, &format!("RULE-{}", d.rule));
-                prop_assert_eq!(&c.rule, &program.rules[d.rule as usize].name);
+                prop_assert_eq!(&c.rule, &program.rules()[d.rule as usize].name);
                 prop_assert_eq!(c.confidence, fb.confidence(fact));
                 let min = c
                     .premises
                     .iter()
                     .filter_map(|p| by_id[p.as_str()].confidence())
                     .fold(1.0f64, f64::min);
-                let expected = program.rules[d.rule as usize].confidence * min;
+                let expected = program.rules()[d.rule as usize].confidence * min;
                 prop_assert!(
                     (c.confidence - expected).abs() < 1e-9,
                     "{}: {} vs {}",
@@ -196,6 +193,7 @@ fn check(fb: &FactBase, tree: &ProofTree) -> Result<(), TestCaseError> {
                 prop_assert_eq!(&a.id, &format!("A{absences}"));
                 prop_assert!(fact.is_none(), "absent fact {} is absent", a.fact);
             }
+            other => prop_assert!(false, "a node kind this test does not know: {other:?}"),
         }
     }
     prop_assert_eq!(&tags, &tree.evidence_tags());
@@ -249,7 +247,7 @@ proptest! {
         let fb = evaluated(&rules, &facts);
         let options = ProofOptions::new("p");
         let mut proved = HashSet::new();
-        for rel in 0..fb.program().relations.len() as u32 {
+        for rel in 0..fb.program().relations().len() as u32 {
             for fact in fb.facts(rel) {
                 let goal = Fact::new(fb.program().relation(rel).name.clone(), fb.args(fact));
                 let tree = build_proof(&goal, &fb, &options).expect("proof builds");
@@ -278,7 +276,7 @@ fn generator_reaches_absences_sharing_and_depth() {
     for _ in 0..200 {
         let (rules, facts) = case().new_tree(&mut runner).expect("case").current();
         let fb = evaluated(&rules, &facts);
-        for rel in 0..fb.program().relations.len() as u32 {
+        for rel in 0..fb.program().relations().len() as u32 {
             for fact in fb.facts(rel) {
                 let goal = Fact::new(fb.program().relation(rel).name.clone(), fb.args(fact));
                 let tree = build_proof(&goal, &fb, &ProofOptions::new("p")).expect("proof");

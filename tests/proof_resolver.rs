@@ -1,30 +1,15 @@
 //! The provenance resolver over the real engine, and citation resolution of proofs.
 
-use std::sync::Arc;
+mod support;
 
 use prooflog::FactBase;
 use prooflog::answer::TagResolver;
-use prooflog::eval::{EvalOptions, evaluate};
 use prooflog::proof::{EdgeRef, Fact, ProofNode, ProofOptions, ProofTree, build_proof};
-use prooflog::store::Loader;
 use prooflog::value::Value;
 use serde_json::{Map, Value as Json, json};
 
 fn drones(provenance: bool) -> FactBase {
-    let mut loader = Loader::new();
-    loader.program_text("drones.dl", include_str!("../rules/drones/drones.dl"));
-    loader
-        .evidence_jsonl(
-            "evidence.jsonl",
-            include_str!("../rules/drones/evidence.jsonl"),
-        )
-        .expect("evidence loads");
-    let loaded = loader.load().expect("pack loads");
-    let options = EvalOptions {
-        provenance,
-        ..EvalOptions::default()
-    };
-    evaluate(Arc::clone(&loaded.program), &loaded.facts, &options).expect("evaluates")
+    support::drones(provenance)
 }
 
 fn threat() -> Fact {

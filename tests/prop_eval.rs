@@ -55,7 +55,7 @@ proptest! {
         let (program, inputs) = prepare(&case);
         let fb = support::run(&program, &inputs, true);
         prop_assert!(fb.provenance_enabled());
-        for rel in 0..program.relations.len() as u32 {
+        for rel in 0..program.relations().len() as u32 {
             for fact in fb.facts(rel) {
                 if let Err(e) = check_fact(&fb, &inputs, fact) {
                     prop_assert!(false, "{}: {e}\n{}", fb.fact_text(fact), case.describe());
@@ -80,7 +80,7 @@ proptest! {
         let (program, inputs) = prepare(&case);
         let a = support::run(&program, &inputs, true);
         let b = support::run(&program, &inputs, true);
-        for rel in 0..program.relations.len() as u32 {
+        for rel in 0..program.relations().len() as u32 {
             let sa = snapshot(&a, rel);
             let sb = snapshot(&b, rel);
             prop_assert_eq!(sa, sb, "{}", case.describe());
@@ -96,7 +96,7 @@ proptest! {
         let expected = support::naive::evaluate(&program, &inputs);
         let preferred = support::naive::preferred_derivations(&program, &inputs, &expected);
         let fb = support::run(&program, &inputs, true);
-        for rel in 0..program.relations.len() as u32 {
+        for rel in 0..program.relations().len() as u32 {
             for fact in fb.facts(rel) {
                 let key = (rel, fb.args(fact));
                 let recorded = fb.derivation(fact).map_or((0, None), |d| (d.height, Some(d.rule)));
@@ -121,15 +121,12 @@ proptest! {
         let preferred = support::naive::preferred_derivations(&program, &inputs, &expected);
         let k = split * inputs.len() / 100;
         let base = support::run(&program, &inputs[..k], true);
-        let options = prooflog::eval::EvalOptions {
-            provenance: true,
-            ..prooflog::eval::EvalOptions::default()
-        };
+        let options = prooflog::eval::EvalOptions::default();
         let fb = match base.extend(&inputs[k..], &options) {
             Ok(fb) => fb,
             Err(e) => panic!("extension failed: {e}"),
         };
-        for rel in 0..program.relations.len() as u32 {
+        for rel in 0..program.relations().len() as u32 {
             for fact in fb.facts(rel) {
                 let key = (rel, fb.args(fact));
                 let recorded = fb.derivation(fact).map_or((0, None), |d| (d.height, Some(d.rule)));
@@ -203,7 +200,7 @@ path(x, z) :- path(x, y), edge(y, z).
     let inputs = support::gen_inputs(&program, &facts, 0);
     let fb = support::run(&program, &inputs, true);
     let mut checked = 0;
-    for rel in 0..program.relations.len() as u32 {
+    for rel in 0..program.relations().len() as u32 {
         for f in fb.facts(rel) {
             if let Err(e) = check_fact(&fb, &inputs, f) {
                 panic!("{}: {e}", fb.fact_text(f));
@@ -343,7 +340,7 @@ fn check_fact(fb: &FactBase, inputs: &[InputFact], fact: FactId) -> Result<(), S
     };
     let program = fb.program();
     let rule = program
-        .rules
+        .rules()
         .get(d.rule as usize)
         .ok_or_else(|| format!("unknown rule {}", d.rule))?;
     if rule.head.rel != fact.rel {
@@ -353,7 +350,7 @@ fn check_fact(fb: &FactBase, inputs: &[InputFact], fact: FactId) -> Result<(), S
         ));
     }
     for p in &d.premises {
-        if p.rel as usize >= program.relations.len() || p.row as usize >= fb.len(p.rel) {
+        if p.rel as usize >= program.relations().len() || p.row as usize >= fb.len(p.rel) {
             return Err(format!("premise {p:?} does not exist"));
         }
     }

@@ -2,43 +2,23 @@
 
 use std::collections::BTreeSet;
 
-use prooflog::diag::{ErrorCode, SourceMap, Span};
-use prooflog::ir::{Column, Program, Relation};
+use prooflog::diag::ErrorCode;
+use prooflog::ir::Program;
 use prooflog::store::{Dialect, Loader, RawInputs};
 use prooflog::value::{ColumnType, Value};
 use proptest::prelude::*;
 
-/// A hand-built program with `edge(number, number)` and `tag(symbol)`.
+/// A program with `edge(number, number)` and `tag(symbol)`.
 fn program() -> Program {
-    let rel = |name: &str, cols: &[ColumnType]| Relation {
-        name: name.to_string(),
-        columns: cols
-            .iter()
-            .enumerate()
-            .map(|(i, &ty)| Column {
-                name: format!("c{i}"),
-                ty,
-            })
-            .collect(),
-        input: None,
-        output: true,
-        outputs: Vec::new(),
-        printsize: false,
-        auxiliary: false,
-        functional: None,
-        text: None,
-        span: Span::default(),
-    };
-    Program {
-        relations: vec![
-            rel("edge", &[ColumnType::Number, ColumnType::Number]),
-            rel("tag", &[ColumnType::Symbol]),
-        ],
-        rules: Vec::new(),
-        strata: Vec::new(),
-        facts: Vec::new(),
-        sources: SourceMap::new(),
-    }
+    Program::from_source(
+        "store.dl",
+        ".decl edge(c0: number, c1: number)
+.decl tag(c0: symbol)
+.output edge
+.output tag
+",
+    )
+    .expect("the program compiles")
 }
 
 #[test]

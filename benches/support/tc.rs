@@ -93,10 +93,7 @@ pub fn prepare(edges: &[(u32, u32)]) -> Prepared {
 /// Evaluate with prooflog; returns the number of `path` facts.
 #[allow(clippy::needless_update)] // stays correct when options gain fields
 pub fn run_prooflog(prepared: &Prepared, provenance: bool) -> usize {
-    let options = EvalOptions {
-        provenance,
-        ..EvalOptions::default()
-    };
+    let options = EvalOptions::default().with_provenance(provenance);
     let fb = match evaluate(Arc::clone(&prepared.program), &prepared.inputs, &options) {
         Ok(fb) => fb,
         Err(e) => panic!("evaluation failed: {e}"),

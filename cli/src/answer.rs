@@ -393,7 +393,7 @@ impl FactTable {
         let mut table = FactTable::default();
         if !programs.is_empty() {
             let program = prooflog::Program::from_files(programs)?;
-            for rel in &program.relations {
+            for rel in program.relations() {
                 if let Some(text) = &rel.text {
                     table.texts.insert(rel.name.clone(), text.clone());
                 }

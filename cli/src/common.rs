@@ -198,25 +198,22 @@ pub fn evaluate_on_terminal(
 ) -> prooflog::Result<prooflog::FactBase> {
     use prooflog::eval::{EvalOptions, Progress, ProgressFn};
     let progress = ProgressLine::for_stderr();
-    let strata = program.strata.len();
-    let options = EvalOptions {
-        provenance,
-        progress: progress.clone().map(|line| {
-            let report: ProgressFn = Arc::new(move |p: &Progress| {
-                line.update(|| {
-                    format!(
-                        "stratum {}/{strata} · round {} · {} new · {} facts",
-                        p.stratum + 1,
-                        p.round + 1,
-                        p.new_facts,
-                        p.total_facts
-                    )
-                })
-            });
-            report
-        }),
-        ..EvalOptions::default()
-    };
+    let strata = program.strata().len();
+    let mut options = EvalOptions::default().with_provenance(provenance);
+    if let Some(line) = progress.clone() {
+        let report: ProgressFn = Arc::new(move |p: &Progress| {
+            line.update(|| {
+                format!(
+                    "stratum {}/{strata} · round {} · {} new · {} facts",
+                    p.stratum + 1,
+                    p.round + 1,
+                    p.new_facts,
+                    p.total_facts
+                )
+            })
+        });
+        options = options.with_progress(report);
+    }
     let result = prooflog::eval::evaluate(program, facts, &options);
     if let Some(p) = &progress {
         p.finish();

@@ -1,7 +1,8 @@
 //! The `prooflog` command line: a thin layer over the `prooflog` library. It parses
 //! arguments, calls the library and prints; every concept it shows lives in the library.
 //!
-//! Argument parsing, dispatch, output format and exit codes shared by every command.
+//! Argument parsing, dispatch, output format and exit codes shared by every command;
+//! the command-line contract is docs/cli.md.
 //!
 //! Exit codes: 0 success, 1 a check rejected or a goal is unproved, 2 bad input.
 //! Diagnostics go to stderr, as text or (with `--format json`) as

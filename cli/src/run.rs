@@ -65,9 +65,9 @@ pub fn execute(args: RunArgs) -> ExitCode {
 /// or when none is marked.
 fn shown_relations(base: &FactBase, all: bool) -> BTreeMap<String, RelId> {
     let program = base.program();
-    let any_output = program.relations.iter().any(|r| r.output);
+    let any_output = program.relations().iter().any(|r| r.output);
     program
-        .relations
+        .relations()
         .iter()
         .enumerate()
         .filter(|(_, r)| all || !any_output || r.output)

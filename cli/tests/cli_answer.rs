@@ -3,87 +3,31 @@
 //!
 //! Set `UPDATE_GOLDEN=1` to rewrite the golden files after an intended format change.
 
-use std::io::Write;
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-const BIN: &str = env!("CARGO_BIN_EXE_prooflog");
+use support::{stderr_json, stdout_json};
 
-/// A scratch directory for one test's input files.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("cli_answer")
-        .join(name);
-    std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir
+    support::scratch("cli_answer", name)
 }
 
 fn write(dir: &Path, file: &str, text: &str) -> String {
-    let path = dir.join(file);
-    std::fs::write(&path, text).expect("write input");
-    path.to_string_lossy().into_owned()
+    support::write(dir, file, text)
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("run prooflog")
+    support::prooflog(args)
 }
 
 fn run_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn prooflog");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("wait")
+    support::prooflog_stdin(args, input)
 }
 
-fn stdout_json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
-fn stderr_json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stderr).unwrap_or_else(|e| {
-        panic!(
-            "stderr is not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
-/// Compare with `tests/golden/<name>.json` (as JSON values, so layout is free).
 fn golden(name: &str, actual: &serde_json::Value) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/golden")
-        .join(format!("{name}.json"));
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        let text = serde_json::to_string_pretty(actual).expect("pretty JSON");
-        std::fs::write(&path, text + "\n").expect("write golden");
-        return;
-    }
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_GOLDEN=1)", path.display()));
-    let expected: serde_json::Value = serde_json::from_str(&text).expect("golden is JSON");
-    assert_eq!(
-        actual,
-        &expected,
-        "output differs from {}:\n{}",
-        path.display(),
-        serde_json::to_string_pretty(actual).unwrap_or_default()
-    );
+    support::golden::assert_json(name, actual)
 }
 
 /// The seed's proof of `coordinated_threat(42)`, with verbalisations.

@@ -2,35 +2,11 @@
 //! against golden files (set `UPDATE_GOLDEN=1` to rewrite them after a deliberate
 //! format change, then review the diff).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
+
+use support::{prooflog, prooflog_in, repo_root as root, stderr, stdout};
 
 const FIX: &str = "tests/fixtures/inputs";
-
-fn root() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-}
-
-/// Run `prooflog` from the repository root.
-fn prooflog(args: &[&str]) -> Output {
-    prooflog_in(&root(), args)
-}
-
-fn prooflog_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_prooflog"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the prooflog binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("utf-8 stdout")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("utf-8 stderr")
-}
 
 /// Assert success and return stdout.
 fn ok(args: &[&str]) -> String {
@@ -42,14 +18,7 @@ fn ok(args: &[&str]) -> String {
 
 /// Compare against `tests/golden/<name>`.
 fn golden(name: &str, actual: &str) {
-    let path = root().join("tests/golden").join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, actual).expect("write golden");
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 creates it)", path.display()));
-    assert_eq!(actual, expected, "output differs from {}", path.display());
+    support::golden::assert_text(name, actual)
 }
 
 /// Assert exit code 2 with nothing on stdout; return the JSON error document.

@@ -1,29 +1,20 @@
 //! `prooflog prove` end to end: every format, every exit code.
 
-use std::process::{Command, Output};
+mod support;
 
-fn root() -> &'static str {
-    concat!(env!("CARGO_MANIFEST_DIR"), "/..")
-}
+use std::process::Output;
+
+use support::{prooflog, stderr, stdout};
 
 fn prove(extra: &[&str]) -> Output {
-    let program = format!("{}/rules/drones/drones.dl", root());
-    let evidence = format!("{}/rules/drones/evidence.jsonl", root());
-    Command::new(env!("CARGO_BIN_EXE_prooflog"))
-        .arg("prove")
-        .arg(&program)
-        .args(["--evidence", &evidence])
-        .args(extra)
-        .output()
-        .expect("binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    let mut args = vec![
+        "prove",
+        "rules/drones/drones.dl",
+        "--evidence",
+        "rules/drones/evidence.jsonl",
+    ];
+    args.extend_from_slice(extra);
+    prooflog(&args)
 }
 
 #[test]
@@ -164,10 +155,10 @@ fn errors_are_text_in_text_formats() {
 
 #[test]
 fn default_pack_needs_no_arguments() {
-    let out = Command::new(env!("CARGO_BIN_EXE_prooflog"))
-        .args(["prove", "--goal", "coordinated_threat(42)"])
-        .output()
-        .expect("binary runs");
+    let out = support::prooflog_in(
+        &std::env::temp_dir(),
+        &["prove", "--goal", "coordinated_threat(42)"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
     assert_eq!(json["confidence"], 0.9);

@@ -85,15 +85,49 @@ pub struct Match {
     pub confidence: f64,
 }
 
-/// Evaluation settings.
-#[derive(Clone, Default)]
+/// Evaluation settings: `EvalOptions::default()` records provenance (so that any
+/// fact base can be proved) and sets no limits; the `with_*` methods change one
+/// setting each.
+#[derive(Clone)]
+#[non_exhaustive]
 pub struct EvalOptions {
-    /// Record the best derivation of every derived fact (on by default in the CLI).
+    /// Record the best derivation of every derived fact (on by default; off makes a
+    /// lighter run whose facts cannot be proved).
     pub provenance: bool,
     /// Limits checked inside the evaluation loop.
     pub budget: Budget,
     /// Called after every round of every stratum, to show progress.
     pub progress: Option<ProgressFn>,
+}
+
+impl Default for EvalOptions {
+    fn default() -> EvalOptions {
+        EvalOptions {
+            provenance: true,
+            budget: Budget::default(),
+            progress: None,
+        }
+    }
+}
+
+impl EvalOptions {
+    /// These options with derivation recording on or off.
+    pub fn with_provenance(mut self, provenance: bool) -> EvalOptions {
+        self.provenance = provenance;
+        self
+    }
+
+    /// These options with these limits.
+    pub fn with_budget(mut self, budget: Budget) -> EvalOptions {
+        self.budget = budget;
+        self
+    }
+
+    /// These options with a progress callback, called after every round.
+    pub fn with_progress(mut self, progress: ProgressFn) -> EvalOptions {
+        self.progress = Some(progress);
+        self
+    }
 }
 
 /// A progress callback, shared by clones of the options and callable from any thread.

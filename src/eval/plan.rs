@@ -160,9 +160,13 @@ pub(crate) struct Plan {
 use crate::value::cell::encode_scalar;
 pub(crate) use crate::value::cell::{decode, encode, encode_lookup};
 
+/// A plan that a checked program cannot produce: a bug, reported (and asserted in
+/// debug builds) as an internal error rather than blamed on the user's input.
 fn internal(msg: impl Into<String>) -> crate::diag::Error {
-    Diagnostic::new(ErrorCode::BadInput, msg.into())
-        .with_help("the program violates an invariant of a checked program")
+    let msg = msg.into();
+    debug_assert!(false, "broken invariant of a checked program: {msg}");
+    Diagnostic::new(ErrorCode::Internal, msg)
+        .with_help("this is a bug in prooflog: please report it with the program that caused it")
         .into()
 }
 

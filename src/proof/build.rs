@@ -538,7 +538,7 @@ mod tests {
     use super::*;
     use crate::answer::TagResolver;
 
-    /// The seed's scenario: two membership hyperedges, a 0.9 rule.
+    /// The scenario of docs/proof-json.md: two membership hyperedges, a 0.9 rule.
     fn drones() -> (MockBase, FactId) {
         let mut m = MockBase::new();
         let member = m.relation("member", &[n(0), n(0)]);

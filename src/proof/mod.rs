@@ -5,8 +5,8 @@
 //! applications (`S1`, `S2`, … tagged `STEP-k`, each naming its rule `RULE-n`), whose
 //! leaves are input facts bound to their stored provenance (`L1`, `L2`, … tagged
 //! `HEDGE-<edge_idx>`), and whose negated premises are `absence` nodes (`A1`, `A2`, …).
-//! A sub-proof reached twice is one node. The JSON form is the serde derive and follows
-//! the seed's field names exactly; [`render`] turns a tree into a prompt block, a
+//! A sub-proof reached twice is one node. The JSON form is the serde derive and is the
+//! contract of docs/proof-json.md; [`render`] turns a tree into a prompt block, a
 //! terminal tree, Graphviz or a self-contained HTML page; [`ProofTree`] (and a slice of
 //! trees) resolves citation tags to facts for the answer checkers.
 //!
@@ -129,7 +129,7 @@ pub struct ProofGoal {
     pub root: Option<String>,
 }
 
-/// A proof DAG in the seed's JSON shape.
+/// A proof DAG in the JSON shape of docs/proof-json.md.
 ///
 /// Nodes are listed in first-visit depth-first order from the root (premises in the
 /// order the derivation records them), so the root is always `nodes[0]`. Edges go
@@ -296,9 +296,10 @@ kind_marker!(
 );
 
 /// One node of a proof DAG. Serialized as the node's own object (its `kind` field says
-/// which), with `id` first as in the seed.
+/// which), with `id` first (docs/proof-json.md, "Node shapes").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ProofNode {
     /// A derived fact: one rule application.
     Conclusion(ConclusionNode),
@@ -436,8 +437,9 @@ pub struct AbsenceNode {
     pub args: Vec<Value>,
 }
 
-/// A leaf's provenance: the stored record plus `verified`, in the seed's field order,
-/// then member ids and any extra fields (stored or added by the resolver), by name.
+/// A leaf's provenance: the stored record plus `verified`, in the field order of
+/// docs/proof-json.md, then member ids and any extra fields (stored or added by the
+/// resolver), by name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LeafProvenance {
     /// Kind of source (`"hyperedge"`, …).
@@ -474,6 +476,7 @@ pub struct ProofEdge {
 /// (its node's `kind` says it was checked absent).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum EdgeRole {
     /// `to` is a premise of the conclusion `from`.
     Premise,

@@ -271,7 +271,7 @@ pub fn dot(tree: &ProofTree) -> String {
 }
 
 /// Escape text for HTML element content and attribute values.
-pub fn html_escape(s: &str) -> String {
+pub(crate) fn html_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

@@ -50,9 +50,9 @@ pub use delimited::Dialect;
 pub use facts::InputFacts;
 pub use raw::RawInputs;
 
-/// Where an input fact came from. Serializes with the seed's field names; `extra`
-/// fields (any other keys of the evidence line's `provenance` object) are flattened
-/// in beside them.
+/// Where an input fact came from. Serializes with the field names of docs/semantics.md
+/// ("Evidence"); `extra` fields (any other keys of the evidence line's `provenance`
+/// object) are flattened in beside them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Provenance {
     /// Kind of source: `"hyperedge"` for evidence JSONL (unless the line says

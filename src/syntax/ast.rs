@@ -331,7 +331,7 @@ pub(crate) fn precedence(op: ArithOp) -> u8 {
 const PREFIX: u8 = 11;
 
 /// The operator's symbol.
-pub fn arith_symbol(op: ArithOp) -> &'static str {
+pub(crate) fn arith_symbol(op: ArithOp) -> &'static str {
     match op {
         ArithOp::Add => "+",
         ArithOp::Sub => "-",
@@ -352,7 +352,7 @@ pub fn arith_symbol(op: ArithOp) -> &'static str {
 }
 
 /// The comparison's symbol.
-pub fn cmp_symbol(op: CmpOp) -> &'static str {
+pub(crate) fn cmp_symbol(op: CmpOp) -> &'static str {
     match op {
         CmpOp::Eq => "=",
         CmpOp::Ne => "!=",
@@ -364,7 +364,7 @@ pub fn cmp_symbol(op: CmpOp) -> &'static str {
 }
 
 /// The aggregate function's keyword.
-pub fn agg_keyword(f: AggFunc) -> &'static str {
+pub(crate) fn agg_keyword(f: AggFunc) -> &'static str {
     match f {
         AggFunc::Count => "count",
         AggFunc::Sum => "sum",

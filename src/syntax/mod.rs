@@ -93,6 +93,7 @@ pub struct Goal {
 
 /// An argument of a [`Goal`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum GoalArg {
     /// A constant the column must equal.
     Const(Value),

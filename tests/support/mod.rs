@@ -2,27 +2,75 @@
 //!
 //! - [`naive`]: a reference evaluator written independently of `src/eval`;
 //! - [`random`]: proptest strategies for random stratified programs and inputs;
-//! - here: glue that compiles source text, turns generated facts into
+//! - [`golden`]: golden files under `tests/golden/` (shared with the CLI's tests);
+//! - here: fact bases built through the public loader (the drone pack among them),
+//!   glue that compiles source text, turns generated facts into
 //!   [`InputFact`]s, runs the engine and compares its result with the reference.
 //!
 //! Use it from a test crate with `mod support;`.
 #![allow(dead_code)] // each test crate uses a different part
 
+pub mod golden;
 pub mod naive;
 pub mod random;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use prooflog::bundled;
 use prooflog::check::TypeHints;
 use prooflog::diag::SourceMap;
 use prooflog::eval::{EvalOptions, FactBase, evaluate};
 use prooflog::ir::Program;
-use prooflog::store::{InputFact, Provenance};
+use prooflog::store::{InputFact, Loader, Provenance};
 use prooflog::{Value, value::fact_text};
 
 use naive::Relations;
 use random::{GenCase, GenFact};
+
+/// Load `program` and `evidence` (JSONL) through the public [`Loader`] under these
+/// file names and evaluate with provenance on.
+pub fn fact_base_named(
+    program_name: &str,
+    program: &str,
+    evidence_name: &str,
+    evidence: &str,
+    provenance: bool,
+) -> FactBase {
+    let mut loader = Loader::new();
+    loader.program_text(program_name, program);
+    loader
+        .evidence_jsonl(evidence_name, evidence)
+        .expect("test evidence loads");
+    let loaded = loader.load().expect("test program loads");
+    let options = EvalOptions::default().with_provenance(provenance);
+    evaluate(loaded.program, &loaded.facts, &options).expect("test program evaluates")
+}
+
+/// The bundled drone pack over its sample evidence, under its repository names.
+pub fn drones(provenance: bool) -> FactBase {
+    let (program, evidence) = (bundled::DEFAULT_PROGRAM, bundled::DEFAULT_EVIDENCE);
+    fact_base_named(
+        program.name,
+        program.text,
+        evidence.name,
+        evidence.text,
+        provenance,
+    )
+}
+
+/// An input fact with an explicit `edge_idx`.
+pub fn input_fact(rel: u32, args: Vec<Value>, confidence: f64, edge_idx: u64) -> InputFact {
+    InputFact {
+        rel,
+        args,
+        confidence,
+        provenance: Provenance {
+            edge_idx: Some(edge_idx),
+            ..Provenance::default()
+        },
+    }
+}
 
 /// Parse and check one source text.
 pub fn compile(name: &str, source: &str) -> prooflog::Result<Program> {
@@ -41,22 +89,15 @@ pub fn compile_case(case: &GenCase) -> Arc<Program> {
 }
 
 fn input(rel: u32, args: Vec<Value>, confidence: f64, source: &str, idx: usize) -> InputFact {
-    InputFact {
-        rel,
-        args,
-        confidence,
-        provenance: Provenance {
-            source: source.to_string(),
-            edge_idx: Some(idx as u64),
-            ..Provenance::default()
-        },
-    }
+    let mut fact = input_fact(rel, args, confidence, idx as u64);
+    fact.provenance.source = source.to_string();
+    fact
 }
 
 /// The facts written in the program text, as input facts of confidence 1.0.
 pub fn source_inputs(program: &Program) -> Vec<InputFact> {
     program
-        .facts
+        .facts()
         .iter()
         .enumerate()
         .map(|(i, f)| input(f.rel, f.args.clone(), 1.0, "program", i))
@@ -86,12 +127,8 @@ pub fn gen_inputs(program: &Program, facts: &[GenFact], first_idx: usize) -> Vec
 }
 
 /// Run the engine, panicking on an evaluation error.
-#[allow(clippy::needless_update)] // stays correct when options gain fields
 pub fn run(program: &Arc<Program>, inputs: &[InputFact], provenance: bool) -> FactBase {
-    let options = EvalOptions {
-        provenance,
-        ..EvalOptions::default()
-    };
+    let options = EvalOptions::default().with_provenance(provenance);
     match evaluate(Arc::clone(program), inputs, &options) {
         Ok(fb) => fb,
         Err(e) => panic!("evaluation failed: {e}"),
@@ -101,7 +138,7 @@ pub fn run(program: &Arc<Program>, inputs: &[InputFact], provenance: bool) -> Fa
 /// Every relation of a fact base, as the reference evaluator reports them.
 pub fn engine_relations(fb: &FactBase) -> Relations {
     let program = fb.program();
-    (0..program.relations.len() as u32)
+    (0..program.relations().len() as u32)
         .map(|rel| {
             let rows = fb
                 .facts(rel)

@@ -49,8 +49,8 @@ pub type Preferred = (u32, Option<u32>);
 /// Evaluate `program` over its own source facts (confidence 1.0) and `inputs`.
 /// Every relation of the program appears in the result, empty or not.
 pub fn evaluate(program: &Program, inputs: &[InputFact]) -> Relations {
-    let mut db: Db = vec![BTreeMap::new(); program.relations.len()];
-    for fact in &program.facts {
+    let mut db: Db = vec![BTreeMap::new(); program.relations().len()];
+    for fact in program.facts() {
         raise(&mut db[fact.rel as usize], fact.args.clone(), 1.0);
     }
     for fact in inputs {
@@ -65,7 +65,7 @@ pub fn evaluate(program: &Program, inputs: &[InputFact]) -> Relations {
     let top = levels.iter().copied().max().unwrap_or(0);
     for level in 0..=top {
         let rules: Vec<_> = program
-            .rules
+            .rules()
             .iter()
             .filter(|r| levels[r.head.rel as usize] == level)
             .collect();
@@ -101,7 +101,7 @@ pub fn evaluate(program: &Program, inputs: &[InputFact]) -> Relations {
     }
 
     program
-        .relations
+        .relations()
         .iter()
         .zip(db)
         .map(|(r, rows)| (r.name.clone(), rows))
@@ -121,12 +121,12 @@ pub fn preferred_derivations(
     result: &Relations,
 ) -> BTreeMap<FactKey, Preferred> {
     let db: Db = program
-        .relations
+        .relations()
         .iter()
         .map(|r| result.get(&r.name).cloned().unwrap_or_default())
         .collect();
     let mut best: BTreeMap<FactKey, Preferred> = BTreeMap::new();
-    let sourced = program.facts.iter().map(|f| (f.rel, &f.args, 1.0));
+    let sourced = program.facts().iter().map(|f| (f.rel, &f.args, 1.0));
     let given = inputs.iter().map(|f| (f.rel, &f.args, f.confidence));
     for (rel, args, c) in sourced.chain(given) {
         if db[rel as usize].get(args) == Some(&c) {
@@ -135,7 +135,7 @@ pub fn preferred_derivations(
     }
     loop {
         let mut found: Vec<(FactKey, Preferred)> = Vec::new();
-        for rule in &program.rules {
+        for rule in program.rules() {
             let mut env: Env = vec![None; rule.vars.len()];
             let mut trail = Trail::new();
             solve(
@@ -203,11 +203,11 @@ fn raise(rows: &mut BTreeMap<Vec<Value>, f64>, args: Vec<Value>, conf: f64) -> b
 /// The level of every relation: a rule's head is at least as high as its positive
 /// premises and strictly higher than what it negates or aggregates over.
 fn stratify(program: &Program) -> Vec<usize> {
-    let n = program.relations.len();
+    let n = program.relations().len();
     let mut level = vec![0usize; n];
     loop {
         let mut changed = false;
-        for rule in &program.rules {
+        for rule in program.rules() {
             let h = rule.head.rel as usize;
             let mut need = 0;
             for lit in &rule.body {
