@@ -71,6 +71,11 @@ const FUNCTORS: &[&str] = &[
     "lnot",
 ];
 
+/// Binary operators written as words.
+const OPERATOR_WORDS: &[&str] = &[
+    "band", "bor", "bxor", "bshl", "bshr", "bshru", "land", "lor", "lxor",
+];
+
 /// Parse a whole file.
 pub(crate) fn parse_module(file: FileId, text: &str) -> (Module, Vec<SyntaxError>) {
     let mut errors = Vec::new();
@@ -794,6 +799,9 @@ impl Parser {
                 | Tok::Gt
                 | Tok::Ge => return true,
                 Tok::Ident(ref w) if self.peek_at(k + 1) == &Tok::LParen => {
+                    if OPERATOR_WORDS.contains(&w.as_str()) {
+                        continue;
+                    }
                     if !FUNCTORS.contains(&w.as_str()) {
                         return true;
                     }
