@@ -128,8 +128,11 @@ fn range_restriction_variable_bound_only_inside_aggregate() {
 
 #[test]
 fn unsafe_variable_in_negation() {
+    // A variable of one negated atom alone is existential inside it (Nemo)...
+    assert!(Program::from_source("t.dl", "q(1). r(1, 2).\np(x) :- q(x), !r(x, y).").is_ok());
+    // ...one shared by two negated atoms and bound by nothing is unsafe.
     let d = single(
-        "q(1). r(1, 2).\np(x) :- q(x), !r(x, y).",
+        "q(1). r(1, 2).\np(x) :- q(x), !r(x, y), !r(y, x).",
         ErrorCode::UnsafeVariable,
         2,
         21,

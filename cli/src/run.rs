@@ -70,7 +70,7 @@ fn shown_relations(base: &FactBase, all: bool) -> BTreeMap<String, RelId> {
         .relations()
         .iter()
         .enumerate()
-        .filter(|(_, r)| all || !any_output || r.output)
+        .filter(|(_, r)| !r.auxiliary && (all || !any_output || r.output))
         .map(|(i, r)| (r.name.clone(), i as RelId))
         .collect()
 }

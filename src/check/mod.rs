@@ -20,9 +20,12 @@
 //!   [`SourceFact`]; with annotations or computed arguments it is a rule with an empty
 //!   body.
 
+mod goal;
 mod rules;
 mod stratify;
 mod types;
+
+pub use goal::{ResolvedGoal, resolve_fact, resolve_goal};
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -212,6 +215,9 @@ pub(crate) struct Ctx {
     /// Type slots an integer-only operator (`band`, `bshl`, `bnot`, …) reads, with
     /// the operator and where: checked once every type is known.
     pub(crate) integral: Vec<(Slot, Span, &'static str)>,
+    /// Rules of auxiliary relations (negations' projections), added after the
+    /// program's own rules.
+    pub(crate) auxiliary_rules: Vec<LRule>,
 }
 
 impl Ctx {
@@ -447,6 +453,31 @@ impl Ctx {
             text: None,
         });
         r
+    }
+
+    /// A new auxiliary relation projecting `rel` onto columns of types `slots`.
+    pub(crate) fn auxiliary_relation(&mut self, rel: RelId, slots: &[Slot], span: Span) -> RelId {
+        let base = self.rels[rel as usize].name.clone();
+        let mut k = 1;
+        let name = loop {
+            let candidate = format!("{base}_exists{k}");
+            if !self.rel_ids.contains_key(&candidate) {
+                break candidate;
+            }
+            k += 1;
+        };
+        let id = self.register(&ast::Ident { name, span }, slots.len());
+        let mut first = None;
+        for (i, &s) in slots.iter().enumerate() {
+            let col = self.types.slot(Kind::Any, Origin::Column(id, i as u32));
+            first.get_or_insert(col);
+            // A fresh slot always unifies.
+            let _ = self.types.unify(col, s);
+        }
+        let info = &mut self.rels[id as usize];
+        info.slot = first.unwrap_or(0);
+        info.auxiliary = true;
+        id
     }
 
     fn register_relations(
@@ -993,6 +1024,7 @@ impl Ctx {
                 }
             }
         }
+        rules.append(&mut self.auxiliary_rules);
         (facts, rules)
     }
 
@@ -1023,25 +1055,40 @@ impl Ctx {
         out
     }
 
-    /// A literal as a value of column type `ty`.
+    /// A literal as a value of column type `ty` ([`ColumnType::coerce`]).
     fn value(&mut self, lit: &Lit, ty: ColumnType, span: Span) -> Value {
-        let v = match (lit, ty) {
-            (Lit::Int(i), ColumnType::Number) => i64::try_from(*i).ok().map(Value::Number),
-            (Lit::Int(i), ColumnType::Unsigned) => u64::try_from(*i).ok().map(Value::Unsigned),
-            (Lit::Int(i), ColumnType::Float) => Some(Value::Float(*i as f64)),
-            (Lit::Unsigned(u), ColumnType::Unsigned) => Some(Value::Unsigned(*u)),
-            (Lit::Float(x), ColumnType::Float) => Some(Value::Float(*x)),
-            (Lit::Str(s), ColumnType::Symbol) => Some(Value::Symbol(s.clone())),
-            // Any other pairing was reported as a type mismatch already.
-            _ => return Value::Number(0),
+        let natural = match lit {
+            Lit::Int(i) => i64::try_from(*i)
+                .map(Value::Number)
+                .ok()
+                .or_else(|| u64::try_from(*i).ok().map(Value::Unsigned)),
+            Lit::Unsigned(u) => Some(Value::Unsigned(*u)),
+            Lit::Float(x) => Some(Value::Float(*x)),
+            Lit::Str(s) => Some(Value::Symbol(s.clone())),
         };
-        v.unwrap_or_else(|| {
+        let kinds_agree = matches!(
+            (lit, ty),
+            (
+                Lit::Int(_),
+                ColumnType::Number | ColumnType::Unsigned | ColumnType::Float
+            ) | (Lit::Unsigned(_), ColumnType::Unsigned)
+                | (Lit::Float(_), ColumnType::Float)
+                | (Lit::Str(_), ColumnType::Symbol)
+        );
+        if !kinds_agree {
+            // Reported as a type mismatch already.
+            return Value::Number(0);
+        }
+        natural.and_then(|v| ty.coerce(&v)).unwrap_or_else(|| {
             self.error(
                 ErrorCode::TypeMismatch,
                 span,
                 format!("constant `{lit}` does not fit in type {ty}"),
                 match ty {
                     ColumnType::Unsigned => "unsigned values are between 0 and 2^64-1",
+                    ColumnType::Float => {
+                        "a float holds integers up to 2^53 exactly; write the constant as a float"
+                    }
                     _ => {
                         "numbers are between -2^63 and 2^63-1; declare the column unsigned or float"
                     }

@@ -656,6 +656,7 @@ impl<'c> Lowerer<'c> {
         let errors_before = self.ctx.error_count();
         let mut lits: Vec<LLit> = body.iter().map(|l| self.literal(l, None)).collect();
         lits.append(&mut self.extra);
+        self.project_negations(&mut lits, &head_args);
         let ordered = self.order_rule(lits, &head_args, body.is_empty(), errors_before);
         LRule {
             name,
@@ -666,6 +667,109 @@ impl<'c> Lowerer<'c> {
             vars: self.vars.into_iter().map(|v| (v.name, v.slot)).collect(),
             deps: self.deps,
             span,
+        }
+    }
+
+    /// Nemo's negation: a variable that occurs in one negated atom and nowhere else in
+    /// the rule is existential inside it (`not s(x, p)`: no `p` exists). Such an atom
+    /// is read through a projection: an auxiliary relation of the atom's other
+    /// variables, computed by `aux(x) :- s(x, p).` (constants and repeated variables
+    /// kept, so `not s(x, p, p)` projects the facts whose last two columns agree), and
+    /// the rule negates `aux(x)` instead. The auxiliary rule is added after every rule
+    /// of the program, so rule numbers (and `RULE-n` tags) do not change.
+    fn project_negations(&mut self, lits: &mut [LLit], head: &[LExpr]) {
+        let n = self.vars.len();
+        // In how many places (head, literals) each variable occurs.
+        let mut places = vec![0u32; n];
+        let mut scratch = Vec::new();
+        let count = |vars: &mut Vec<VarId>, places: &mut Vec<u32>| {
+            vars.sort_unstable();
+            vars.dedup();
+            for &v in vars.iter() {
+                places[v as usize] += 1;
+            }
+            vars.clear();
+        };
+        for e in head {
+            expr_vars(e, &mut scratch);
+        }
+        count(&mut scratch, &mut places);
+        for l in lits.iter() {
+            lit_vars(l, &mut scratch);
+            count(&mut scratch, &mut places);
+        }
+        for l in lits.iter_mut() {
+            let LLit::Negated(atom) = l else { continue };
+            let local: Vec<VarId> = atom
+                .args
+                .iter()
+                .filter_map(|t| match t {
+                    LTerm::Var(v) if places[*v as usize] == 1 => Some(*v),
+                    _ => None,
+                })
+                .collect();
+            if local.is_empty() {
+                continue;
+            }
+            // Bound by the projection, not by this rule.
+            self.excused.extend(local.iter().copied());
+            let mut kept: Vec<VarId> = Vec::new();
+            for t in &atom.args {
+                if let LTerm::Var(v) = t
+                    && places[*v as usize] != 1
+                    && !kept.contains(v)
+                {
+                    kept.push(*v);
+                }
+            }
+            let slots: Vec<Slot> = kept.iter().map(|&v| self.vars[v as usize].slot).collect();
+            let aux = self.ctx.auxiliary_relation(atom.rel, &slots, atom.span);
+            // The projection rule: its variables are the kept ones, then the local
+            // ones, numbered afresh.
+            let mut renumber: HashMap<VarId, VarId> = HashMap::new();
+            let mut vars: Vec<(String, Slot)> = Vec::new();
+            for &v in kept.iter().chain(local.iter()) {
+                if !renumber.contains_key(&v) {
+                    renumber.insert(v, vars.len() as VarId);
+                    let info = &self.vars[v as usize];
+                    vars.push((info.name.clone(), info.slot));
+                }
+            }
+            let body_atom = LAtom {
+                rel: atom.rel,
+                args: atom
+                    .args
+                    .iter()
+                    .map(|t| match t {
+                        LTerm::Var(v) => LTerm::Var(renumber[v]),
+                        other => other.clone(),
+                    })
+                    .collect(),
+                span: atom.span,
+            };
+            let rule = LRule {
+                name: Some(format!("{}: projection", self.ctx.rels[aux as usize].name)),
+                confidence: 1.0,
+                head: aux,
+                head_args: (0..kept.len()).map(|i| LExpr::Var(i as VarId)).collect(),
+                body: vec![LLit::Atom(body_atom)],
+                vars,
+                deps: vec![Dep {
+                    rel: atom.rel,
+                    kind: DepKind::Positive,
+                    span: atom.span,
+                }],
+                span: atom.span,
+            };
+            self.ctx.auxiliary_rules.push(rule);
+            // The rule now negates the projection.
+            for d in &mut self.deps {
+                if d.kind == DepKind::Negated && d.rel == atom.rel && d.span == atom.span {
+                    d.rel = aux;
+                }
+            }
+            atom.rel = aux;
+            atom.args = kept.into_iter().map(LTerm::Var).collect();
         }
     }
 

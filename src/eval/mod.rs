@@ -242,25 +242,9 @@ impl FactBase {
     /// variables' bindings and the fact's confidence. An unknown relation or a wrong
     /// arity is an `unknown_relation` / `arity_mismatch` error.
     pub fn query(&self, goal: &Goal) -> Result<Vec<Match>> {
-        let rel = self.relation_id(&goal.predicate).ok_or_else(|| {
-            Diagnostic::new(
-                ErrorCode::UnknownRelation,
-                format!("the program has no relation `{}`", goal.predicate),
-            )
-        })?;
+        let resolved = crate::check::resolve_goal(&self.program, goal)?;
+        let rel = resolved.rel;
         let columns = &self.program.relation(rel).columns;
-        if columns.len() != goal.args.len() {
-            return Err(Diagnostic::new(
-                ErrorCode::ArityMismatch,
-                format!(
-                    "`{}` has {} columns, the query gives {}",
-                    goal.predicate,
-                    columns.len(),
-                    goal.args.len()
-                ),
-            )
-            .into());
-        }
         // Per column: a constant cell to equal, or the column holding the same
         // variable's first occurrence, or nothing.
         enum Pat {
@@ -271,7 +255,7 @@ impl FactBase {
         }
         let mut names: Vec<(&str, usize)> = Vec::new();
         let mut pats = Vec::with_capacity(columns.len());
-        for (c, (arg, col)) in goal.args.iter().zip(columns).enumerate() {
+        for (c, (arg, col)) in resolved.args.iter().zip(columns).enumerate() {
             pats.push(match arg {
                 GoalArg::Const(v) => match encode_lookup(v, col.ty, &self.interner) {
                     Some(x) => Pat::Const(x),
@@ -568,6 +552,9 @@ impl FactBase {
                         }
                     }
                 }
+                // A projection (a negation with variables of its own) stands for a
+                // pattern, not a fact: like a negation with `_`, it has no node.
+                Step::Absent { rel, .. } if self.program.relation(*rel).auxiliary => {}
                 Step::Absent {
                     rel,
                     access: Access::Exact { key },

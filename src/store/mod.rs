@@ -190,7 +190,10 @@ impl Loader {
         let hints = self.inputs.type_hints();
         let (program, report) = crate::check::compile_with_report(self.sources, &hints)?;
         let mut warnings = report.warnings;
-        for rel in &program.relations[report.program_relations..] {
+        for rel in program.relations[report.program_relations..]
+            .iter()
+            .filter(|r| !r.auxiliary)
+        {
             let mut d = Diagnostic::warning(
                 ErrorCode::UnusedRelation,
                 format!("`{}` is not used by any rule", rel.name),
