@@ -12,6 +12,7 @@ mod answer;
 mod common;
 mod prove;
 mod run;
+mod souffle;
 
 use std::process::ExitCode;
 

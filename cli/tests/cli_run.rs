@@ -439,3 +439,72 @@ fn usage_errors_follow_the_requested_format() {
     let text = fails_text(&["run", "--bogus"]);
     assert!(text.contains("unexpected argument '--bogus'"), "{text}");
 }
+
+#[test]
+fn souffle_output_directory_and_stdout() {
+    let dir = std::env::temp_dir().join(format!("prooflog-souffle-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.to_str().expect("utf-8 temp path");
+    let stdout = ok(&[
+        "run",
+        "tests/fixtures/inputs/souffle/tc.dl",
+        "-F",
+        "tests/fixtures/inputs/souffle/facts",
+        "-D",
+        out,
+    ]);
+    // IO=stdout tables and .printsize lines go to stdout, the rest to files.
+    golden("souffle_stdout.txt", &stdout);
+    let path = std::fs::read_to_string(dir.join("path.csv")).expect("path.csv is written");
+    golden("souffle_path.csv", &path);
+    let e2 = std::fs::read_to_string(dir.join("e2.tsv")).expect("e2.tsv as its options say");
+    assert_eq!(e2, "x,y\n2,3\n3,4\n");
+    std::fs::remove_dir_all(&dir).expect("clean up");
+    // `-D -`: every output relation on stdout.
+    let all = ok(&[
+        "run",
+        "tests/fixtures/inputs/souffle/tc.dl",
+        "--fact-dir",
+        "tests/fixtures/inputs/souffle/facts",
+        "-D",
+        "-",
+    ]);
+    golden("souffle_stdout_all.txt", &all);
+}
+
+#[test]
+fn printsize_prints_the_count_in_json() {
+    let dir = std::env::temp_dir().join(format!("prooflog-printsize-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(
+        dir.join("p.dl"),
+        "e(1, 2). e(2, 3).\n.printsize e\nf(x) :- e(x, _).\n.output f\n",
+    )
+    .expect("write");
+    let o = prooflog(&["run", dir.join("p.dl").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["e"], 2, "{v}");
+    assert_eq!(v["f"], serde_json::json!([[1], [2]]));
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+#[test]
+fn an_output_with_a_filename_is_written_without_d() {
+    let dir = std::env::temp_dir().join(format!("prooflog-iofile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(
+        dir.join("p.dl"),
+        "e(1, 2).\n.output e(IO=file, filename=\"e.csv\")\n",
+    )
+    .expect("write");
+    let o = prooflog_in(&dir, &["run", "p.dl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("e.csv")).expect("e.csv written"),
+        "1\t2\n"
+    );
+    // The JSON contract on stdout is kept.
+    assert!(stdout(&o).contains("\"e\""), "{}", stdout(&o));
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
