@@ -508,3 +508,21 @@ fn an_output_with_a_filename_is_written_without_d() {
     assert!(stdout(&o).contains("\"e\""), "{}", stdout(&o));
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+#[test]
+fn conformance_cases_give_their_golden_output() {
+    for case in [
+        "nemo_negation",
+        "string_functors",
+        "numeric_functors",
+        "university",
+        "expressions_in_atoms",
+    ] {
+        let dir = format!("tests/conformance/{case}");
+        let program = format!("{dir}/program.dl");
+        let facts = format!("{dir}/facts.json");
+        let o = prooflog(&["run", &program, "--facts", &facts, "--all"]);
+        assert_eq!(o.status.code(), Some(0), "{case}: {}", stderr(&o));
+        golden(&format!("conformance_{case}.json"), &stdout(&o));
+    }
+}
