@@ -182,3 +182,54 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_misspelt_relation_in_a_rule_body_is_a_warning_with_a_suggestion() {
+    let mut loader = Loader::new();
+    loader.program_text("p.dl", "edge(1, 2).\npath(x, y) :- edg(x, y).\n");
+    let loaded = loader.clone().load().expect("loads");
+    assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+    let w = &loaded.warnings[0];
+    assert_eq!(w.code, ErrorCode::UndefinedRelation);
+    assert!(w.is_warning());
+    assert!(w.message.contains("`edg`"), "{w}");
+    assert_eq!(w.help.as_deref(), Some("did you mean `edge`?"));
+    let loc = w.location.as_ref().expect("located");
+    assert_eq!((loc.line, loc.col), (2, 15));
+    // --strict: the warning is an error.
+    loader.strict(true);
+    let err = loader.load().unwrap_err();
+    assert_eq!(err.code(), ErrorCode::UndefinedRelation);
+}
+
+#[test]
+fn a_large_bad_file_reports_a_capped_list_quickly() {
+    // 100,000 records of the wrong type: the report is capped and costs little.
+    let mut text = String::from("{\"edge\": [");
+    for i in 0..100_000 {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!("[{i}, \"x{i}\"]"));
+    }
+    text.push_str("]}");
+    let mut loader = Loader::new();
+    loader.program_text("p.dl", ".decl edge(a: number, b: number)\n.output edge\n");
+    loader.facts_json("big.json", &text).expect("reads");
+    let started = std::time::Instant::now();
+    let err = loader.load().unwrap_err();
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(
+        err.diagnostics.len(),
+        prooflog::diag::Diagnostics::LIMIT + 1
+    );
+    assert!(
+        err.diagnostics
+            .last()
+            .unwrap()
+            .message
+            .starts_with("99980 more"),
+        "{}",
+        err.diagnostics.last().unwrap().message
+    );
+}
