@@ -229,6 +229,11 @@ pub enum ErrorCode {
     Unsupported,
     /// A broken internal invariant: a bug in prooflog, never the user's input.
     Internal,
+    /// A rule pack's manifest is malformed, two packs clash, or a pack's sample does
+    /// not produce what it promises.
+    BadPack,
+    /// A text generator (a language model) failed to answer.
+    Generation,
 }
 
 impl ErrorCode {
@@ -253,6 +258,8 @@ impl ErrorCode {
             ErrorCode::UndefinedRelation => "undefined_relation",
             ErrorCode::Unsupported => "unsupported",
             ErrorCode::Internal => "internal_error",
+            ErrorCode::BadPack => "bad_pack",
+            ErrorCode::Generation => "generation_error",
         }
     }
 }

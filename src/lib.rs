@@ -63,6 +63,8 @@ pub mod check;
 pub mod diag;
 pub mod eval;
 pub mod ir;
+pub mod pack;
+pub mod pipeline;
 pub mod proof;
 pub mod store;
 pub mod syntax;

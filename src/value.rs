@@ -286,18 +286,6 @@ pub(crate) mod cell {
         })
     }
 
-    /// Like [`encode`] but never interns: an unknown symbol is `None` (it matches
-    /// nothing).
-    pub(crate) fn encode_lookup(value: &Value, ty: ColumnType, interner: &Rodeo) -> Option<u64> {
-        match (value, ty) {
-            (Value::Symbol(s), ColumnType::Symbol) => {
-                interner.get(s.as_str()).map(|k| k.into_usize() as u64)
-            }
-            (Value::Symbol(_), _) | (_, ColumnType::Symbol) => None,
-            _ => encode_scalar(value, ty),
-        }
-    }
-
     /// The text of a symbol cell (empty for a key the interner does not know).
     #[inline]
     pub(crate) fn symbol(cell: u64, interner: &Rodeo) -> &str {

@@ -7,30 +7,30 @@ use std::cmp::Ordering;
 use std::ops::Range;
 
 use hashbrown::HashSet;
-use lasso::Rodeo;
 use rustc_hash::FxBuildHasher;
 
 use crate::eval::FactId;
 use crate::eval::plan::{Access, AggPlan, CExpr, Cell, Plan, Step, Version};
 use crate::eval::relation::Relation;
+use crate::eval::symbols::Symbols;
 use crate::ir::{AggFunc, ArithOp, CmpOp, Functor, TestFn};
-use crate::value::{ColumnType, cell};
+use crate::value::ColumnType;
 
-/// The symbols a plan reads, and (during evaluation) the interner that functors
+/// The symbols a plan reads, and (during evaluation) the table that functors
 /// creating symbols (`cat`, `substr`, `to_string`) write to.
 #[derive(Clone, Copy)]
 pub(crate) enum Syms<'a> {
     /// Read only (replaying a recorded derivation: every symbol it makes already
     /// exists).
-    Read(&'a Rodeo),
+    Read(&'a Symbols),
     /// Evaluation: new symbols are interned.
-    Write(&'a RefCell<Rodeo>),
+    Write(&'a RefCell<Symbols>),
 }
 
 impl Syms<'_> {
-    /// Run `f` with the interner.
+    /// Run `f` with the symbol table.
     #[inline]
-    pub(crate) fn with<R>(&self, f: impl FnOnce(&Rodeo) -> R) -> R {
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&Symbols) -> R) -> R {
         match self {
             Syms::Read(r) => f(r),
             Syms::Write(c) => f(&c.borrow()),
@@ -38,11 +38,11 @@ impl Syms<'_> {
     }
 
     /// The cell of symbol `s`, interning it when writing (`None` when reading and it
-    /// does not exist, or when the interner is full).
+    /// does not exist).
     pub(crate) fn intern(&self, s: &str) -> Option<u64> {
         match self {
-            Syms::Read(r) => r.get(s).map(|k| lasso::Key::into_usize(k) as u64),
-            Syms::Write(c) => cell::intern(&mut c.borrow_mut(), s),
+            Syms::Read(r) => r.get(s),
+            Syms::Write(c) => Some(c.borrow_mut().get_or_intern(s)),
         }
     }
 }
@@ -212,17 +212,25 @@ impl Run<'_, '_> {
                         }
                     }
                     Access::Index { index, key } => {
-                        let rows = with_key(key, &frame.slots, |k| r.lookup(*index, k));
-                        // Usually every row of the bucket is below the limit.
-                        let n = match rows.last() {
-                            Some(&last) if last >= limit => {
-                                rows.partition_point(|&row| row < limit)
-                            }
-                            _ => rows.len(),
+                        // A layer's base rows, then its own; a plain relation's
+                        // second list is empty.
+                        let (rows, more) = with_key(key, &frame.slots, |k| r.lookup(*index, k));
+                        let n = below(rows, limit);
+                        let m = if n < rows.len() {
+                            0
+                        } else {
+                            below(more, limit)
                         };
-                        let range = self.window(chunked, n);
-                        for &row in &rows[range] {
+                        let range = self.window(chunked, n + m);
+                        let first = range.start.min(n)..range.end.min(n);
+                        for &row in &rows[first] {
                             visit(self, frame, row);
+                        }
+                        if m > 0 {
+                            let second = range.start.max(n) - n..range.end.max(n) - n;
+                            for &row in &more[second] {
+                                visit(self, frame, row);
+                            }
                         }
                     }
                     Access::Exact { key } => {
@@ -306,12 +314,25 @@ impl Run<'_, '_> {
     }
 }
 
+/// How many rows of an ascending list are below `limit`.
+#[inline]
+fn below(rows: &[u32], limit: u32) -> usize {
+    // Usually every row of the bucket is below the limit.
+    match rows.last() {
+        Some(&last) if last >= limit => rows.partition_point(|&row| row < limit),
+        _ => rows.len(),
+    }
+}
+
 /// Whether no row of `rel` matches the access's key.
 pub(crate) fn absent(rels: &[Relation], rel: u32, access: &Access, slots: &[u64]) -> bool {
     let r = &rels[rel as usize];
     match access {
         Access::All => r.len() == 0,
-        Access::Index { index, key } => with_key(key, slots, |k| r.lookup(*index, k).is_empty()),
+        Access::Index { index, key } => with_key(key, slots, |k| {
+            let (a, b) = r.lookup(*index, k);
+            a.is_empty() && b.is_empty()
+        }),
         Access::Exact { key } => with_key(key, slots, |k| r.find(k).is_none()),
     }
 }
@@ -515,18 +536,18 @@ fn call(
             let mut s = String::new();
             for (a, _) in args {
                 let v = eval(a, slots, syms)?;
-                syms.with(|r| s.push_str(cell::symbol(v, r)));
+                syms.with(|r| s.push_str(r.resolve(v)));
             }
             syms.intern(&s)
         }
         Functor::Strlen => {
             let v = arg(0)?;
-            Some(syms.with(|r| cell::symbol(v, r).chars().count()) as u64)
+            Some(syms.with(|r| r.resolve(v).chars().count()) as u64)
         }
         Functor::Substr => {
             let (v, i, n) = (arg(0)?, arg(1)? as i64, arg(2)? as i64);
             let part: String = syms.with(|r| {
-                let text = cell::symbol(v, r);
+                let text = r.resolve(v);
                 let len = text.chars().count() as i64;
                 if i < 0 || i > len {
                     return String::new();
@@ -602,8 +623,8 @@ fn convert(v: u64, from: ColumnType, to: ColumnType, syms: Syms<'_>) -> Option<u
     match (from, to) {
         (a, b) if a == b => Some(v),
         (Symbol, _) => {
-            let value = syms.with(|r| to.parse(cell::symbol(v, r)))?;
-            cell::encode_scalar(&value, to).or(match (value, to) {
+            let value = syms.with(|r| to.parse(r.resolve(v)))?;
+            crate::value::cell::encode_scalar(&value, to).or(match (value, to) {
                 (crate::value::Value::Number(i), Float) => Some((i as f64).to_bits()),
                 (crate::value::Value::Unsigned(u), Float) => Some((u as f64).to_bits()),
                 _ => None,
@@ -639,19 +660,19 @@ fn run_test(
         TestFn::False => Some(false),
         TestFn::Contains => {
             let (a, b) = (eval(&args[0], slots, syms)?, eval(&args[1], slots, syms)?);
-            Some(syms.with(|r| cell::symbol(b, r).contains(cell::symbol(a, r))))
+            Some(syms.with(|r| r.resolve(b).contains(r.resolve(a))))
         }
         TestFn::Match => {
             let text = eval(&args[1], slots, syms)?;
             match regex {
-                Some(re) => Some(syms.with(|r| re.is_match(cell::symbol(text, r)))),
+                Some(re) => Some(syms.with(|r| re.is_match(r.resolve(text)))),
                 None => {
                     let pattern = eval(&args[0], slots, syms)?;
                     let re = syms
-                        .with(|r| regex::Regex::new(&format!("^(?:{})$", cell::symbol(pattern, r))))
+                        .with(|r| regex::Regex::new(&format!("^(?:{})$", r.resolve(pattern))))
                         .ok();
                     // An invalid pattern matches nothing (as in Soufflé).
-                    Some(re.is_some_and(|re| syms.with(|r| re.is_match(cell::symbol(text, r)))))
+                    Some(re.is_some_and(|re| syms.with(|r| re.is_match(r.resolve(text)))))
                 }
             }
         }
@@ -671,7 +692,7 @@ pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, syms: Syms<'_>)
             if a == b {
                 Ordering::Equal
             } else {
-                syms.with(|r| cell::symbol(a, r).cmp(cell::symbol(b, r)))
+                syms.with(|r| r.resolve(a).cmp(r.resolve(b)))
             }
         }
     };

@@ -12,12 +12,11 @@
 use std::hash::Hasher;
 use std::time::Instant;
 
-use lasso::Rodeo;
-
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::exec::{self, Ctx, Frame, Syms};
 use crate::eval::plan::{CExpr, Plan, Planner, Premise, Step, Version};
-use crate::eval::relation::{AGG_MARK, DerivRec, Meta, NO_EVIDENCE, Relation, tag_of};
+use crate::eval::relation::{AGG_MARK, Meta, NO_EVIDENCE, Relation, tag_of};
+use crate::eval::symbols::Symbols;
 use crate::eval::{EvalOptions, FactId, Progress, Stats, StratumStats};
 use crate::ir::{Literal, Program};
 
@@ -61,12 +60,12 @@ pub(crate) struct Engine<'a> {
     pub rels: Vec<Relation>,
     /// Symbols; functors that make new ones (`cat`, `to_string`) intern them during
     /// the joins, hence the cell.
-    pub interner: std::cell::RefCell<Rodeo>,
+    pub interner: std::cell::RefCell<Symbols>,
     pub stats: Stats,
     /// Base plan (no delta) of every rule, by rule id.
     pub base_plans: Vec<Option<Plan>>,
     /// Per relation: rows already queued for the next delta.
-    queued: Vec<Vec<bool>>,
+    queued: Vec<Queued>,
     /// Per relation: the next delta.
     next_delta: Vec<Vec<u32>>,
     derived_total: usize,
@@ -95,10 +94,10 @@ impl<'a> Engine<'a> {
         program: &'a Program,
         options: &'a EvalOptions,
         rels: Vec<Relation>,
-        interner: Rodeo,
+        interner: Symbols,
     ) -> Engine<'a> {
         let n = rels.len();
-        let queued = rels.iter().map(|r| vec![false; r.len() as usize]).collect();
+        let queued = rels.iter().map(Queued::for_relation).collect();
         Engine {
             program,
             options,
@@ -256,7 +255,7 @@ impl<'a> Engine<'a> {
             }
             for (rel, q) in self.queued.iter_mut().enumerate() {
                 for &row in &deltas[rel] {
-                    q[row as usize] = false;
+                    q.set(row, false);
                 }
             }
             if deltas.iter().all(|d| d.is_empty()) {
@@ -301,14 +300,21 @@ impl<'a> Engine<'a> {
         // Changes of a finished stratum feed no rule of its own.
         for (rel, d) in self.next_delta.iter_mut().enumerate() {
             for &row in d.iter() {
-                self.queued[rel][row as usize] = false;
+                self.queued[rel].set(row, false);
             }
             d.clear();
         }
         for (rid, plan) in replay {
             self.base_plans[rid as usize] = Some(plan);
         }
-        if self.provenance() && self.conf_raised {
+        // The least-height pass revisits every fact of the stratum; a layer over a
+        // shared base keeps the derivations the rounds chose (of the best
+        // confidence, so valid, but not re-selected for least height).
+        let layered = stratum
+            .relations
+            .iter()
+            .any(|&r| self.rels[r as usize].is_layer());
+        if self.provenance() && self.conf_raised && !layered {
             self.settle_heights(si, &in_stratum)?;
         }
         self.stats.strata.push(st);
@@ -316,27 +322,28 @@ impl<'a> Engine<'a> {
     }
 
     /// Empty a relation down to its input facts (at their input confidence), for
-    /// re-evaluating its stratum from scratch.
-    pub fn reset_to_inputs(&mut self, rel: usize, evidence: &crate::store::facts::Table) {
+    /// re-evaluating its stratum from scratch. The relation becomes plain (a layer's
+    /// base is left alone): its rows are renumbered.
+    pub fn reset_to_inputs(
+        &mut self,
+        rel: usize,
+        evidence: &dyn Fn(u32) -> Option<f64>,
+    ) -> Result<()> {
         let old = &self.rels[rel];
         let mut fresh = Relation::new(self.program.relations[rel].arity());
-        for row in 0..old.len() {
-            let k = old.evidence[row as usize];
-            if k == NO_EVIDENCE {
-                continue;
-            }
-            let conf = evidence.rows.get(k as usize).map_or(1.0, |e| e.confidence);
+        let provenance = self.provenance();
+        for row in old.input_rows() {
+            let k = old.evidence_of(row);
+            let conf = evidence(k).unwrap_or(1.0);
             let (_, new) = fresh.insert(old.row(row), Meta::input(conf));
             if new {
-                fresh.evidence.push(k);
-                if self.provenance() {
-                    fresh.deriv.push(DerivRec::default());
-                }
+                fresh.push_records(k, provenance.then_some(&[][..]))?;
             }
         }
-        self.queued[rel] = vec![false; fresh.len() as usize];
+        self.queued[rel] = Queued::for_relation(&fresh);
         self.next_delta[rel].clear();
         self.rels[rel] = fresh;
+        Ok(())
     }
 
     fn report(&self, stratum: usize, round: u32, new_facts: usize) {
@@ -436,20 +443,13 @@ impl<'a> Engine<'a> {
                 rule: plan.rule,
             };
             let (row, new) = rel.insert_tagged(cells, tags[k], meta);
-            let r = row as usize;
             if new {
                 self.derived_total += 1;
                 st.derived += 1;
-                rel.evidence.push(NO_EVIDENCE);
-                if provenance {
-                    let prem = &pending.premises
-                        [pending.starts[k] as usize..pending.starts[k + 1] as usize];
-                    let start = arena_push(&mut rel.premises, prem)?;
-                    rel.deriv.push(DerivRec {
-                        start,
-                        len: prem.len() as u32,
-                    });
-                }
+                let prem = provenance.then(|| {
+                    &pending.premises[pending.starts[k] as usize..pending.starts[k + 1] as usize]
+                });
+                rel.push_records(NO_EVIDENCE, prem)?;
                 queued.push(true);
                 next.push(row);
                 continue;
@@ -470,15 +470,15 @@ impl<'a> Engine<'a> {
             if provenance {
                 let prem =
                     &pending.premises[pending.starts[k] as usize..pending.starts[k + 1] as usize];
-                set_premises(rel, r, prem)?;
+                rel.set_premises(row, prem)?;
                 rel.set_meta(row, meta);
             } else {
                 rel.set_conf(row, meta.conf);
             }
             if improved {
                 st.improved += 1;
-                if !queued[r] {
-                    queued[r] = true;
+                if !queued.get(row) {
+                    queued.set(row, true);
                     next.push(row);
                 }
             }
@@ -496,37 +496,53 @@ impl<'a> Engine<'a> {
     }
 }
 
-#[inline]
-/// Record `prem` as row `r`'s premises: over the old ones when they fit, else
-/// appended to the arena.
-pub(super) fn set_premises(rel: &mut Relation, r: usize, prem: &[FactId]) -> Result<()> {
-    let d = rel.deriv[r];
-    let start = if prem.len() <= d.len as usize {
-        rel.premises[d.start as usize..d.start as usize + prem.len()].copy_from_slice(prem);
-        d.start
-    } else {
-        arena_push(&mut rel.premises, prem)?
-    };
-    rel.deriv[r] = DerivRec {
-        start,
-        len: prem.len() as u32,
-    };
-    Ok(())
+/// Which rows of a relation are queued for the next delta: a flag per own row, and a
+/// set for the base rows of a layer (so that a layer over a large base allocates
+/// nothing per base row).
+pub(crate) struct Queued {
+    base_len: u32,
+    own: Vec<bool>,
+    base: rustc_hash::FxHashSet<u32>,
 }
 
-fn arena_push(arena: &mut Vec<FactId>, prem: &[FactId]) -> Result<u32> {
-    let start = arena.len();
-    if start + prem.len() > u32::MAX as usize {
-        return Err(arena_full());
+impl Queued {
+    /// Nothing queued, for a relation as it is now.
+    pub fn for_relation(rel: &Relation) -> Queued {
+        let base_len = rel.len() - rel.own_rows();
+        Queued {
+            base_len,
+            own: vec![false; rel.own_rows() as usize],
+            base: Default::default(),
+        }
     }
-    // (`extend` of a short slice writes in place; `extend_from_slice` calls memcpy.)
-    arena.extend(prem.iter().copied());
-    Ok(start as u32)
-}
 
-#[cold]
-fn arena_full() -> crate::diag::Error {
-    budget_error("the derivation record outgrew its arena".into())
+    #[inline]
+    pub fn get(&self, row: u32) -> bool {
+        if row < self.base_len {
+            self.base.contains(&row)
+        } else {
+            self.own[(row - self.base_len) as usize]
+        }
+    }
+
+    #[inline]
+    pub fn set(&mut self, row: u32, queued: bool) {
+        if row < self.base_len {
+            if queued {
+                self.base.insert(row);
+            } else if !self.base.is_empty() {
+                self.base.remove(&row);
+            }
+        } else {
+            self.own[(row - self.base_len) as usize] = queued;
+        }
+    }
+
+    /// A row was appended.
+    #[inline]
+    pub fn push(&mut self, queued: bool) {
+        self.own.push(queued);
+    }
 }
 
 /// Buffer one derivation of the plan's head for the frame's binding.

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use crate::diag::Result;
 use crate::eval::FactId;
 use crate::eval::exec::{self, Ctx, Frame, Syms};
-use crate::eval::fixpoint::{Engine, push_premises, set_premises};
+use crate::eval::fixpoint::{Engine, push_premises};
 use crate::eval::plan::{Plan, Planner, Step, Version};
 use crate::eval::relation::{INPUT_RULE, Meta};
 use crate::ir::Literal;
@@ -234,13 +234,12 @@ impl Engine<'_> {
         }
         let relation = &mut self.rels[head];
         for (k, &(row, height)) in pass.found.iter().enumerate() {
-            let i = row as usize;
             let m = relation.meta(row);
             if (height, plan.rule) >= (m.height, m.rule) {
                 continue;
             }
             let prem = &pass.premises[pass.starts[k]..pass.starts[k + 1]];
-            set_premises(relation, i, prem)?;
+            relation.set_premises(row, prem)?;
             relation.set_meta(
                 row,
                 Meta {

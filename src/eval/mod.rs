@@ -27,27 +27,30 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use lasso::Rodeo;
 use serde::Serialize;
 
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::ir::{Literal, Program, RelId, RuleId};
-use crate::store::facts::Table;
-use crate::store::{InputFact, InputFacts, Provenance};
+use crate::store::InputFact;
 use crate::syntax::{Goal, GoalArg};
 use crate::value::Value;
 
 mod exec;
 mod fixpoint;
 mod heights;
+mod overlay;
 mod plan;
 mod relation;
+mod symbols;
 #[cfg(test)]
 mod tests;
 
 use exec::{Ctx, Frame};
-use plan::{Access, Cell, Plan, Premise, Step, decode, encode_lookup};
-use relation::{AGG_MARK, DerivRec, INPUT_RULE, Meta, NO_EVIDENCE, Relation};
+use plan::{Access, Cell, Plan, Premise, Step, decode, encode, encode_lookup};
+use relation::{AGG_MARK, INPUT_RULE, Meta, NO_EVIDENCE, Relation};
+use symbols::Symbols;
+
+pub use overlay::{Overlay, OverlayStats, SharedBase};
 
 /// Identifies one fact in a [`FactBase`]: its relation and its row in that relation.
 /// Stable for the life of the fact base.
@@ -165,6 +168,9 @@ pub struct Stats {
     pub input_facts: usize,
     /// Per stratum, in evaluation order.
     pub strata: Vec<StratumStats>,
+    /// Strata an extension or overlay re-evaluated from their input facts (their
+    /// negated or aggregated input changed).
+    pub recomputed_strata: usize,
 }
 
 impl Stats {
@@ -189,15 +195,67 @@ pub struct StratumStats {
 
 /// The result of evaluation: every fact, its confidence and (with provenance on) its
 /// best derivation or its evidence record.
+///
+/// A fact base is either plain (it owns its storage) or an overlay's: a layer over a
+/// shared base (see [`SharedBase`]) that reads the base's rows in place and holds only
+/// what its own evidence added or changed. Both answer every query the same way.
 pub struct FactBase {
     program: Arc<Program>,
-    rels: Vec<Relation>,
-    interner: Rodeo,
+    rels: Arc<Vec<Relation>>,
+    interner: Symbols,
     provenance: bool,
-    /// Every input record, encoded with `interner`.
-    evidence: Table,
+    evidence: Evidence,
     plans: Vec<Option<Plan>>,
     stats: Stats,
+}
+
+/// The input records of a fact base: a shared base's (never written) and its own,
+/// numbered after them.
+#[derive(Clone, Default)]
+pub(crate) struct Evidence {
+    base: Option<Arc<Vec<InputFact>>>,
+    own: Vec<InputFact>,
+}
+
+impl Evidence {
+    fn base_len(&self) -> usize {
+        self.base.as_ref().map_or(0, |b| b.len())
+    }
+
+    /// The record with this index.
+    pub fn get(&self, k: usize) -> Option<&InputFact> {
+        let n = self.base_len();
+        match &self.base {
+            Some(b) if k < n => b.get(k),
+            _ => self.own.get(k.checked_sub(n)?),
+        }
+    }
+
+    /// Every record's index and record, base first.
+    pub fn iter(&self) -> impl Iterator<Item = &InputFact> {
+        self.base.iter().flat_map(|b| b.iter()).chain(&self.own)
+    }
+
+    /// Number of records.
+    pub fn len(&self) -> usize {
+        self.base_len() + self.own.len()
+    }
+
+    fn push(&mut self, fact: InputFact) {
+        self.own.push(fact);
+    }
+
+    /// Move the own records into a shared base, so that layers can share them.
+    fn share(&mut self) {
+        if self.base.is_none() {
+            self.base = Some(Arc::new(std::mem::take(&mut self.own)));
+        }
+    }
+
+    /// The records a layer added (after the base's).
+    pub fn own(&self) -> &[InputFact] {
+        &self.own
+    }
 }
 
 impl FactBase {
@@ -342,13 +400,12 @@ impl FactBase {
         if !self.provenance {
             return None;
         }
-        let r = &self.rels[fact.rel as usize];
+        let r = self.rels.get(fact.rel as usize)?;
         let meta = (fact.row < r.len()).then(|| r.meta(fact.row))?;
         if meta.rule == INPUT_RULE {
             return None;
         }
-        let rec = *r.deriv.get(fact.row as usize)?;
-        let premises = &r.premises[rec.start as usize..(rec.start + rec.len) as usize];
+        let premises = r.premises_of(fact.row)?;
         Some(Derivation {
             rule: meta.rule,
             premises: premises
@@ -362,16 +419,32 @@ impl FactBase {
     }
 
     /// The input record of a fact that was given as input (its evidence), if any.
-    pub fn evidence(&self, fact: FactId) -> Option<InputFact> {
+    pub fn evidence(&self, fact: FactId) -> Option<&InputFact> {
         let r = self.rels.get(fact.rel as usize)?;
-        let k = *r.evidence.get(fact.row as usize)?;
-        if k == NO_EVIDENCE || k as usize >= self.evidence.rows.len() {
+        if fact.row >= r.len() {
             return None;
         }
-        Some(
-            self.evidence
-                .fact(k as usize, &self.program, &self.interner),
-        )
+        let k = r.evidence_of(fact.row);
+        if k == NO_EVIDENCE {
+            return None;
+        }
+        self.evidence.get(k as usize)
+    }
+
+    /// Every input record, in the order they were given (an overlay's after its
+    /// base's). A fact given twice has two records; [`FactBase::evidence`] names the
+    /// one it keeps.
+    pub fn input_records(&self) -> impl Iterator<Item = &InputFact> {
+        self.evidence.iter()
+    }
+
+    /// The largest `edge_idx` among the input records (new evidence is numbered after
+    /// it).
+    pub fn max_edge_idx(&self) -> Option<u64> {
+        self.evidence
+            .iter()
+            .filter_map(|f| f.provenance.edge_idx)
+            .max()
     }
 
     /// A new fact base: this one plus `extra` input facts and their consequences.
@@ -385,96 +458,35 @@ impl FactBase {
     /// strata were only extended). `self` is not changed; provenance follows the base,
     /// budget and progress come from `options`.
     ///
-    /// The new fact base currently starts as a copy of this one's storage.
+    /// `extra` is numbered as evidence added to this base (see
+    /// [`number_inputs`](crate::store::number_inputs)): a fact without an `edge_idx`
+    /// gets one after the largest in use, and an explicit one that names another fact
+    /// of the base is a `bad_input` error; no base fact's tag changes.
+    ///
+    /// The new fact base starts as a copy of this one's storage, and so records
+    /// least-height derivations exactly as a whole evaluation would. A per-request
+    /// overlay ([`SharedBase::overlay`]) computes the same facts and confidences
+    /// without copying anything.
     pub fn extend(&self, extra: &[InputFact], options: &EvalOptions) -> Result<FactBase> {
-        let program = self.program.clone();
-        let options = EvalOptions {
-            provenance: self.provenance,
-            ..options.clone()
-        };
-        let mut rels = self.rels.clone();
-        let mut interner = self.interner.clone();
-        let mut evidence = self.evidence.clone();
-        let base_len: Vec<u32> = rels.iter().map(|r| r.len()).collect();
-        let mut changed = vec![Vec::new(); rels.len()];
-        let first = evidence.rows.len();
-        for (k, f) in extra.iter().enumerate() {
-            evidence.push_fact(&program, &mut interner, f, k)?;
-        }
-        let added = load_inputs(
-            &program,
-            &mut rels,
-            &evidence,
-            first,
-            self.provenance,
-            &mut changed,
-        );
-        let mut engine = fixpoint::Engine::new(&program, &options, rels, interner);
-        engine.stats.input_facts = added;
-        engine.base_plans = self.plans.clone();
-        let mut recomputed = vec![false; program.relations.len()];
-        for (si, stratum) in program.strata.iter().enumerate() {
-            let hit = |rel: RelId| !changed[rel as usize].is_empty() || recomputed[rel as usize];
-            let rules = || stratum.rules.iter().map(|&r| program.rule(r));
-            let nonmonotone_hit = rules().any(|rule| {
-                rule.body.iter().any(|lit| match lit {
-                    Literal::Negated(a) => hit(a.rel),
-                    Literal::Aggregate { body, .. } => body.iter().any(|l| match l {
-                        Literal::Atom(a) | Literal::Negated(a) => hit(a.rel),
-                        _ => false,
-                    }),
-                    _ => false,
-                })
-            });
-            let reads_recomputed = rules().any(|rule| {
-                rule.body
-                    .iter()
-                    .any(|lit| matches!(lit, Literal::Atom(a) if recomputed[a.rel as usize]))
-            });
-            if nonmonotone_hit || reads_recomputed {
-                for &rel in &stratum.relations {
-                    engine.reset_to_inputs(rel as usize, &evidence);
-                    recomputed[rel as usize] = true;
-                    // Its rows were renumbered, and every reader is recomputed too.
-                    changed[rel as usize].clear();
-                }
-                engine.stratum(si, None)?;
-                continue;
-            }
-            let grows = rules().any(|rule| {
-                rule.body
-                    .iter()
-                    .any(|lit| matches!(lit, Literal::Atom(a) if hit(a.rel)))
-            }) || stratum.relations.iter().any(|&r| hit(r));
-            if !grows {
-                engine.stats.strata.push(StratumStats::default());
-                continue;
-            }
-            let seed = fixpoint::Seed {
-                base_len: base_len.clone(),
-                changed: changed.clone(),
-            };
-            engine.stratum(si, Some(&seed))?;
-            for &rel in &stratum.relations {
-                let touched = std::mem::take(&mut engine.touched[rel as usize]);
-                let c = &mut changed[rel as usize];
-                c.extend(touched);
-                c.sort_unstable();
-                c.dedup();
-            }
-        }
-        Ok(FactBase::from_engine(
-            engine,
-            Arc::clone(&program),
-            evidence,
-        ))
+        let mut extra = extra.to_vec();
+        let owners = EvidenceOwners::new(&self.evidence);
+        crate::store::number_inputs(&self.program, &mut extra, &owners)?;
+        let rels: Vec<Relation> = self.rels.iter().cloned().collect();
+        incremental(
+            self,
+            rels,
+            self.interner.clone(),
+            self.evidence.clone(),
+            extra,
+            options,
+        )
     }
 
     /// The fact base an evaluation left in `engine`.
     fn from_engine(
         engine: fixpoint::Engine<'_>,
         program: Arc<Program>,
-        evidence: Table,
+        evidence: Evidence,
     ) -> FactBase {
         let provenance = engine.options.provenance;
         let fixpoint::Engine {
@@ -486,7 +498,7 @@ impl FactBase {
         } = engine;
         FactBase {
             program,
-            rels,
+            rels: Arc::new(rels),
             interner: interner.into_inner(),
             provenance,
             evidence,
@@ -523,7 +535,7 @@ impl FactBase {
         }
         let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
         let ctx = Ctx {
-            rels: &self.rels,
+            rels: &self.rels[..],
             old: &lens,
             full: &lens,
             delta: &[],
@@ -588,34 +600,198 @@ impl FactBase {
     }
 }
 
-/// Add the input facts `evidence.rows[first..]` to relations: append new rows, and
-/// let a fact given again replace its record when the new input is better (higher
-/// confidence; at equal confidence an input beats a derivation). The facts' symbol
-/// cells are keys of the relations' interner. Rows that appeared or changed are
-/// pushed to `changed`; returns the number of new rows.
+/// Which fact owns each edge index of an evidence list (for numbering evidence added
+/// to it).
+pub(crate) struct EvidenceOwners<'a> {
+    evidence: &'a Evidence,
+    index: rustc_hash::FxHashMap<u64, u32>,
+    max: Option<u64>,
+}
+
+impl<'a> EvidenceOwners<'a> {
+    pub(crate) fn new(evidence: &'a Evidence) -> EvidenceOwners<'a> {
+        let mut index = rustc_hash::FxHashMap::default();
+        let mut max = None;
+        for (k, f) in evidence.iter().enumerate() {
+            if let Some(idx) = f.provenance.edge_idx {
+                index.entry(idx).or_insert(k as u32);
+                max = Some(max.map_or(idx, |m: u64| m.max(idx)));
+            }
+        }
+        EvidenceOwners {
+            evidence,
+            index,
+            max,
+        }
+    }
+}
+
+impl crate::store::EdgeOwners for EvidenceOwners<'_> {
+    fn owner(&self, idx: u64) -> Option<&InputFact> {
+        self.evidence.get(*self.index.get(&idx)? as usize)
+    }
+
+    fn max_index(&self) -> Option<u64> {
+        self.max
+    }
+}
+
+/// Evaluate the consequences of `extra` (numbered) over `base`, whose storage
+/// `rels`, `interner` and `evidence` are (copies of, or layers over) — the core of
+/// [`FactBase::extend`] and of overlays.
+pub(crate) fn incremental(
+    base: &FactBase,
+    mut rels: Vec<Relation>,
+    mut interner: Symbols,
+    mut evidence: Evidence,
+    extra: Vec<InputFact>,
+    options: &EvalOptions,
+) -> Result<FactBase> {
+    let program = Arc::clone(&base.program);
+    let options = EvalOptions {
+        provenance: base.provenance,
+        ..options.clone()
+    };
+    let base_len: Vec<u32> = rels.iter().map(|r| r.len()).collect();
+    let mut changed = vec![Vec::new(); rels.len()];
+    let added = load_inputs(
+        &program,
+        &mut rels,
+        &mut interner,
+        &mut evidence,
+        extra,
+        base.provenance,
+        &mut changed,
+    )?;
+    let mut engine = fixpoint::Engine::new(&program, &options, rels, interner);
+    engine.stats.input_facts = added;
+    engine.base_plans = base.plans.clone();
+    let mut recomputed = vec![false; program.relations.len()];
+    for (si, stratum) in program.strata.iter().enumerate() {
+        let hit = |rel: RelId| !changed[rel as usize].is_empty() || recomputed[rel as usize];
+        let rules = || stratum.rules.iter().map(|&r| program.rule(r));
+        let nonmonotone_hit = rules().any(|rule| {
+            rule.body.iter().any(|lit| match lit {
+                Literal::Negated(a) => hit(a.rel),
+                Literal::Aggregate { body, .. } => body.iter().any(|l| match l {
+                    Literal::Atom(a) | Literal::Negated(a) => hit(a.rel),
+                    _ => false,
+                }),
+                _ => false,
+            })
+        });
+        let reads_recomputed = rules().any(|rule| {
+            rule.body
+                .iter()
+                .any(|lit| matches!(lit, Literal::Atom(a) if recomputed[a.rel as usize]))
+        });
+        if nonmonotone_hit || reads_recomputed {
+            for &rel in &stratum.relations {
+                let conf = |k: u32| evidence.get(k as usize).map(|e| e.confidence);
+                engine.reset_to_inputs(rel as usize, &conf)?;
+                recomputed[rel as usize] = true;
+                // Its rows were renumbered, and every reader is recomputed too.
+                changed[rel as usize].clear();
+            }
+            engine.stats.recomputed_strata += 1;
+            engine.stratum(si, None)?;
+            continue;
+        }
+        let grows = rules().any(|rule| {
+            rule.body
+                .iter()
+                .any(|lit| matches!(lit, Literal::Atom(a) if hit(a.rel)))
+        }) || stratum.relations.iter().any(|&r| hit(r));
+        if !grows {
+            engine.stats.strata.push(StratumStats::default());
+            continue;
+        }
+        let seed = fixpoint::Seed {
+            base_len: base_len.clone(),
+            changed: changed.clone(),
+        };
+        engine.stratum(si, Some(&seed))?;
+        for &rel in &stratum.relations {
+            let touched = std::mem::take(&mut engine.touched[rel as usize]);
+            let c = &mut changed[rel as usize];
+            c.extend(touched);
+            c.sort_unstable();
+            c.dedup();
+        }
+    }
+    Ok(FactBase::from_engine(
+        engine,
+        Arc::clone(&program),
+        evidence,
+    ))
+}
+
+fn bad_input(k: usize, fact: &InputFact, program: &Program, what: &str) -> crate::diag::Error {
+    let name = program
+        .relations
+        .get(fact.rel as usize)
+        .map_or("?", |r| r.name.as_str());
+    Diagnostic::new(
+        ErrorCode::BadInput,
+        format!(
+            "input fact {} ({}): {what}",
+            k + 1,
+            crate::value::fact_text(name, &fact.args)
+        ),
+    )
+    .into()
+}
+
+/// Add input facts to relations: validate and encode them, append new rows, and let
+/// a fact given again replace its record when the new input is better (higher
+/// confidence; at equal confidence an input beats a derivation). Rows that appeared
+/// or changed are pushed to `changed`; returns the number of new rows.
 fn load_inputs(
     program: &Program,
     rels: &mut [Relation],
-    evidence: &Table,
-    first: usize,
+    interner: &mut Symbols,
+    evidence: &mut Evidence,
+    inputs: Vec<InputFact>,
     provenance: bool,
     changed: &mut [Vec<u32>],
-) -> usize {
+) -> Result<usize> {
+    let mut cells = Vec::new();
     let mut added = 0;
-    for k in first..evidence.rows.len() {
-        let fact = evidence.rows[k];
-        let arity = program.relation(fact.rel).arity();
-        let cells = &evidence.cells[fact.start..fact.start + arity];
-        let id = k as u32;
+    for (k, fact) in inputs.into_iter().enumerate() {
+        let Some(relation) = program.relations.get(fact.rel as usize) else {
+            return Err(bad_input(k, &fact, program, "unknown relation"));
+        };
+        if relation.arity() != fact.args.len() {
+            return Err(bad_input(
+                k,
+                &fact,
+                program,
+                &format!("`{}` has {} columns", relation.name, relation.arity()),
+            ));
+        }
+        if !(0.0..=1.0).contains(&fact.confidence) {
+            return Err(bad_input(k, &fact, program, "confidence must be in [0, 1]"));
+        }
+        cells.clear();
+        for (v, c) in fact.args.iter().zip(&relation.columns) {
+            match encode(v, c.ty, interner) {
+                Some(x) => cells.push(x),
+                None => {
+                    return Err(bad_input(
+                        k,
+                        &fact,
+                        program,
+                        &format!("{v} is not a {} value for column `{}`", c.ty, c.name),
+                    ));
+                }
+            }
+        }
+        let id = evidence.len() as u32;
         let r = &mut rels[fact.rel as usize];
-        let (row, new) = r.insert(cells, Meta::input(fact.confidence));
-        let i = row as usize;
+        let (row, new) = r.insert(&cells, Meta::input(fact.confidence));
         if new {
             added += 1;
-            r.evidence.push(id);
-            if provenance {
-                r.deriv.push(DerivRec::default());
-            }
+            r.push_records(id, provenance.then_some(&[][..]))?;
             changed[fact.rel as usize].push(row);
         } else {
             let m = r.meta(row);
@@ -623,118 +799,87 @@ fn load_inputs(
             let lower_height = provenance && fact.confidence == m.conf && m.rule != INPUT_RULE;
             if higher || lower_height {
                 r.set_meta(row, Meta::input(fact.confidence));
-                r.evidence[i] = id;
+                r.set_evidence(row, id);
                 changed[fact.rel as usize].push(row);
-            } else if r.evidence[i] == NO_EVIDENCE {
-                r.evidence[i] = id;
+            } else if r.evidence_of(row) == NO_EVIDENCE {
+                r.set_evidence(row, id);
             }
         }
+        evidence.push(fact);
     }
-    added
+    Ok(added)
 }
 
-/// What [`evaluate`] reads: input facts typed by a [`Loader`](crate::store::Loader)
-/// ([`InputFacts`]), or given one by one ([`InputFact`]s).
+/// What [`evaluate`] reads: input facts given one by one ([`InputFact`]s) or as a
+/// [`Loader`](crate::store::Loader) typed them ([`InputFacts`](crate::store::InputFacts)).
 pub trait Inputs {
-    /// The facts encoded for `program`.
-    fn prepare(&self, program: &Program) -> Result<Prepared>;
-}
-
-/// Input facts encoded for evaluation (what [`Inputs::prepare`] gives).
-pub struct Prepared {
-    table: Table,
-    symbols: Rodeo,
-}
-
-impl Inputs for InputFacts {
-    fn prepare(&self, program: &Program) -> Result<Prepared> {
-        let same_shape = self.arities.len() == program.relations.len()
-            && program
-                .relations
-                .iter()
-                .zip(&self.types)
-                .all(|(r, t)| r.columns.iter().map(|c| c.ty).eq(t.iter().copied()));
-        if !same_shape {
-            return Err(Diagnostic::new(
-                ErrorCode::BadInput,
-                "these input facts were typed by another program",
-            )
-            .with_help("load the facts with the program they are evaluated with")
-            .into());
-        }
-        Ok(Prepared {
-            table: self.table.clone(),
-            symbols: self.symbols.clone(),
-        })
-    }
+    /// The facts in their owned form.
+    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]>;
 }
 
 impl Inputs for [InputFact] {
-    fn prepare(&self, program: &Program) -> Result<Prepared> {
-        let mut table = Table::default();
-        let mut symbols = Rodeo::new();
-        for (k, f) in self.iter().enumerate() {
-            table.push_fact(program, &mut symbols, f, k)?;
-        }
-        Ok(Prepared { table, symbols })
+    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]> {
+        std::borrow::Cow::Borrowed(self)
     }
 }
 
 impl<const N: usize> Inputs for [InputFact; N] {
-    fn prepare(&self, program: &Program) -> Result<Prepared> {
-        self.as_slice().prepare(program)
+    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]> {
+        std::borrow::Cow::Borrowed(self)
     }
 }
 
 impl Inputs for Vec<InputFact> {
-    fn prepare(&self, program: &Program) -> Result<Prepared> {
-        self.as_slice().prepare(program)
+    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]> {
+        std::borrow::Cow::Borrowed(self)
+    }
+}
+
+impl Inputs for crate::store::InputFacts {
+    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]> {
+        std::borrow::Cow::Owned(self.to_vec())
     }
 }
 
 /// Evaluate a program over input facts.
 ///
-/// The input facts are `inputs` followed by the facts written in the program text
-/// (`Program::facts`, with provenance source `"program"`); a fact given twice keeps its
-/// highest confidence and, on ties, its first record. An input of an unknown relation,
-/// of the wrong arity, with a value its column cannot hold, or with a confidence outside
-/// [0, 1] is a `bad_input` error.
+/// The input facts are the facts written in the program text (`Program::facts`, with
+/// provenance source `"program"`) followed by `inputs`, numbered by
+/// [`complete_inputs`](crate::store::complete_inputs): `inputs` that already start
+/// with the program's facts (a [`Loader`](crate::store::Loader)'s output) are taken as
+/// they are, and every fact without an `edge_idx` gets one. A fact given twice keeps
+/// its highest confidence and, on ties, its first record. An input of an unknown
+/// relation, of the wrong arity, with a value its column cannot hold, with a
+/// confidence outside [0, 1], or with an `edge_idx` another fact owns is a
+/// `bad_input` error.
 pub fn evaluate<I: Inputs + ?Sized>(
     program: Arc<Program>,
     inputs: &I,
     options: &EvalOptions,
 ) -> Result<FactBase> {
-    let Prepared {
-        table: mut evidence,
-        symbols: mut interner,
-    } = inputs.prepare(&program)?;
+    let inputs = inputs.facts();
+    let inputs: &[InputFact] = &inputs;
+    let mut interner = Symbols::new();
     let mut rels: Vec<Relation> = program
         .relations
         .iter()
         .map(|r| Relation::new(r.arity()))
         .collect();
-    let first = evidence.rows.len();
-    for (k, f) in program.facts.iter().enumerate() {
-        let fact = InputFact {
-            rel: f.rel,
-            args: f.args.clone(),
-            confidence: 1.0,
-            provenance: Provenance {
-                source: "program".into(),
-                ..Provenance::default()
-            },
-        };
-        evidence.push_fact(&program, &mut interner, &fact, first + k)?;
-    }
+    let all = crate::store::complete_inputs(&program, inputs)?;
+    let mut evidence = Evidence {
+        base: None,
+        own: Vec::with_capacity(all.len()),
+    };
     let mut changed = vec![Vec::new(); rels.len()];
     let input_facts = load_inputs(
         &program,
         &mut rels,
-        &evidence,
-        0,
+        &mut interner,
+        &mut evidence,
+        all,
         options.provenance,
         &mut changed,
-    );
+    )?;
     let mut engine = fixpoint::Engine::new(&program, options, rels, interner);
     engine.stats.input_facts = input_facts;
     engine.run()?;

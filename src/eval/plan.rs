@@ -7,18 +7,15 @@
 //! as the variables they read are bound. Constants are encoded once here, so the
 //! executor only moves raw `u64` cells.
 
-use lasso::Rodeo;
+use std::sync::Arc;
 
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::relation::Relation;
-use std::sync::Arc;
-
+use crate::eval::symbols::Symbols;
 use crate::ir::{
     AggFunc, ArithOp, Atom, CmpOp, Expr, Functor, Literal, Program, RelId, Rule, Term, TestFn,
 };
-use crate::value::ColumnType;
-#[cfg(test)]
-use crate::value::Value;
+use crate::value::{ColumnType, Value};
 
 /// Which version of a relation a scan reads in a semi-naive round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,9 +153,35 @@ pub(crate) struct Plan {
     pub feasible: bool,
 }
 
-#[cfg(test)]
+/// Encode a value as a cell of a column of type `ty`, interning symbols. Numeric
+/// values convert when the conversion is exact; anything else is `None`.
+pub(crate) fn encode(value: &Value, ty: ColumnType, interner: &mut Symbols) -> Option<u64> {
+    match (value, ty) {
+        (Value::Symbol(s), ColumnType::Symbol) => Some(interner.get_or_intern(s.as_str())),
+        _ => encode_scalar(value, ty),
+    }
+}
+
 use crate::value::cell::encode_scalar;
-pub(crate) use crate::value::cell::{decode, encode, encode_lookup};
+
+/// Like [`encode`] but never interns: an unknown symbol is `None` (it matches nothing).
+pub(crate) fn encode_lookup(value: &Value, ty: ColumnType, interner: &Symbols) -> Option<u64> {
+    match (value, ty) {
+        (Value::Symbol(s), ColumnType::Symbol) => interner.get(s.as_str()),
+        (Value::Symbol(_), _) | (_, ColumnType::Symbol) => None,
+        _ => encode_scalar(value, ty),
+    }
+}
+
+/// Decode a cell of a column of type `ty`.
+pub(crate) fn decode(cell: u64, ty: ColumnType, interner: &Symbols) -> Value {
+    match ty {
+        ColumnType::Number => Value::Number(cell as i64),
+        ColumnType::Unsigned => Value::Unsigned(cell),
+        ColumnType::Float => Value::Float(f64::from_bits(cell)),
+        ColumnType::Symbol => Value::Symbol(interner.resolve(cell).to_string()),
+    }
+}
 
 /// A plan that a checked program cannot produce: a bug, reported (and asserted in
 /// debug builds) as an internal error rather than blamed on the user's input.
@@ -174,7 +197,7 @@ fn internal(msg: impl Into<String>) -> crate::diag::Error {
 /// indexes the plans need).
 pub(crate) struct Planner<'a> {
     pub program: &'a Program,
-    pub interner: &'a mut Rodeo,
+    pub interner: &'a mut Symbols,
     pub rels: &'a mut [Relation],
     /// Plan only for replaying a recorded derivation: top-level scans get no index
     /// (they stay correct, by checks, but are meant never to run).
@@ -644,7 +667,7 @@ impl Planner<'_> {
                     .collect();
                 let regex = match (test, args.first()) {
                     (TestFn::Match, Some(CExpr::Const(p))) => {
-                        let pattern = crate::value::cell::symbol(*p, self.interner);
+                        let pattern = self.interner.resolve(*p);
                         regex::Regex::new(&format!("^(?:{pattern})$"))
                             .ok()
                             .map(Arc::new)
@@ -817,7 +840,7 @@ mod tests {
 
     #[test]
     fn lookups_never_intern() {
-        let interner = Rodeo::new();
+        let interner = Symbols::new();
         let sym = Value::Symbol("absent".into());
         assert_eq!(encode_lookup(&sym, ColumnType::Symbol, &interner), None);
         assert_eq!(interner.len(), 0);

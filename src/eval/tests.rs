@@ -8,6 +8,7 @@ use crate::ir::{
     AggFunc, ArithOp, Atom, CmpOp, Column, Expr, Head, Literal, Relation as IrRelation, Rule,
     Stratum, Term, Variable,
 };
+use crate::store::Provenance;
 use crate::syntax::GoalArg;
 use crate::value::ColumnType;
 

@@ -196,9 +196,9 @@ impl ProofSource for MockBase {
         }
     }
 
-    fn evidence(&self, fact: FactId) -> Option<std::borrow::Cow<'_, InputFact>> {
+    fn evidence(&self, fact: FactId) -> Option<&InputFact> {
         match &self.entry(fact).2 {
-            Record::Input(i) => Some(std::borrow::Cow::Borrowed(i)),
+            Record::Input(i) => Some(i),
             Record::Derived(_) => None,
         }
     }

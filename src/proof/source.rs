@@ -1,9 +1,7 @@
 //! The narrow read interface proofs need from a fact base.
 
-use std::borrow::Cow;
-
 use crate::diag::Result;
-use crate::eval::{Derivation, FactBase, FactId, Match};
+use crate::eval::{Derivation, FactBase, FactId, Match, Overlay};
 use crate::ir::{Program, RelId};
 use crate::store::InputFact;
 use crate::syntax::Goal;
@@ -34,7 +32,7 @@ pub trait ProofSource {
     fn derivation(&self, fact: FactId) -> Option<Derivation>;
 
     /// The fact's input record, when it was given as input.
-    fn evidence(&self, fact: FactId) -> Option<Cow<'_, InputFact>>;
+    fn evidence(&self, fact: FactId) -> Option<&InputFact>;
 
     /// Every fact matching a pattern, sorted by values (used by [`prove_all`](super::prove_all)).
     fn query(&self, pattern: &Goal) -> Result<Vec<Match>>;
@@ -65,11 +63,46 @@ impl ProofSource for FactBase {
         FactBase::derivation(self, fact)
     }
 
-    fn evidence(&self, fact: FactId) -> Option<Cow<'_, InputFact>> {
-        FactBase::evidence(self, fact).map(Cow::Owned)
+    fn evidence(&self, fact: FactId) -> Option<&InputFact> {
+        FactBase::evidence(self, fact)
     }
 
     fn query(&self, pattern: &Goal) -> Result<Vec<Match>> {
         FactBase::query(self, pattern)
+    }
+}
+
+/// An overlay answers from the shared base and the request's own facts together.
+impl ProofSource for Overlay {
+    fn program(&self) -> &Program {
+        self.facts().program()
+    }
+
+    fn provenance_enabled(&self) -> bool {
+        self.facts().provenance_enabled()
+    }
+
+    fn lookup(&self, rel: RelId, args: &[Value]) -> Option<FactId> {
+        self.facts().lookup(rel, args)
+    }
+
+    fn args(&self, fact: FactId) -> Vec<Value> {
+        self.facts().args(fact)
+    }
+
+    fn confidence(&self, fact: FactId) -> f64 {
+        self.facts().confidence(fact)
+    }
+
+    fn derivation(&self, fact: FactId) -> Option<Derivation> {
+        self.facts().derivation(fact)
+    }
+
+    fn evidence(&self, fact: FactId) -> Option<&InputFact> {
+        self.facts().evidence(fact)
+    }
+
+    fn query(&self, pattern: &Goal) -> Result<Vec<Match>> {
+        self.facts().query(pattern)
     }
 }

@@ -145,8 +145,6 @@ fn bad_fact(k: usize, fact: &InputFact, program: &Program, what: &str) -> crate:
 pub struct InputFacts {
     pub(crate) table: Table,
     pub(crate) symbols: Rodeo,
-    /// Arity of every relation of the program the facts were typed by.
-    pub(crate) arities: Vec<usize>,
     /// Column types, per relation.
     pub(crate) types: Vec<Vec<ColumnType>>,
 }
@@ -157,7 +155,6 @@ impl InputFacts {
         InputFacts {
             table: Table::default(),
             symbols: Rodeo::new(),
-            arities: program.relations.iter().map(|r| r.arity()).collect(),
             types: program
                 .relations
                 .iter()

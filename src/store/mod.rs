@@ -31,8 +31,10 @@
 
 mod delimited;
 pub(crate) mod facts;
+pub mod hyperedge;
 mod json;
 mod jsonpos;
+pub mod numbering;
 mod raw;
 mod resolve;
 
@@ -48,6 +50,8 @@ use crate::value::Value;
 
 pub use delimited::Dialect;
 pub use facts::InputFacts;
+pub use hyperedge::{DocSpan, Hyperedge, read_hyperedges};
+pub use numbering::{EdgeOwners, complete_inputs, number_inputs};
 pub use raw::RawInputs;
 
 /// Where an input fact came from. Serializes with the field names of docs/semantics.md

@@ -472,6 +472,27 @@ pub(crate) fn file_provenance(name: &str) -> Provenance {
     }
 }
 
+/// Provenance of a fact written in the program text: `source` "program", its file as
+/// the table and its line (an extra field `line`).
+pub(crate) fn program_provenance(
+    program: &crate::ir::Program,
+    span: crate::diag::Span,
+) -> Provenance {
+    let loc = ((span.file as usize) < program.sources.files().len())
+        .then(|| program.sources.locate(span));
+    let mut extra = std::collections::BTreeMap::new();
+    extra.insert(
+        "line".to_string(),
+        serde_json::Value::from(loc.as_ref().map_or(0, |l| l.line)),
+    );
+    Provenance {
+        source: "program".to_string(),
+        table: Some(loc.map_or_else(String::new, |l| l.file)),
+        extra,
+        ..Provenance::default()
+    }
+}
+
 /// A location in a data file, with a caret snippet of its line when the text is at
 /// hand (long lines are cut to a window around the column).
 pub(crate) fn located(

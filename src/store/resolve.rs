@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostic, Diagnostics, ErrorCode, Location, Result, Span, did_you_mean};
 use crate::ir::{IoOptions, Program, RelId, Relation};
-use crate::store::Provenance;
 use crate::store::delimited::{self, Dialect};
 use crate::store::facts::{InputFacts, Row, Table};
 use crate::store::raw::{Positions, RawCell, RawFile, RawInputs, RawRecord, bad_input, read_text};
@@ -45,17 +44,7 @@ impl RawInputs {
         let mut problems = Diagnostics::default();
 
         for sf in &program.facts {
-            let loc = locate(program, sf.span);
-            let mut extra = std::collections::BTreeMap::new();
-            if let Some(l) = &loc {
-                extra.insert("line".to_string(), serde_json::Value::from(l.line));
-            }
-            let provenance = Provenance {
-                source: "program".to_string(),
-                table: loc.map(|l| l.file),
-                extra,
-                ..Provenance::default()
-            };
+            let provenance = crate::store::raw::program_provenance(program, sf.span);
             let fact = crate::store::InputFact {
                 rel: sf.rel,
                 args: sf.args.clone(),
