@@ -545,13 +545,11 @@ impl Ctx {
                         self.register(&a.name, a.args.len());
                     });
                 }
-                Item::Io(io) => {
-                    // `.output`/`.printsize` of a relation only data supplies.
-                    if io.kind != ast::IoKind::Input {
-                        for name in &io.relations {
-                            if let Some(cols) = hints.get(&name.name) {
-                                self.register(name, cols.len());
-                            }
+                // `.output`/`.printsize` of a relation only data supplies.
+                Item::Io(io) if io.kind != ast::IoKind::Input => {
+                    for name in &io.relations {
+                        if let Some(cols) = hints.get(&name.name) {
+                            self.register(name, cols.len());
                         }
                     }
                 }
@@ -855,10 +853,9 @@ impl Ctx {
                 });
             }
         }
-        for r in 0..n {
-            let info = &self.rels[r];
+        for (d, info) in defined.iter_mut().zip(&self.rels) {
             if info.decl_span.is_some() || info.input.is_some() || hints.contains_key(&info.name) {
-                defined[r] = true;
+                *d = true;
             }
         }
         for r in 0..n {

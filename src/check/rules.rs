@@ -729,8 +729,8 @@ impl<'c> Lowerer<'c> {
             let mut renumber: HashMap<VarId, VarId> = HashMap::new();
             let mut vars: Vec<(String, Slot)> = Vec::new();
             for &v in kept.iter().chain(local.iter()) {
-                if !renumber.contains_key(&v) {
-                    renumber.insert(v, vars.len() as VarId);
+                if let std::collections::hash_map::Entry::Vacant(e) = renumber.entry(v) {
+                    e.insert(vars.len() as VarId);
                     let info = &self.vars[v as usize];
                     vars.push((info.name.clone(), info.slot));
                 }

@@ -636,12 +636,15 @@ fn convert(v: u64, from: ColumnType, to: ColumnType, syms: Syms<'_>) -> Option<u
         (Unsigned, Float) => Some((v as f64).to_bits()),
         (Float, Number) => {
             let x = f64::from_bits(v).trunc();
-            (x.is_finite() && x >= -9.223_372_036_854_776e18 && x < 9.223_372_036_854_776e18)
+            (-9.223_372_036_854_776e18..9.223_372_036_854_776e18)
+                .contains(&x)
                 .then_some(x as i64 as u64)
         }
         (Float, Unsigned) => {
             let x = f64::from_bits(v).trunc();
-            (x.is_finite() && x >= 0.0 && x < 1.844_674_407_370_955_2e19).then_some(x as u64)
+            (0.0..1.844_674_407_370_955_2e19)
+                .contains(&x)
+                .then_some(x as u64)
         }
         _ => None,
     }
