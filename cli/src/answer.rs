@@ -416,7 +416,7 @@ fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
             loader.evidence(e)?;
         }
         let loaded = loader.load()?;
-        table.add_input_facts(&loaded.program, &loaded.facts);
+        table.add_input_facts(&loaded.program, &loaded.facts.to_vec());
     }
     let tags: Vec<String> = if args.tags.is_empty() {
         table.order.clone()

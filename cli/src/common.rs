@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::ValueEnum;
-use prooflog::store::{InputFact, Loader};
+use prooflog::store::{InputFacts, Loader};
 use prooflog::{Error, Program, Result};
 
 pub use prooflog::bundled::{DEFAULT_EVIDENCE, DEFAULT_PROGRAM};
@@ -42,21 +42,27 @@ pub struct EngineInputs {
     pub evidence: Vec<PathBuf>,
 
     /// Where `.input` relations' files are looked up (default: the directory of the
-    /// program file that declares them).
-    #[arg(long = "fact-dir", value_name = "DIR")]
+    /// program file that declares them). `-F` as in Soufflé.
+    #[arg(long = "fact-dir", short = 'F', value_name = "DIR")]
     pub fact_dir: Option<PathBuf>,
 
-    /// Turn warnings into errors (exit 2): e.g. a goal's bare identifier that names a
-    /// symbol of the data.
+    /// Turn warnings into errors (exit 2): a goal's bare identifier that names a symbol
+    /// of the data, data for relations no rule uses, relations read but never defined.
     #[arg(long)]
     pub strict: bool,
 }
 
 impl EngineInputs {
     /// Compile the programs (or the default pack) and load every input, all or
-    /// nothing.
-    pub fn load(&self) -> Result<(Arc<Program>, Vec<InputFact>)> {
+    /// nothing. Warnings are printed on stderr in the default style.
+    pub fn load(&self) -> Result<(Arc<Program>, InputFacts)> {
+        self.load_as(Diagnostics::default_style())
+    }
+
+    /// [`load`](Self::load), printing warnings on stderr in `style`.
+    pub fn load_as(&self, style: Diagnostics) -> Result<(Arc<Program>, InputFacts)> {
         let mut loader = Loader::new();
+        loader.strict(self.strict);
         if self.programs.is_empty() {
             loader.program_text(DEFAULT_PROGRAM.name, DEFAULT_PROGRAM.text);
             loader.evidence_jsonl(DEFAULT_EVIDENCE.name, DEFAULT_EVIDENCE.text)?;
@@ -74,6 +80,9 @@ impl EngineInputs {
             loader.evidence(e)?;
         }
         let loaded = loader.load()?;
+        for w in &loaded.warnings {
+            warn(w, style);
+        }
         Ok((loaded.program, loaded.facts))
     }
 }
@@ -150,7 +159,10 @@ pub fn warn(warning: &prooflog::Diagnostic, style: Diagnostics) {
         }
         Diagnostics::Text => {
             let text = warning.to_string();
-            let text = text.strip_prefix("error").unwrap_or(&text);
+            let text = text
+                .strip_prefix("error")
+                .or_else(|| text.strip_prefix("warning"))
+                .unwrap_or(&text);
             eprintln!("warning{text}\n");
         }
     }
@@ -239,7 +251,7 @@ impl ProgressLine {
 /// Evaluate, showing a [`ProgressLine`] while it runs when stderr is a terminal.
 pub fn evaluate_on_terminal(
     program: Arc<prooflog::Program>,
-    facts: &[prooflog::store::InputFact],
+    facts: &InputFacts,
     provenance: bool,
 ) -> prooflog::Result<prooflog::FactBase> {
     use prooflog::eval::{EvalOptions, Progress, ProgressFn};

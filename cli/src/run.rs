@@ -1,6 +1,6 @@
 //! `prooflog run`: evaluate a program and print relations.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -10,6 +10,7 @@ use prooflog::ir::RelId;
 use prooflog::value::{Value, fact_text, format_confidence};
 
 use crate::common::{Diagnostics, EngineInputs, Format, evaluate_on_terminal, fail, print};
+use crate::souffle::{OutputDir, write_outputs};
 
 /// Arguments of `prooflog run`.
 #[derive(Args)]
@@ -40,6 +41,13 @@ pub struct RunArgs {
     #[arg(long)]
     tags: bool,
 
+    /// Write the `.output` relations as Soufflé does, into DIR: tab-separated
+    /// `<rel>.csv` files (or what their `.output` options say), with `.printsize`
+    /// lines (`rel<TAB>count`) on stdout, instead of printing JSON. `-D -` prints
+    /// every `.output` relation on stdout in Soufflé's table form.
+    #[arg(short = 'D', long = "output-dir", value_name = "DIR")]
+    output_dir: Option<std::path::PathBuf>,
+
     /// Output format: json (the default) for programs, text for people.
     #[arg(long, value_enum)]
     format: Option<Format>,
@@ -48,7 +56,7 @@ pub struct RunArgs {
 /// Run the command.
 pub fn execute(args: RunArgs) -> ExitCode {
     let style = Diagnostics::for_format(args.format);
-    let (program, facts) = match args.inputs.load() {
+    let (program, facts) = match args.inputs.load_as(style) {
         Ok(loaded) => loaded,
         Err(e) => return fail(&e, style),
     };
@@ -57,14 +65,23 @@ pub fn execute(args: RunArgs) -> ExitCode {
         Ok(base) => base,
         Err(e) => return fail(&e, style),
     };
-    let rels = shown_relations(&base, args.all);
+    let dir = args.output_dir.as_deref().map(OutputDir::parse);
+    let souffle_out = match write_outputs(&base, dir.as_ref()) {
+        Ok(text) => text,
+        Err(e) => return fail(&e, style),
+    };
+    if dir.is_some() {
+        print(&souffle_out);
+        return ExitCode::SUCCESS;
+    }
+    let (rels, sizes) = shown_relations(&base, args.all);
     let shown = Columns {
         confidence: args.confidence,
         tags: args.tags,
     };
     let out = match (args.format.unwrap_or_default(), args.count) {
         (Format::Json, true) => counts_json(&base, &rels),
-        (Format::Json, false) => rows_json(&base, &rels, shown),
+        (Format::Json, false) => rows_json(&base, &rels, &sizes, shown),
         (Format::Text, true) => counts_text(&base, &rels),
         (Format::Text, false) => rows_text(&base, &rels, args.tags),
     };
@@ -72,18 +89,27 @@ pub fn execute(args: RunArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The relations to print, by name: the `.output` ones, or all of them with `--all`
-/// or when none is marked.
-fn shown_relations(base: &FactBase, all: bool) -> BTreeMap<String, RelId> {
+/// The relations to print, by name: the `.output` and `.printsize` ones, or all of
+/// them with `--all` or when none is marked; and which of them print only their size
+/// (`.printsize` without `.output`, unless `--all`).
+fn shown_relations(base: &FactBase, all: bool) -> (BTreeMap<String, RelId>, BTreeSet<RelId>) {
     let program = base.program();
-    let any_output = program.relations().iter().any(|r| r.output);
-    program
+    let any_marked = program.relations().iter().any(|r| r.output || r.printsize);
+    let shown = program
         .relations()
         .iter()
         .enumerate()
-        .filter(|(_, r)| all || !any_output || r.output)
+        .filter(|(_, r)| !r.auxiliary && (all || !any_marked || r.output || r.printsize))
         .map(|(i, r)| (r.name.clone(), i as RelId))
-        .collect()
+        .collect();
+    let sizes = program
+        .relations()
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !all && r.printsize && !r.output)
+        .map(|(i, _)| i as RelId)
+        .collect();
+    (shown, sizes)
 }
 
 /// What `rows_json` prints beside each row's values.
@@ -118,12 +144,23 @@ fn rows_of(base: &FactBase, rel: RelId) -> Vec<Row> {
 }
 
 /// `{"rel": [[…], …], …}`, one row per line, keys sorted; rows are objects
-/// (`{"args", "confidence"?, "tag"?}`) when a confidence or tag is asked for.
-fn rows_json(base: &FactBase, rels: &BTreeMap<String, RelId>, shown: Columns) -> String {
+/// (`{"args", "confidence"?, "tag"?}`) when a confidence or tag is asked for; a
+/// `.printsize` relation shows its size instead of its rows.
+fn rows_json(
+    base: &FactBase,
+    rels: &BTreeMap<String, RelId>,
+    sizes: &BTreeSet<RelId>,
+    shown: Columns,
+) -> String {
     let mut out = String::from("{");
     for (i, (name, &rel)) in rels.iter().enumerate() {
         out.push_str(if i == 0 { "\n  " } else { ",\n  " });
         out.push_str(&serde_json::Value::from(name.as_str()).to_string());
+        if sizes.contains(&rel) {
+            // `.printsize`: the size, not the rows.
+            let _ = write!(out, ": {}", base.len(rel));
+            continue;
+        }
         out.push_str(": [");
         let rows: Vec<String> = if shown.confidence || shown.tags {
             rows_of(base, rel)

@@ -13,7 +13,7 @@ use std::hash::Hasher;
 use std::time::Instant;
 
 use crate::diag::{Diagnostic, ErrorCode, Result};
-use crate::eval::exec::{self, Ctx, Frame};
+use crate::eval::exec::{self, Ctx, Frame, Syms};
 use crate::eval::plan::{CExpr, Plan, Planner, Premise, Step, Version};
 use crate::eval::relation::{AGG_MARK, Meta, NO_EVIDENCE, Relation, tag_of};
 use crate::eval::symbols::Symbols;
@@ -58,7 +58,9 @@ pub(crate) struct Engine<'a> {
     pub program: &'a Program,
     pub options: &'a EvalOptions,
     pub rels: Vec<Relation>,
-    pub interner: Symbols,
+    /// Symbols; functors that make new ones (`cat`, `to_string`) intern them during
+    /// the joins, hence the cell.
+    pub interner: std::cell::RefCell<Symbols>,
     pub stats: Stats,
     /// Base plan (no delta) of every rule, by rule id.
     pub base_plans: Vec<Option<Plan>>,
@@ -100,7 +102,7 @@ impl<'a> Engine<'a> {
             program,
             options,
             rels,
-            interner,
+            interner: std::cell::RefCell::new(interner),
             stats: Stats::default(),
             base_plans: vec![None; program.rules.len()],
             queued,
@@ -167,7 +169,7 @@ impl<'a> Engine<'a> {
             if seed.is_some() {
                 let mut planner = Planner {
                     program,
-                    interner: &mut self.interner,
+                    interner: self.interner.get_mut(),
                     rels: &mut self.rels,
                     replay_only: false,
                 };
@@ -183,7 +185,7 @@ impl<'a> Engine<'a> {
             let recursive = stratum.recursive && reads_stratum(rule);
             let mut planner = Planner {
                 program,
-                interner: &mut self.interner,
+                interner: self.interner.get_mut(),
                 rels: &mut self.rels,
                 replay_only: recursive,
             };
@@ -372,7 +374,7 @@ impl<'a> Engine<'a> {
                 let probe = negation_probe(rule, i);
                 let plan = Planner {
                     program,
-                    interner: &mut self.interner,
+                    interner: self.interner.get_mut(),
                     rels: &mut self.rels,
                     replay_only: false,
                 }
@@ -396,9 +398,10 @@ impl<'a> Engine<'a> {
             old: &lens,
             full: &lens,
             delta,
-            interner: &self.interner,
+            syms: Syms::Write(&self.interner),
             provenance: false,
         };
+        let syms = ctx.syms;
         let head = &self.rels[plan.head_rel as usize];
         let mut found = false;
         let mut cells = Vec::with_capacity(plan.head.len());
@@ -408,7 +411,7 @@ impl<'a> Engine<'a> {
             }
             cells.clear();
             for e in &plan.head {
-                match exec::eval(e, &frame.slots) {
+                match exec::eval(e, &frame.slots, syms) {
                     Some(v) => cells.push(v),
                     None => return,
                 }
@@ -453,11 +456,12 @@ impl<'a> Engine<'a> {
                     old,
                     full,
                     delta,
-                    interner: &self.interner,
+                    syms: Syms::Write(&self.interner),
                     provenance,
                 };
+                let syms = ctx.syms;
                 let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
-                    emit(plan, frame, conf, height, provenance, &mut pending);
+                    emit(plan, frame, conf, height, provenance, syms, &mut pending);
                 };
                 exec::run_plan(&ctx, plan, &mut frame, lo..lo + CHUNK, &mut sink)
             };
@@ -635,6 +639,7 @@ fn emit(
     conf: f64,
     height: u32,
     provenance: bool,
+    syms: Syms<'_>,
     out: &mut Pending,
 ) {
     let mark = out.cells.len();
@@ -645,7 +650,7 @@ fn emit(
         let v = match e {
             CExpr::Slot(s) => frame.slots[*s],
             CExpr::Const(c) => *c,
-            _ => match exec::eval(e, &frame.slots) {
+            _ => match exec::eval(e, &frame.slots, syms) {
                 Some(v) => v,
                 None => {
                     out.cells.truncate(mark);

@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 
 use crate::diag::Result;
 use crate::eval::FactId;
-use crate::eval::exec::{self, Ctx, Frame};
+use crate::eval::exec::{self, Ctx, Frame, Syms};
 use crate::eval::fixpoint::{Engine, push_premises};
 use crate::eval::plan::{Plan, Planner, Step, Version};
 use crate::eval::relation::{INPUT_RULE, Meta};
@@ -57,7 +57,7 @@ impl Engine<'_> {
         {
             let mut planner = Planner {
                 program,
-                interner: &mut self.interner,
+                interner: self.interner.get_mut(),
                 rels: &mut self.rels,
                 replay_only: false,
             };
@@ -196,15 +196,16 @@ impl Engine<'_> {
                 old: lens,
                 full: lens,
                 delta,
-                interner: &self.interner,
+                syms: Syms::Write(&self.interner),
                 provenance: true,
             };
+            let syms = ctx.syms;
             let relation = &self.rels[head];
             let mut cells = Vec::with_capacity(plan.head.len());
             let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
                 cells.clear();
                 for e in &plan.head {
-                    match exec::eval(e, &frame.slots) {
+                    match exec::eval(e, &frame.slots, syms) {
                         Some(v) => cells.push(v),
                         None => return,
                     }

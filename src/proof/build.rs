@@ -9,7 +9,7 @@ use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::{Derivation, FactId};
 use crate::ir::{Program, RelId, RuleId};
 use crate::syntax::Goal;
-use crate::value::{ColumnType, Value, fact_text, write_fact_text};
+use crate::value::{Value, fact_text, write_fact_text};
 
 use super::{
     AbsenceKind, AbsenceNode, ConclusionKind, ConclusionNode, EdgeRef, EdgeRole, EvidenceKind,
@@ -83,53 +83,10 @@ fn require_provenance<S: ProofSource + ?Sized>(source: &S) -> Result<()> {
 }
 
 /// Check the goal against the program and bring its values to the column types
-/// (`42` for a `float` column is `42.0`).
+/// (`42` for a `float` column is `42.0`): the one goal resolver,
+/// [`resolve_fact`](crate::check::resolve_fact).
 fn resolve_goal(program: &Program, goal: &Fact) -> Result<(RelId, Vec<Value>)> {
-    let Some(rel) = program.relation_id(&goal.predicate) else {
-        return Err(Diagnostic::new(
-            ErrorCode::UnknownRelation,
-            format!("the program has no relation `{}`", goal.predicate),
-        )
-        .with_help("check the goal's predicate name against the program's relations")
-        .into());
-    };
-    let relation = program.relation(rel);
-    if relation.arity() != goal.args.len() {
-        return Err(Diagnostic::new(
-            ErrorCode::ArityMismatch,
-            format!(
-                "goal `{goal}` has {} arguments; relation `{}` has {}",
-                goal.args.len(),
-                relation.name,
-                relation.arity()
-            ),
-        )
-        .into());
-    }
-    let mut args = Vec::with_capacity(goal.args.len());
-    for (v, col) in goal.args.iter().zip(&relation.columns) {
-        let fitted = match (v, col.ty) {
-            (Value::Number(i), ColumnType::Float) => Some(Value::Float(*i as f64)),
-            (Value::Number(i), ColumnType::Unsigned) => u64::try_from(*i).ok().map(Value::Unsigned),
-            (Value::Unsigned(u), ColumnType::Number) => i64::try_from(*u).ok().map(Value::Number),
-            (v, ty) if v.column_type() == ty => Some(v.clone()),
-            _ => None,
-        };
-        match fitted {
-            Some(f) => args.push(f),
-            None => {
-                return Err(Diagnostic::new(
-                    ErrorCode::TypeMismatch,
-                    format!(
-                        "goal `{goal}`: {v} does not fit column `{}` of type {}",
-                        col.name, col.ty
-                    ),
-                )
-                .into());
-            }
-        }
-    }
-    Ok((rel, args))
+    crate::check::resolve_fact(program, &goal.predicate, &goal.args)
 }
 
 fn unproved(proof_id: &str, predicate: String, args: Vec<Value>, program: &Program) -> ProofTree {
