@@ -65,9 +65,13 @@
 pub mod answer;
 pub mod bundled;
 pub mod check;
+pub mod detect;
 pub mod diag;
+pub mod digest;
 pub mod eval;
 pub mod ir;
+pub mod pack;
+pub mod pipeline;
 pub mod proof;
 pub mod store;
 pub mod syntax;

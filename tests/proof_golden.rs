@@ -96,6 +96,7 @@ fn coordinated_threat_matches_the_seed() {
         json["nodes"][0],
         serde_json::json!({
             "id": "S1", "kind": "conclusion", "fact": "coordinated_threat(42)",
+            "text": "group 42 is a coordinated threat",
             "predicate": "coordinated_threat", "args": [42], "rule": "rule:coordinated_threat",
             "rule_tag": "RULE-0", "step_tag": "STEP-1", "confidence": 0.9,
             "premises": ["L1", "L2"]
@@ -109,6 +110,16 @@ fn coordinated_threat_matches_the_seed() {
     assert_eq!(l1["provenance"]["verified"], true);
     let tags: Vec<String> = tree.evidence_tags().into_iter().collect();
     assert_eq!(tags, ["HEDGE-42", "HEDGE-43", "RULE-0", "STEP-1"]);
+    // The pack the proof was made with: its program file and a digest of its text.
+    assert_eq!(json["pack"]["programs"], serde_json::json!(["test.dl"]));
+    let digest = json["pack"]["digest"].as_str().expect("digest");
+    assert_eq!(
+        digest,
+        format!(
+            "sha256:{}",
+            prooflog::digest::sha256_hex(format!("{}\n{DRONES}", DRONES.len()).as_bytes())
+        )
+    );
     golden("proof_coordinated_threat", &tree);
 }
 

@@ -113,15 +113,26 @@ fn tags_resolve_to_facts_in_words() {
     assert_eq!(by_rule.len(), 1);
     assert_eq!(by_rule[0].predicate, "coordinated_threat");
     assert!(tree.resolve("HEDGE-999").is_empty());
-    // A tree read back from JSON cites in words once the program is re-attached.
+    // A tree read back from JSON still cites in words: each node carries its `text`.
     let back: ProofTree = serde_json::from_str(&tree.to_json_pretty()).expect("round trip");
     assert_eq!(
         back.resolve("HEDGE-101")[0].text,
+        "drone 9 was sighted in zone airport"
+    );
+    assert_eq!(back.pack, tree.pack);
+    // Without node texts, the words come back when the program is re-attached.
+    let mut bare: serde_json::Value = serde_json::to_value(&tree).expect("json");
+    for node in bare["nodes"].as_array_mut().expect("nodes") {
+        node.as_object_mut().expect("node").remove("text");
+    }
+    let bare: ProofTree = serde_json::from_value(bare).expect("round trip");
+    assert_eq!(
+        bare.resolve("HEDGE-101")[0].text,
         "sighting(9, \"airport\")"
     );
-    let back = back.with_program(fb.program());
+    let bare = bare.with_program(fb.program());
     assert_eq!(
-        back.resolve("HEDGE-101")[0].text,
+        bare.resolve("HEDGE-101")[0].text,
         "drone 9 was sighted in zone airport"
     );
 }

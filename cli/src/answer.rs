@@ -13,7 +13,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use prooflog::answer::firewall::{CheckOptions, HallucinationFirewall, Outcome, canonical_tag};
+use prooflog::answer::firewall::{
+    CheckOptions, HallucinationFirewall, Outcome, SentenceKind, StripReason, canonical_tag,
+};
 use prooflog::answer::gate::Gate;
 use prooflog::answer::grounding::{
     Claim, GroundingOptions, GroundingReport, GroundingThresholds, ground_tags,
@@ -26,7 +28,11 @@ use prooflog::proof::{
 use prooflog::{Error, FactBase};
 use serde_json::Value as Json;
 
-use super::common::{DEFAULT_PROGRAM, Format, evaluate_on_terminal, fail, load_inputs};
+use prooflog::value::format_confidence;
+
+use super::common::{
+    DEFAULT_PROGRAM, Diagnostics, Format, evaluate_on_terminal, fail, load_inputs, warn,
+};
 
 /// Arguments of `prooflog check`.
 #[derive(Args)]
@@ -89,12 +95,13 @@ pub struct CheckArgs {
     /// Where `.input` relations' files are looked up.
     #[arg(long = "fact-dir", value_name = "DIR")]
     fact_dir: Option<PathBuf>,
-    /// Also print every sentence's verdict and reason (`sentences`).
+    /// Also print every sentence's verdict and reason (`sentences` in JSON; one line
+    /// per sentence in text).
     #[arg(long)]
     explain: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
+    /// Output format: json (the default) for programs, text for people.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
 }
 
 /// Arguments of `prooflog gate`.
@@ -106,9 +113,9 @@ pub struct GateArgs {
     /// A passage the answer may be built from; repeat for several candidates.
     #[arg(long = "passage", value_name = "FILE", num_args = 1.., required = true)]
     passages: Vec<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
+    /// Output format: json (the default) for programs, text for people.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
 }
 
 /// Arguments of `prooflog ground`.
@@ -148,17 +155,18 @@ pub struct GroundArgs {
     /// Match the claim's predicate against relation names only, not verbalisations.
     #[arg(long)]
     no_predicate_in_text: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
+    /// Output format: json (the default) for programs, text for people.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
 }
 
 /// `prooflog check`: the hallucination firewall. Exit 0 supported, 1 stripped or
 /// abstained, 2 bad input.
 pub fn check(args: CheckArgs) -> ExitCode {
-    match run_check(&args) {
+    let style = Diagnostics::for_format(args.format);
+    match run_check(&args, style) {
         Ok(code) => code,
-        Err(e) => fail(&e, args.format),
+        Err(e) => fail(&e, style),
     }
 }
 
@@ -169,8 +177,9 @@ fn fact_base(
     facts: &[PathBuf],
     evidence: &[PathBuf],
     fact_dir: Option<&std::path::Path>,
+    style: Diagnostics,
 ) -> Result<FactBase, Error> {
-    let (program, inputs) = load_inputs(programs, facts, evidence, fact_dir)?;
+    let (program, inputs) = load_inputs(programs, facts, evidence, fact_dir, false, style)?;
     evaluate_on_terminal(program, &inputs, true)
 }
 
@@ -195,7 +204,7 @@ fn in_file(mut err: Error, path: &str) -> Error {
     err
 }
 
-fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
+fn run_check(args: &CheckArgs, style: Diagnostics) -> Result<ExitCode, Error> {
     if args.proofs.is_empty() && args.goals.is_empty() && args.allowed.is_empty() {
         return Err(usage(
             "give the allowed tags with --goal GOAL, --proof FILE or --allowed TAG,…",
@@ -214,6 +223,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
             &args.facts,
             &args.evidence,
             args.fact_dir.as_deref(),
+            style,
         )?;
         trees = verified_proofs(&args.proofs, &base)?;
         if !args.goals.is_empty() {
@@ -227,6 +237,11 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
                 ProofOptions::new(&args.proof_id).with_first_step(first_step.unwrap_or(0));
             trees.extend(prove_request(&goals, &base, &options, args.limit)?);
         }
+    }
+    if args.verify_content
+        && let Some(w) = unworded_warning(&trees)
+    {
+        warn(&w, style);
     }
     let mut table = CitationTable::from_proofs(&trees);
     for tag in &args.allowed {
@@ -267,7 +282,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
         .require_proof(args.require_proof);
     let result = firewall.check(&answer, &table, &options);
 
-    match args.format {
+    match args.format.unwrap_or_default() {
         Format::Json => {
             let mut out = result.as_dict();
             out["answer"] = Json::String(result.answer.clone());
@@ -279,22 +294,25 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
                     ))
                 })?;
             }
-            println!("{out}");
+            println!("{}", pretty(&out)?);
         }
         Format::Text => {
             println!(
-                "{} (coverage {:.2}; {} supported, {} stripped)",
+                "{} (coverage {}; {} supported, {} stripped)",
                 result.outcome,
-                result.coverage,
+                format_confidence(result.coverage),
                 result.supported.len(),
                 result.stripped.len()
             );
-            for s in result.sentences.iter().filter(|s| !s.kept()) {
+            for s in &result.sentences {
+                if !args.explain && s.kept() {
+                    continue;
+                }
+                println!("  {}: {}", kind_word(s.kind), escape_line(&s.text));
                 if let Some(reason) = &s.reason {
                     println!(
-                        "  stripped: {}\n    because it {}",
-                        escape_line(&s.text),
-                        escape_line(&reason.to_string())
+                        "    reason: {}",
+                        escape_line(&strip_reason_sentence(reason))
                     );
                 }
             }
@@ -308,6 +326,34 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, Error> {
     }))
 }
 
+/// A warning when content verification has facts with no words to verify against.
+fn unworded_warning(trees: &[ProofTree]) -> Option<Diagnostic> {
+    let mut names: Vec<String> = Vec::new();
+    for t in trees {
+        for n in &t.nodes {
+            let name = format!("`{}`", n.predicate());
+            if n.text().is_none() && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    if names.is_empty() {
+        return None;
+    }
+    Some(
+        Diagnostic::new(
+            ErrorCode::NoVerbalisation,
+            format!(
+                "--verify-content has no words for {}: the rule pack has no `.text` for {}, so sentences citing {} are compared with the fact as the rule language writes it",
+                and_list(&names),
+                if names.len() == 1 { "it" } else { "them" },
+                if names.len() == 1 { "it" } else { "them" },
+            ),
+        )
+        .with_help("give the pack's relations `.text` verbalisations"),
+    )
+}
+
 /// Escape every line of a text for a terminal (line breaks kept).
 fn escape_text(s: &str) -> String {
     s.split('\n')
@@ -316,11 +362,94 @@ fn escape_text(s: &str) -> String {
         .join("\n")
 }
 
+/// How the firewall classified a sentence, as one word.
+fn kind_word(kind: SentenceKind) -> &'static str {
+    match kind {
+        SentenceKind::Glue => "glue",
+        SentenceKind::Layout => "layout",
+        SentenceKind::Unverified => "unverified",
+        SentenceKind::Supported => "supported",
+        SentenceKind::Stripped => "stripped",
+        _ => "other",
+    }
+}
+
+/// Why a sentence was stripped, as a full sentence for people.
+fn strip_reason_sentence(reason: &StripReason) -> String {
+    match reason {
+        StripReason::NoCitation => "It says something but cites no tag; only a connective \
+             from the glue list (\"Yes.\", \"In short:\") may go uncited."
+            .to_string(),
+        StripReason::UnknownTags { tags } => format!(
+            "It cites {}, which {} not among the allowed tags.",
+            and_list(tags),
+            if tags.len() == 1 { "is" } else { "are" }
+        ),
+        StripReason::AmbiguousTags { tags } => format!(
+            "It cites {}, which name{} different facts in different proofs of this request.",
+            and_list(tags),
+            if tags.len() == 1 { "s" } else { "" }
+        ),
+        StripReason::ForgedTags { written } => format!(
+            "It cites {}, written with look-alike characters of another script.",
+            and_list(written)
+        ),
+        StripReason::HiddenText => {
+            "It holds text a reader does not see (an HTML comment or raw HTML).".to_string()
+        }
+        StripReason::ControlCharacters => {
+            "It holds control characters (terminal escape sequences).".to_string()
+        }
+        StripReason::NothingToVerify { tags } => format!(
+            "Its tags ({}) name no fact to verify it against.",
+            tags.join(", ")
+        ),
+        StripReason::NotEntailed { facts, detail } => format!(
+            "It does not say what the cited facts say: {} The cited facts say: {}",
+            sentence(detail),
+            facts
+                .iter()
+                .map(|f| sentence(&format!("“{f}”")))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        other => sentence(&other.to_string()),
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// A phrase as a sentence: a lowercase first letter capitalised, a final full stop.
+fn sentence(phrase: &str) -> String {
+    let phrase = phrase.trim();
+    let mut chars = phrase.chars();
+    let mut out = String::with_capacity(phrase.len() + 1);
+    if let Some(first) = chars.next() {
+        if first.is_lowercase() {
+            out.extend(first.to_uppercase());
+        } else {
+            out.push(first);
+        }
+        out.push_str(chars.as_str());
+    }
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
+}
+
 /// `prooflog gate`: the faithfulness gate. Exit 0 unless the gate refused (1).
 pub fn gate(args: GateArgs) -> ExitCode {
     match run_gate(&args) {
         Ok(code) => code,
-        Err(e) => fail(&e, args.format),
+        Err(e) => fail(&e, Diagnostics::for_format(args.format)),
     }
 }
 
@@ -332,7 +461,7 @@ fn run_gate(args: &GateArgs) -> Result<ExitCode, Error> {
         .map(|p| read_input(p))
         .collect::<Result<Vec<_>, _>>()?;
     let result = Gate::check(&answer, &passages);
-    match args.format {
+    match args.format.unwrap_or_default() {
         Format::Json => println!("{}", to_json(&result)?),
         Format::Text => {
             let state = if result.refused {
@@ -349,7 +478,10 @@ fn run_gate(args: &GateArgs) -> Result<ExitCode, Error> {
                     (Some(p), _) => {
                         println!("  ok    [{}] {text}", escape_line(&args.passages[*p]))
                     }
-                    (None, Some(r)) => println!("  drop  {text}\n        because {r}"),
+                    (None, Some(r)) => println!(
+                        "  drop  {text}\n        reason: {}",
+                        escape_line(&sentence(&r.to_string()))
+                    ),
                     (None, None) => println!("  drop  {text}"),
                 }
             }
@@ -359,8 +491,20 @@ fn run_gate(args: &GateArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::from(if result.refused { 1 } else { 0 }))
 }
 
+/// A result as pretty-printed JSON with sorted keys, as every command prints.
 fn to_json<T: serde::Serialize>(value: &T) -> Result<String, Error> {
-    serde_json::to_string(value).map_err(|e| {
+    let value = serde_json::to_value(value).map_err(|e| {
+        Error::from(Diagnostic::new(
+            ErrorCode::BadInput,
+            format!("cannot serialize the result: {e}"),
+        ))
+    })?;
+    pretty(&value)
+}
+
+/// Pretty-printed JSON. `serde_json::Value` keeps object keys sorted.
+fn pretty(value: &Json) -> Result<String, Error> {
+    serde_json::to_string_pretty(value).map_err(|e| {
         Diagnostic::new(
             ErrorCode::BadInput,
             format!("cannot serialize the result: {e}"),
@@ -372,13 +516,14 @@ fn to_json<T: serde::Serialize>(value: &T) -> Result<String, Error> {
 /// `prooflog ground`: grade a claim against cited facts. Exit 0 grounded, 1 weak or
 /// ungrounded, 2 bad input.
 pub fn ground(args: GroundArgs) -> ExitCode {
-    match run_ground(&args) {
+    let style = Diagnostics::for_format(args.format);
+    match run_ground(&args, style) {
         Ok(code) => code,
-        Err(e) => fail(&e, args.format),
+        Err(e) => fail(&e, style),
     }
 }
 
-fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
+fn run_ground(args: &GroundArgs, style: Diagnostics) -> Result<ExitCode, Error> {
     let defaults = GroundingThresholds::default();
     let thresholds = GroundingThresholds::new(
         args.deny.unwrap_or(defaults.deny),
@@ -405,7 +550,7 @@ fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
         let text = read_input(file)?;
         let cited = parse_json(file, &text)?;
         if is_proof_json(&cited) {
-            let base = fact_base(&args.programs, &[], &args.evidence, None)?;
+            let base = fact_base(&args.programs, &[], &args.evidence, None, style)?;
             for tree in verified_proofs(std::slice::from_ref(file), &base)? {
                 table.add_proof(&tree);
             }
@@ -438,7 +583,7 @@ fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
             .collect()
     };
     let report = ground_tags(&claim, &tags, &table, &options);
-    print_report(&report, args.format);
+    print_report(&report, args.format.unwrap_or_default());
     Ok(ExitCode::from(if report.verdict.is_grounded() {
         0
     } else {
@@ -475,7 +620,11 @@ fn print_report(report: &GroundingReport, format: Format) {
             Err(e) => eprintln!("{e}"),
         },
         Format::Text => {
-            println!("{}: {}", report.verdict, escape_line(&report.reason));
+            println!(
+                "{}: {}",
+                report.verdict,
+                escape_line(&sentence(&report.reason))
+            );
             for m in &report.matches {
                 let mark = |b: bool| if b { "yes" } else { "no" };
                 println!(

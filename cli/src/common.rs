@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::ValueEnum;
-use prooflog::store::{InputFact, Loader};
+use prooflog::store::{InputFacts, Loader};
 use prooflog::{Error, Program, Result};
 
 pub use prooflog::bundled::{DEFAULT_EVIDENCE, DEFAULT_PROGRAM};
@@ -42,33 +42,48 @@ pub struct EngineInputs {
     pub evidence: Vec<PathBuf>,
 
     /// Where `.input` relations' files are looked up (default: the directory of the
-    /// program file that declares them).
-    #[arg(long = "fact-dir", value_name = "DIR")]
+    /// program file that declares them). `-F` as in Soufflé.
+    #[arg(long = "fact-dir", short = 'F', value_name = "DIR")]
     pub fact_dir: Option<PathBuf>,
+
+    /// Turn warnings into errors (exit 2): a goal's bare identifier that names a symbol
+    /// of the data, data for relations no rule uses, relations read but never defined.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 impl EngineInputs {
     /// Compile the programs (or the default pack) and load every input, all or
-    /// nothing.
-    pub fn load(&self) -> Result<(Arc<Program>, Vec<InputFact>)> {
+    /// nothing. Warnings are printed on stderr in the default style.
+    pub fn load(&self) -> Result<(Arc<Program>, InputFacts)> {
+        self.load_as(Diagnostics::default_style())
+    }
+
+    /// [`load`](Self::load), printing warnings on stderr in `style`.
+    pub fn load_as(&self, style: Diagnostics) -> Result<(Arc<Program>, InputFacts)> {
         load_inputs(
             &self.programs,
             &self.facts,
             &self.evidence,
             self.fact_dir.as_deref(),
+            self.strict,
+            style,
         )
     }
 }
 
 /// Compile the programs (or, with none, the embedded default pack and its evidence)
-/// and load every input, all or nothing.
+/// and load every input, all or nothing; warnings on stderr in `style`.
 pub fn load_inputs(
     programs: &[PathBuf],
     facts: &[PathBuf],
     evidence: &[PathBuf],
     fact_dir: Option<&std::path::Path>,
-) -> Result<(Arc<Program>, Vec<InputFact>)> {
+    strict: bool,
+    style: Diagnostics,
+) -> Result<(Arc<Program>, InputFacts)> {
     let mut loader = Loader::new();
+    loader.strict(strict);
     if programs.is_empty() {
         loader.program_text(DEFAULT_PROGRAM.name, DEFAULT_PROGRAM.text);
         loader.evidence_jsonl(DEFAULT_EVIDENCE.name, DEFAULT_EVIDENCE.text)?;
@@ -86,17 +101,55 @@ pub fn load_inputs(
         loader.evidence(e)?;
     }
     let loaded = loader.load()?;
+    for w in &loaded.warnings {
+        warn(w, style);
+    }
     Ok((loaded.program, loaded.facts))
 }
 
-/// Print an error on stderr in the requested format and return exit code 2.
+/// How diagnostics (errors and warnings) are printed on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Diagnostics {
+    /// One JSON document per diagnostic, for programs.
+    Json,
+    /// `error[code]: message`, the source line with a caret, `= help: …`, for people.
+    Text,
+}
+
+impl Diagnostics {
+    /// The style for a command whose `--format` is `format` (`None` when not given):
+    /// JSON when `--format json` is given, text for any other format; without
+    /// `--format`, text when stderr is a terminal (a person is reading) and JSON
+    /// otherwise (a program is).
+    pub fn for_format(format: Option<Format>) -> Diagnostics {
+        match format {
+            Some(Format::Json) => Diagnostics::Json,
+            Some(Format::Text) => Diagnostics::Text,
+            None => Diagnostics::default_style(),
+        }
+    }
+
+    /// Without `--format`: text on a terminal, JSON otherwise.
+    pub fn default_style() -> Diagnostics {
+        use std::io::IsTerminal;
+        if std::io::stderr().is_terminal() {
+            Diagnostics::Text
+        } else {
+            Diagnostics::Json
+        }
+    }
+}
+
+/// Print an error on stderr in the given style and return exit code 2.
 ///
-/// JSON: one document `{"error": {"code", "message", "file", "line", "col", "help"?}}`;
-/// when there are several diagnostics, the others follow in `"more": [{…}, …]`.
-pub fn fail(err: &Error, format: Format) -> ExitCode {
-    match format {
-        Format::Json => eprintln!("{}", error_json(err)),
-        Format::Text => eprintln!("{err}"),
+/// JSON: one document `{"error": {"code", "message", "file"?, "line"?, "col"?,
+/// "help"?}}`; when there are several diagnostics, the others follow in
+/// `"more": [{…}, …]`. Text: each diagnostic with its caret snippet, separated by blank
+/// lines.
+pub fn fail(err: &Error, style: Diagnostics) -> ExitCode {
+    match style {
+        Diagnostics::Json => eprintln!("{}", error_json(err)),
+        Diagnostics::Text => eprintln!("{err}"),
     }
     ExitCode::from(2)
 }
@@ -107,11 +160,32 @@ pub fn error_json(err: &Error) -> serde_json::Value {
     if err.diagnostics.len() > 1 {
         let more: Vec<serde_json::Value> = err.diagnostics[1..]
             .iter()
-            .map(|d| d.to_json()["error"].take())
+            .map(prooflog::Diagnostic::to_json_body)
             .collect();
         doc["more"] = serde_json::Value::Array(more);
     }
     doc
+}
+
+/// Print a warning on stderr: `warning[code]: …` (with the caret snippet) as text, or
+/// one `{"warning": {"code", "message", …}}` line as JSON.
+pub fn warn(warning: &prooflog::Diagnostic, style: Diagnostics) {
+    match style {
+        Diagnostics::Json => {
+            eprintln!(
+                "{}",
+                serde_json::json!({ "warning": warning.to_json_body() })
+            );
+        }
+        Diagnostics::Text => {
+            let text = warning.to_string();
+            let text = text
+                .strip_prefix("error")
+                .or_else(|| text.strip_prefix("warning"))
+                .unwrap_or(&text);
+            eprintln!("warning{text}\n");
+        }
+    }
 }
 
 /// Write `text` to stdout. A closed pipe (`prooflog run | head`) is not an error.
@@ -197,7 +271,7 @@ impl ProgressLine {
 /// Evaluate, showing a [`ProgressLine`] while it runs when stderr is a terminal.
 pub fn evaluate_on_terminal(
     program: Arc<prooflog::Program>,
-    facts: &[prooflog::store::InputFact],
+    facts: &InputFacts,
     provenance: bool,
 ) -> prooflog::Result<prooflog::FactBase> {
     use prooflog::eval::{EvalOptions, Progress, ProgressFn};
@@ -243,7 +317,7 @@ mod tests {
         assert_eq!(j["error"]["line"], 2);
         assert_eq!(j["more"][0]["message"], "second");
         assert_eq!(j["more"][0]["help"], "fix it");
-        assert!(j["more"][0]["file"].is_null());
+        assert!(j["more"][0].get("file").is_none(), "no null fields");
         let single = error_json(&Error {
             diagnostics: vec![Diagnostic::new(ErrorCode::Io, "x")],
         });

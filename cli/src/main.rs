@@ -10,8 +10,12 @@
 
 mod answer;
 mod common;
+mod detect;
+mod pack;
 mod prove;
+mod rag;
 mod run;
+mod souffle;
 
 use std::process::ExitCode;
 
@@ -43,6 +47,25 @@ enum Command {
     Gate(answer::GateArgs),
     /// Grade how well cited facts ground a claim.
     Ground(answer::GroundArgs),
+    /// Run the whole RAG pipeline on the embedded drone pack and explain each step.
+    ///
+    /// One request: its evidence as an overlay on the shared base, the proof of the
+    /// conclusion as a tree, why another goal is not proved, the tagged context block,
+    /// a model answer with one unsupported sentence, and what the hallucination
+    /// firewall kept and stripped.
+    Demo(rag::DemoArgs),
+    /// Answer goals over rule packs and evidence, through the whole RAG pipeline.
+    ///
+    /// Evaluates the packs' base once, overlays the request's evidence, proves the
+    /// goals (or explains why not), renders the context block, generates an answer
+    /// and checks it with the firewall. Exit status: 0 proved and delivered, 1 no
+    /// goal proved or the firewall abstained, 2 bad input.
+    Ask(rag::AskArgs),
+    /// Rule packs: check one (its manifest, rules and samples), list several.
+    Pack(pack::PackArgs),
+    /// Detect hallucinations in an answer against the fact base and the dialogue, and
+    /// say how to mitigate them (exit 1 when any is flagged).
+    Detect(Box<detect::DetectArgs>),
 }
 
 /// Parse arguments, run the command, map its outcome to an exit code.
@@ -79,6 +102,10 @@ fn main() -> ExitCode {
         Command::Check(args) => answer::check(args),
         Command::Gate(args) => answer::gate(args),
         Command::Ground(args) => answer::ground(args),
+        Command::Demo(args) => rag::demo(args),
+        Command::Ask(args) => rag::ask(args),
+        Command::Pack(args) => pack::execute(args),
+        Command::Detect(args) => detect::execute(*args),
     }
 }
 

@@ -153,7 +153,12 @@ fn check_reads_stdin_and_prints_text() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("stripped (coverage 0.50; 1 supported, 1 stripped)"));
-    assert!(text.contains("cites tags not in the allowed set: HEDGE-3"));
+    assert!(
+        text.contains(
+            "  stripped: Drone 42 is armed with missiles [HEDGE-3].\n    reason: It cites HEDGE-3, which is not among the allowed tags.\n"
+        ),
+        "{text}"
+    );
     assert!(
         text.trim_end()
             .ends_with("Drone 7 is a member of group 42 [HEDGE-42].")
@@ -260,7 +265,7 @@ fn check_refuses_a_proof_the_pack_does_not_prove() {
         "--require-proof",
     ]);
     assert_eq!(out.status.code(), Some(2));
-    // A node's own words are not the pack's: they are ignored, not trusted.
+    // A node's words that are not the pack's are refused, not trusted.
     let mut worded: serde_json::Value = serde_json::from_str(&proved_proof()).expect("proof JSON");
     worded["nodes"][1]["text"] = "drone 7 carries explosives".into();
     let worded = write(&dir, "worded.json", &worded.to_string());
@@ -273,8 +278,14 @@ fn check_refuses_a_proof_the_pack_does_not_prove() {
         &worded,
         "--verify-content",
     ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(stdout_json(&out)["outcome"], "abstained");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let e = stderr_json(&out);
+    let message = e["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("node L1 says \"drone 7 carries explosives\"")
+            && message.contains("the pack says \"drone 7 is a member of group 42\""),
+        "{e}"
+    );
 }
 
 /// `check --goal` proves the goals itself: the tags and words come from the pack.
@@ -685,6 +696,36 @@ fn check_verify_content_with_the_packs_verbalisations() {
         pack,
     ]);
     assert_eq!(out.status.code(), Some(2));
+
+    // Without --program (the embedded pack), from any directory: the same verdicts.
+    let alone = support::prooflog_in(
+        &std::env::temp_dir(),
+        &[
+            "check",
+            "--answer",
+            &answer,
+            "--proof",
+            &proof,
+            "--verify-content",
+        ],
+    );
+    assert_eq!(stdout_json(&alone)["supported_count"], 1, "{alone:?}");
+
+    // A proof file without words: the words come from the pack, never from the file.
+    let mut tree: serde_json::Value = serde_json::from_slice(&proved.stdout).expect("proof JSON");
+    for node in tree["nodes"].as_array_mut().expect("nodes") {
+        node.as_object_mut().expect("node").remove("text");
+    }
+    let wordless = write(&dir, "wordless.json", &tree.to_string());
+    let bare = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &wordless,
+        "--verify-content",
+    ]);
+    assert_eq!(stdout_json(&bare)["supported_count"], 1, "{bare:?}");
 }
 
 /// `ground --evidence`: facts cited by the `HEDGE-<edge_idx>` tags the loader gives

@@ -2,18 +2,50 @@
 //! aggregates, calling a sink once per complete binding with the binding's
 //! confidence (the minimum over its premises) and height (the maximum).
 
+use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::ops::Range;
 
 use hashbrown::HashSet;
-use lasso::{Key, Rodeo, Spur};
 use rustc_hash::FxBuildHasher;
 
 use crate::eval::FactId;
 use crate::eval::plan::{Access, AggPlan, CExpr, Cell, Plan, Step, Version};
 use crate::eval::relation::Relation;
-use crate::ir::{AggFunc, ArithOp, CmpOp};
+use crate::eval::symbols::Symbols;
+use crate::ir::{AggFunc, ArithOp, CmpOp, Functor, TestFn};
 use crate::value::ColumnType;
+
+/// The symbols a plan reads, and (during evaluation) the table that functors
+/// creating symbols (`cat`, `substr`, `to_string`) write to.
+#[derive(Clone, Copy)]
+pub(crate) enum Syms<'a> {
+    /// Read only (replaying a recorded derivation: every symbol it makes already
+    /// exists).
+    Read(&'a Symbols),
+    /// Evaluation: new symbols are interned.
+    Write(&'a RefCell<Symbols>),
+}
+
+impl Syms<'_> {
+    /// Run `f` with the symbol table.
+    #[inline]
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&Symbols) -> R) -> R {
+        match self {
+            Syms::Read(r) => f(r),
+            Syms::Write(c) => f(&c.borrow()),
+        }
+    }
+
+    /// The cell of symbol `s`, interning it when writing (`None` when reading and it
+    /// does not exist).
+    pub(crate) fn intern(&self, s: &str) -> Option<u64> {
+        match self {
+            Syms::Read(r) => r.get(s),
+            Syms::Write(c) => Some(c.borrow_mut().get_or_intern(s)),
+        }
+    }
+}
 
 /// What a plan reads: the relations and, per relation, how many rows each version
 /// covers in this round.
@@ -25,7 +57,7 @@ pub(crate) struct Ctx<'a> {
     pub full: &'a [u32],
     /// The delta rows of the plan's delta relation.
     pub delta: &'a [u32],
-    pub interner: &'a Rodeo,
+    pub syms: Syms<'a>,
     /// Track heights and premise facts.
     pub provenance: bool,
 }
@@ -180,17 +212,25 @@ impl Run<'_, '_> {
                         }
                     }
                     Access::Index { index, key } => {
-                        let rows = with_key(key, &frame.slots, |k| r.lookup(*index, k));
-                        // Usually every row of the bucket is below the limit.
-                        let n = match rows.last() {
-                            Some(&last) if last >= limit => {
-                                rows.partition_point(|&row| row < limit)
-                            }
-                            _ => rows.len(),
+                        // A layer's base rows, then its own; a plain relation's
+                        // second list is empty.
+                        let (rows, more) = with_key(key, &frame.slots, |k| r.lookup(*index, k));
+                        let n = below(rows, limit);
+                        let m = if n < rows.len() {
+                            0
+                        } else {
+                            below(more, limit)
                         };
-                        let range = self.window(chunked, n);
-                        for &row in &rows[range] {
+                        let range = self.window(chunked, n + m);
+                        let first = range.start.min(n)..range.end.min(n);
+                        for &row in &rows[first] {
                             visit(self, frame, row);
+                        }
+                        if m > 0 {
+                            let second = range.start.max(n) - n..range.end.max(n) - n;
+                            for &row in &more[second] {
+                                visit(self, frame, row);
+                            }
                         }
                     }
                     Access::Exact { key } => {
@@ -215,16 +255,32 @@ impl Run<'_, '_> {
                 left,
                 right,
             } => {
-                let (Some(a), Some(b)) = (eval(left, &frame.slots), eval(right, &frame.slots))
+                let (Some(a), Some(b)) = (
+                    eval(left, &frame.slots, ctx.syms),
+                    eval(right, &frame.slots, ctx.syms),
+                ) else {
+                    return;
+                };
+                if compare(*op, *ty, a, b, ctx.syms) {
+                    self.steps(steps, i + 1, frame, conf, height, top);
+                }
+            }
+            Step::Test {
+                test,
+                args,
+                negated,
+                regex,
+            } => {
+                let Some(holds) = run_test(*test, args, regex.as_deref(), &frame.slots, ctx.syms)
                 else {
                     return;
                 };
-                if compare(*op, *ty, a, b, ctx.interner) {
+                if holds != *negated {
                     self.steps(steps, i + 1, frame, conf, height, top);
                 }
             }
             Step::Assign { slot, expr } => {
-                let Some(v) = eval(expr, &frame.slots) else {
+                let Some(v) = eval(expr, &frame.slots, ctx.syms) else {
                     return;
                 };
                 frame.slots[*slot] = v;
@@ -258,12 +314,25 @@ impl Run<'_, '_> {
     }
 }
 
+/// How many rows of an ascending list are below `limit`.
+#[inline]
+fn below(rows: &[u32], limit: u32) -> usize {
+    // Usually every row of the bucket is below the limit.
+    match rows.last() {
+        Some(&last) if last >= limit => rows.partition_point(|&row| row < limit),
+        _ => rows.len(),
+    }
+}
+
 /// Whether no row of `rel` matches the access's key.
 pub(crate) fn absent(rels: &[Relation], rel: u32, access: &Access, slots: &[u64]) -> bool {
     let r = &rels[rel as usize];
     match access {
         Access::All => r.len() == 0,
-        Access::Index { index, key } => with_key(key, slots, |k| r.lookup(*index, k).is_empty()),
+        Access::Index { index, key } => with_key(key, slots, |k| {
+            let (a, b) = r.lookup(*index, k);
+            a.is_empty() && b.is_empty()
+        }),
         Access::Exact { key } => with_key(key, slots, |k| r.find(k).is_none()),
     }
 }
@@ -278,13 +347,14 @@ pub(crate) fn aggregate(
 ) -> Option<(u64, f64, u32)> {
     let mut count: u64 = 0;
     let mut acc: Option<u64> = None;
+    let mut mean_sum = 0.0f64;
     let mut failed = false;
     let mut min_conf = 1.0f64;
     let mut max_h = 0u32;
     let mut facts: Vec<FactId> = Vec::new();
     let mut seen: HashSet<FactId, FxBuildHasher> = HashSet::with_hasher(FxBuildHasher);
     let provenance = ctx.provenance;
-    let interner = ctx.interner;
+    let syms = ctx.syms;
     {
         let mut sink = |frame: &mut Frame, c: f64, h: u32| {
             count += 1;
@@ -301,10 +371,18 @@ pub(crate) fn aggregate(
             let Some((target, ty)) = &agg.target else {
                 return;
             };
-            let Some(v) = eval(target, &frame.slots) else {
+            let Some(v) = eval(target, &frame.slots, syms) else {
                 failed = true;
                 return;
             };
+            if agg.func == AggFunc::Mean {
+                mean_sum += match ty {
+                    ColumnType::Number => v as i64 as f64,
+                    ColumnType::Unsigned => v as f64,
+                    _ => f64::from_bits(v),
+                };
+                return;
+            }
             acc = match (acc, agg.func) {
                 (None, _) => Some(v),
                 (Some(a), AggFunc::Sum) => {
@@ -314,17 +392,17 @@ pub(crate) fn aggregate(
                     }
                     s.or(Some(a))
                 }
-                (Some(a), AggFunc::Min) => Some(if compare(CmpOp::Lt, *ty, v, a, interner) {
+                (Some(a), AggFunc::Min) => Some(if compare(CmpOp::Lt, *ty, v, a, syms) {
                     v
                 } else {
                     a
                 }),
-                (Some(a), AggFunc::Max) => Some(if compare(CmpOp::Gt, *ty, v, a, interner) {
+                (Some(a), AggFunc::Max) => Some(if compare(CmpOp::Gt, *ty, v, a, syms) {
                     v
                 } else {
                     a
                 }),
-                (Some(a), AggFunc::Count) => Some(a),
+                (Some(a), AggFunc::Count | AggFunc::Mean) => Some(a),
             };
         };
         let mut total = 0;
@@ -350,20 +428,23 @@ pub(crate) fn aggregate(
             ColumnType::Float => (count as f64).to_bits(),
             ColumnType::Symbol => return None,
         },
+        AggFunc::Mean => float((mean_sum / (count as f64)).to_bits()).filter(|_| count > 0)?,
         _ => acc?,
     };
     Some((value, min_conf, max_h))
 }
 
-/// Evaluate an expression; `None` on overflow, division by zero or a NaN result.
-pub(crate) fn eval(e: &CExpr, slots: &[u64]) -> Option<u64> {
+/// Evaluate an expression; `None` on overflow, division by zero, a NaN result or a
+/// conversion that has no value (`to_number("x")`).
+pub(crate) fn eval(e: &CExpr, slots: &[u64], syms: Syms<'_>) -> Option<u64> {
     match e {
         CExpr::Slot(s) => Some(slots[*s]),
         CExpr::Const(c) => Some(*c),
         CExpr::Never => None,
-        CExpr::Bin(op, ty, l, r) => arith(*op, *ty, eval(l, slots)?, eval(r, slots)?),
+        CExpr::Bin(op, ty, l, r) => arith(*op, *ty, eval(l, slots, syms)?, eval(r, slots, syms)?),
+        CExpr::Call(f, args, ty) => call(*f, args, *ty, slots, syms),
         CExpr::Neg(ty, x) => {
-            let v = eval(x, slots)?;
+            let v = eval(x, slots, syms)?;
             match ty {
                 ColumnType::Number => (v as i64).checked_neg().map(|n| n as u64),
                 ColumnType::Unsigned => (v == 0).then_some(0),
@@ -379,6 +460,7 @@ fn float(bits: u64) -> Option<u64> {
 }
 
 fn arith(op: ArithOp, ty: ColumnType, a: u64, b: u64) -> Option<u64> {
+    let shift = |b: u64| u32::try_from(b).ok().filter(|&s| s < 64);
     match ty {
         ColumnType::Number => {
             let (a, b) = (a as i64, b as i64);
@@ -388,6 +470,16 @@ fn arith(op: ArithOp, ty: ColumnType, a: u64, b: u64) -> Option<u64> {
                 ArithOp::Mul => a.checked_mul(b),
                 ArithOp::Div => a.checked_div(b),
                 ArithOp::Rem => a.checked_rem(b),
+                ArithOp::Pow => a.checked_pow(u32::try_from(b).ok()?),
+                ArithOp::BAnd => Some(a & b),
+                ArithOp::BOr => Some(a | b),
+                ArithOp::BXor => Some(a ^ b),
+                ArithOp::Shl => Some(a << shift(b as u64)?),
+                ArithOp::Shr => Some(a >> shift(b as u64)?),
+                ArithOp::ShrU => Some(((a as u64) >> shift(b as u64)?) as i64),
+                ArithOp::LAnd => Some(i64::from(a != 0 && b != 0)),
+                ArithOp::LOr => Some(i64::from(a != 0 || b != 0)),
+                ArithOp::LXor => Some(i64::from((a != 0) != (b != 0))),
             }
             .map(|x| x as u64)
         }
@@ -397,15 +489,30 @@ fn arith(op: ArithOp, ty: ColumnType, a: u64, b: u64) -> Option<u64> {
             ArithOp::Mul => a.checked_mul(b),
             ArithOp::Div => a.checked_div(b),
             ArithOp::Rem => a.checked_rem(b),
+            ArithOp::Pow => a.checked_pow(u32::try_from(b).ok()?),
+            ArithOp::BAnd => Some(a & b),
+            ArithOp::BOr => Some(a | b),
+            ArithOp::BXor => Some(a ^ b),
+            ArithOp::Shl => Some(a << shift(b)?),
+            ArithOp::Shr | ArithOp::ShrU => Some(a >> shift(b)?),
+            ArithOp::LAnd => Some(u64::from(a != 0 && b != 0)),
+            ArithOp::LOr => Some(u64::from(a != 0 || b != 0)),
+            ArithOp::LXor => Some(u64::from((a != 0) != (b != 0))),
         },
         ColumnType::Float => {
             let (a, b) = (f64::from_bits(a), f64::from_bits(b));
+            let truth = |t: bool| if t { 1.0 } else { 0.0 };
             let x = match op {
                 ArithOp::Add => a + b,
                 ArithOp::Sub => a - b,
                 ArithOp::Mul => a * b,
                 ArithOp::Div => a / b,
                 ArithOp::Rem => a % b,
+                ArithOp::Pow => a.powf(b),
+                ArithOp::LAnd => truth(a != 0.0 && b != 0.0),
+                ArithOp::LOr => truth(a != 0.0 || b != 0.0),
+                ArithOp::LXor => truth((a != 0.0) != (b != 0.0)),
+                _ => return None,
             };
             float(x.to_bits())
         }
@@ -413,8 +520,170 @@ fn arith(op: ArithOp, ty: ColumnType, a: u64, b: u64) -> Option<u64> {
     }
 }
 
+/// Apply a functor; `args` are the argument expressions with their types, `ty` the
+/// result's type.
+fn call(
+    f: Functor,
+    args: &[(CExpr, ColumnType)],
+    ty: ColumnType,
+    slots: &[u64],
+    syms: Syms<'_>,
+) -> Option<u64> {
+    let arg = |i: usize| eval(&args[i].0, slots, syms);
+    let arg_ty = args.first().map_or(ty, |a| a.1);
+    match f {
+        Functor::Cat => {
+            let mut s = String::new();
+            for (a, _) in args {
+                let v = eval(a, slots, syms)?;
+                syms.with(|r| s.push_str(r.resolve(v)));
+            }
+            syms.intern(&s)
+        }
+        Functor::Strlen => {
+            let v = arg(0)?;
+            Some(syms.with(|r| r.resolve(v).chars().count()) as u64)
+        }
+        Functor::Substr => {
+            let (v, i, n) = (arg(0)?, arg(1)? as i64, arg(2)? as i64);
+            let part: String = syms.with(|r| {
+                let text = r.resolve(v);
+                let len = text.chars().count() as i64;
+                if i < 0 || i > len {
+                    return String::new();
+                }
+                let n = if n < 0 { len - i } else { n.min(len - i) };
+                text.chars().skip(i as usize).take(n as usize).collect()
+            });
+            syms.intern(&part)
+        }
+        Functor::Ord => arg(0),
+        Functor::ToNumber | Functor::ToUnsigned | Functor::ToFloat => {
+            convert(arg(0)?, arg_ty, ty, syms)
+        }
+        Functor::ToString => {
+            let v = arg(0)?;
+            let text = match arg_ty {
+                ColumnType::Number => (v as i64).to_string(),
+                ColumnType::Unsigned => v.to_string(),
+                ColumnType::Float => f64::from_bits(v).to_string(),
+                ColumnType::Symbol => return Some(v),
+            };
+            syms.intern(&text)
+        }
+        Functor::Min | Functor::Max => {
+            let op = if f == Functor::Min {
+                CmpOp::Lt
+            } else {
+                CmpOp::Gt
+            };
+            let mut best = arg(0)?;
+            for (a, _) in &args[1..] {
+                let v = eval(a, slots, syms)?;
+                if compare(op, arg_ty, v, best, syms) {
+                    best = v;
+                }
+            }
+            Some(best)
+        }
+        Functor::Abs => {
+            let v = arg(0)?;
+            match arg_ty {
+                ColumnType::Number => (v as i64).checked_abs().map(|x| x as u64),
+                ColumnType::Float => Some(f64::from_bits(v).abs().to_bits()),
+                _ => Some(v),
+            }
+        }
+        Functor::BNot => match arg_ty {
+            ColumnType::Number | ColumnType::Unsigned => Some(!arg(0)?),
+            _ => None,
+        },
+        Functor::LNot => {
+            let v = arg(0)?;
+            match arg_ty {
+                ColumnType::Float => Some(
+                    (if f64::from_bits(v) == 0.0 {
+                        1.0f64
+                    } else {
+                        0.0
+                    })
+                    .to_bits(),
+                ),
+                _ => Some(u64::from(v == 0)),
+            }
+        }
+    }
+}
+
+/// Convert a value of type `from` to type `to` (`to_number`, `to_unsigned`,
+/// `to_float`): symbols are parsed, floats truncated toward zero; `None` when the
+/// value has none of the target type.
+fn convert(v: u64, from: ColumnType, to: ColumnType, syms: Syms<'_>) -> Option<u64> {
+    use ColumnType::*;
+    match (from, to) {
+        (a, b) if a == b => Some(v),
+        (Symbol, _) => {
+            let value = syms.with(|r| to.parse(r.resolve(v)))?;
+            crate::value::cell::encode_scalar(&value, to).or(match (value, to) {
+                (crate::value::Value::Number(i), Float) => Some((i as f64).to_bits()),
+                (crate::value::Value::Unsigned(u), Float) => Some((u as f64).to_bits()),
+                _ => None,
+            })
+        }
+        (Number, Unsigned) => u64::try_from(v as i64).ok(),
+        (Number, Float) => Some((v as i64 as f64).to_bits()),
+        (Unsigned, Number) => i64::try_from(v).ok().map(|x| x as u64),
+        (Unsigned, Float) => Some((v as f64).to_bits()),
+        (Float, Number) => {
+            let x = f64::from_bits(v).trunc();
+            (-9.223_372_036_854_776e18..9.223_372_036_854_776e18)
+                .contains(&x)
+                .then_some(x as i64 as u64)
+        }
+        (Float, Unsigned) => {
+            let x = f64::from_bits(v).trunc();
+            (0.0..1.844_674_407_370_955_2e19)
+                .contains(&x)
+                .then_some(x as u64)
+        }
+        _ => None,
+    }
+}
+
+/// Run a built-in test; `None` when an argument has no value.
+fn run_test(
+    test: TestFn,
+    args: &[CExpr],
+    regex: Option<&regex::Regex>,
+    slots: &[u64],
+    syms: Syms<'_>,
+) -> Option<bool> {
+    match test {
+        TestFn::True => Some(true),
+        TestFn::False => Some(false),
+        TestFn::Contains => {
+            let (a, b) = (eval(&args[0], slots, syms)?, eval(&args[1], slots, syms)?);
+            Some(syms.with(|r| r.resolve(b).contains(r.resolve(a))))
+        }
+        TestFn::Match => {
+            let text = eval(&args[1], slots, syms)?;
+            match regex {
+                Some(re) => Some(syms.with(|r| re.is_match(r.resolve(text)))),
+                None => {
+                    let pattern = eval(&args[0], slots, syms)?;
+                    let re = syms
+                        .with(|r| regex::Regex::new(&format!("^(?:{})$", r.resolve(pattern))))
+                        .ok();
+                    // An invalid pattern matches nothing (as in Soufflé).
+                    Some(re.is_some_and(|re| syms.with(|r| re.is_match(r.resolve(text)))))
+                }
+            }
+        }
+    }
+}
+
 /// Compare two cells of type `ty` (symbols by their text).
-pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, interner: &Rodeo) -> bool {
+pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, syms: Syms<'_>) -> bool {
     let ord = match ty {
         ColumnType::Number => (a as i64).cmp(&(b as i64)),
         ColumnType::Unsigned => a.cmp(&b),
@@ -426,7 +695,7 @@ pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, interner: &Rode
             if a == b {
                 Ordering::Equal
             } else {
-                symbol(a, interner).cmp(symbol(b, interner))
+                syms.with(|r| r.resolve(a).cmp(r.resolve(b)))
             }
         }
     };
@@ -438,10 +707,4 @@ pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, interner: &Rode
         CmpOp::Gt => ord == Ordering::Greater,
         CmpOp::Ge => ord != Ordering::Less,
     }
-}
-
-fn symbol(cell: u64, interner: &Rodeo) -> &str {
-    Spur::try_from_usize(cell as usize)
-        .and_then(|k| interner.try_resolve(&k))
-        .unwrap_or("")
 }

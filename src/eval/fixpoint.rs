@@ -12,12 +12,11 @@
 use std::hash::Hasher;
 use std::time::Instant;
 
-use lasso::Rodeo;
-
 use crate::diag::{Diagnostic, ErrorCode, Result};
-use crate::eval::exec::{self, Ctx, Frame};
+use crate::eval::exec::{self, Ctx, Frame, Syms};
 use crate::eval::plan::{CExpr, Plan, Planner, Premise, Step, Version};
-use crate::eval::relation::{AGG_MARK, DerivRec, Meta, NO_EVIDENCE, Relation, tag_of};
+use crate::eval::relation::{AGG_MARK, Meta, NO_EVIDENCE, Relation, tag_of};
+use crate::eval::symbols::Symbols;
 use crate::eval::{EvalOptions, FactId, Progress, Stats, StratumStats};
 use crate::ir::{Literal, Program};
 
@@ -59,12 +58,14 @@ pub(crate) struct Engine<'a> {
     pub program: &'a Program,
     pub options: &'a EvalOptions,
     pub rels: Vec<Relation>,
-    pub interner: Rodeo,
+    /// Symbols; functors that make new ones (`cat`, `to_string`) intern them during
+    /// the joins, hence the cell.
+    pub interner: std::cell::RefCell<Symbols>,
     pub stats: Stats,
     /// Base plan (no delta) of every rule, by rule id.
     pub base_plans: Vec<Option<Plan>>,
     /// Per relation: rows already queued for the next delta.
-    queued: Vec<Vec<bool>>,
+    queued: Vec<Queued>,
     /// Per relation: the next delta.
     next_delta: Vec<Vec<u32>>,
     derived_total: usize,
@@ -93,15 +94,15 @@ impl<'a> Engine<'a> {
         program: &'a Program,
         options: &'a EvalOptions,
         rels: Vec<Relation>,
-        interner: Rodeo,
+        interner: Symbols,
     ) -> Engine<'a> {
         let n = rels.len();
-        let queued = rels.iter().map(|r| vec![false; r.len() as usize]).collect();
+        let queued = rels.iter().map(Queued::for_relation).collect();
         Engine {
             program,
             options,
             rels,
-            interner,
+            interner: std::cell::RefCell::new(interner),
             stats: Stats::default(),
             base_plans: vec![None; program.rules.len()],
             queued,
@@ -168,7 +169,7 @@ impl<'a> Engine<'a> {
             if seed.is_some() {
                 let mut planner = Planner {
                     program,
-                    interner: &mut self.interner,
+                    interner: self.interner.get_mut(),
                     rels: &mut self.rels,
                     replay_only: false,
                 };
@@ -184,7 +185,7 @@ impl<'a> Engine<'a> {
             let recursive = stratum.recursive && reads_stratum(rule);
             let mut planner = Planner {
                 program,
-                interner: &mut self.interner,
+                interner: self.interner.get_mut(),
                 rels: &mut self.rels,
                 replay_only: recursive,
             };
@@ -254,7 +255,7 @@ impl<'a> Engine<'a> {
             }
             for (rel, q) in self.queued.iter_mut().enumerate() {
                 for &row in &deltas[rel] {
-                    q[row as usize] = false;
+                    q.set(row, false);
                 }
             }
             if deltas.iter().all(|d| d.is_empty()) {
@@ -299,14 +300,21 @@ impl<'a> Engine<'a> {
         // Changes of a finished stratum feed no rule of its own.
         for (rel, d) in self.next_delta.iter_mut().enumerate() {
             for &row in d.iter() {
-                self.queued[rel][row as usize] = false;
+                self.queued[rel].set(row, false);
             }
             d.clear();
         }
         for (rid, plan) in replay {
             self.base_plans[rid as usize] = Some(plan);
         }
-        if self.provenance() && self.conf_raised {
+        // The least-height pass revisits every fact of the stratum; a layer over a
+        // shared base keeps the derivations the rounds chose (of the best
+        // confidence, so valid, but not re-selected for least height).
+        let layered = stratum
+            .relations
+            .iter()
+            .any(|&r| self.rels[r as usize].is_layer());
+        if self.provenance() && self.conf_raised && !layered {
             self.settle_heights(si, &in_stratum)?;
         }
         self.stats.strata.push(st);
@@ -314,27 +322,105 @@ impl<'a> Engine<'a> {
     }
 
     /// Empty a relation down to its input facts (at their input confidence), for
-    /// re-evaluating its stratum from scratch.
-    pub fn reset_to_inputs(&mut self, rel: usize, evidence: &[crate::store::InputFact]) {
+    /// re-evaluating its stratum from scratch. The relation becomes plain (a layer's
+    /// base is left alone): its rows are renumbered.
+    pub fn reset_to_inputs(
+        &mut self,
+        rel: usize,
+        evidence: &dyn Fn(u32) -> Option<f64>,
+    ) -> Result<()> {
         let old = &self.rels[rel];
         let mut fresh = Relation::new(self.program.relations[rel].arity());
-        for row in 0..old.len() {
-            let k = old.evidence[row as usize];
-            if k == NO_EVIDENCE {
-                continue;
-            }
-            let conf = evidence.get(k as usize).map_or(1.0, |e| e.confidence);
+        let provenance = self.provenance();
+        for row in old.input_rows() {
+            let k = old.evidence_of(row);
+            let conf = evidence(k).unwrap_or(1.0);
             let (_, new) = fresh.insert(old.row(row), Meta::input(conf));
             if new {
-                fresh.evidence.push(k);
-                if self.provenance() {
-                    fresh.deriv.push(DerivRec::default());
+                fresh.push_records(k, provenance.then_some(&[][..]))?;
+            }
+        }
+        self.queued[rel] = Queued::for_relation(&fresh);
+        self.next_delta[rel].clear();
+        self.rels[rel] = fresh;
+        Ok(())
+    }
+
+    /// Whether a fact new to a relation that stratum `si` negates (a row of
+    /// `changed` from `base_len` on) blocks a derivation of a fact that exists: each
+    /// rule is run with that negation read positively, its delta being the new facts.
+    /// When none does, the stratum's facts need not be recomputed: the new negated
+    /// facts remove nothing, and seeded rounds apply them to what is derived next.
+    pub fn negations_block(
+        &mut self,
+        si: usize,
+        changed: &[Vec<u32>],
+        base_len: &[u32],
+    ) -> Result<bool> {
+        let program = self.program;
+        let everything = vec![true; program.relations.len()];
+        for &rid in &program.strata[si].rules {
+            let rule = program.rule(rid);
+            for (i, lit) in rule.body.iter().enumerate() {
+                let Literal::Negated(a) = lit else { continue };
+                let fresh: Vec<u32> = changed[a.rel as usize]
+                    .iter()
+                    .copied()
+                    .filter(|&r| r >= base_len[a.rel as usize])
+                    .collect();
+                if fresh.is_empty() {
+                    continue;
+                }
+                let probe = negation_probe(rule, i);
+                let plan = Planner {
+                    program,
+                    interner: self.interner.get_mut(),
+                    rels: &mut self.rels,
+                    replay_only: false,
+                }
+                .plan(&probe, Some(i), &everything)?;
+                if self.emits_existing(&plan, &fresh) {
+                    return Ok(true);
                 }
             }
         }
-        self.queued[rel] = vec![false; fresh.len() as usize];
-        self.next_delta[rel].clear();
-        self.rels[rel] = fresh;
+        Ok(false)
+    }
+
+    /// Whether running `plan` over `delta` derives a fact its head relation has.
+    fn emits_existing(&self, plan: &Plan, delta: &[u32]) -> bool {
+        if !plan.feasible {
+            return false;
+        }
+        let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
+        let ctx = Ctx {
+            rels: &self.rels,
+            old: &lens,
+            full: &lens,
+            delta,
+            syms: Syms::Write(&self.interner),
+            provenance: false,
+        };
+        let syms = ctx.syms;
+        let head = &self.rels[plan.head_rel as usize];
+        let mut found = false;
+        let mut cells = Vec::with_capacity(plan.head.len());
+        let mut sink = |frame: &mut Frame, _: f64, _: u32| {
+            if found {
+                return;
+            }
+            cells.clear();
+            for e in &plan.head {
+                match exec::eval(e, &frame.slots, syms) {
+                    Some(v) => cells.push(v),
+                    None => return,
+                }
+            }
+            found = head.find(&cells).is_some();
+        };
+        let mut frame = Frame::new(plan);
+        exec::run_plan(&ctx, plan, &mut frame, 0..usize::MAX, &mut sink);
+        found
     }
 
     fn report(&self, stratum: usize, round: u32, new_facts: usize) {
@@ -370,11 +456,12 @@ impl<'a> Engine<'a> {
                     old,
                     full,
                     delta,
-                    interner: &self.interner,
+                    syms: Syms::Write(&self.interner),
                     provenance,
                 };
+                let syms = ctx.syms;
                 let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
-                    emit(plan, frame, conf, height, provenance, &mut pending);
+                    emit(plan, frame, conf, height, provenance, syms, &mut pending);
                 };
                 exec::run_plan(&ctx, plan, &mut frame, lo..lo + CHUNK, &mut sink)
             };
@@ -433,20 +520,13 @@ impl<'a> Engine<'a> {
                 rule: plan.rule,
             };
             let (row, new) = rel.insert_tagged(cells, tags[k], meta);
-            let r = row as usize;
             if new {
                 self.derived_total += 1;
                 st.derived += 1;
-                rel.evidence.push(NO_EVIDENCE);
-                if provenance {
-                    let prem = &pending.premises
-                        [pending.starts[k] as usize..pending.starts[k + 1] as usize];
-                    let start = arena_push(&mut rel.premises, prem)?;
-                    rel.deriv.push(DerivRec {
-                        start,
-                        len: prem.len() as u32,
-                    });
-                }
+                let prem = provenance.then(|| {
+                    &pending.premises[pending.starts[k] as usize..pending.starts[k + 1] as usize]
+                });
+                rel.push_records(NO_EVIDENCE, prem)?;
                 queued.push(true);
                 next.push(row);
                 continue;
@@ -467,15 +547,15 @@ impl<'a> Engine<'a> {
             if provenance {
                 let prem =
                     &pending.premises[pending.starts[k] as usize..pending.starts[k + 1] as usize];
-                set_premises(rel, r, prem)?;
+                rel.set_premises(row, prem)?;
                 rel.set_meta(row, meta);
             } else {
                 rel.set_conf(row, meta.conf);
             }
             if improved {
                 st.improved += 1;
-                if !queued[r] {
-                    queued[r] = true;
+                if !queued.get(row) {
+                    queued.set(row, true);
                     next.push(row);
                 }
             }
@@ -493,37 +573,63 @@ impl<'a> Engine<'a> {
     }
 }
 
-#[inline]
-/// Record `prem` as row `r`'s premises: over the old ones when they fit, else
-/// appended to the arena.
-pub(super) fn set_premises(rel: &mut Relation, r: usize, prem: &[FactId]) -> Result<()> {
-    let d = rel.deriv[r];
-    let start = if prem.len() <= d.len as usize {
-        rel.premises[d.start as usize..d.start as usize + prem.len()].copy_from_slice(prem);
-        d.start
-    } else {
-        arena_push(&mut rel.premises, prem)?
-    };
-    rel.deriv[r] = DerivRec {
-        start,
-        len: prem.len() as u32,
-    };
-    Ok(())
-}
-
-fn arena_push(arena: &mut Vec<FactId>, prem: &[FactId]) -> Result<u32> {
-    let start = arena.len();
-    if start + prem.len() > u32::MAX as usize {
-        return Err(arena_full());
+/// `rule` with its `i`-th literal, a negation, read as a positive atom: what probes
+/// whether new facts of the negated relation block a derivation.
+pub(crate) fn negation_probe(rule: &crate::ir::Rule, i: usize) -> crate::ir::Rule {
+    let mut probe = rule.clone();
+    if let Some(Literal::Negated(a)) = probe.body.get(i).cloned() {
+        probe.body[i] = Literal::Atom(a);
     }
-    // (`extend` of a short slice writes in place; `extend_from_slice` calls memcpy.)
-    arena.extend(prem.iter().copied());
-    Ok(start as u32)
+    probe
 }
 
-#[cold]
-fn arena_full() -> crate::diag::Error {
-    budget_error("the derivation record outgrew its arena".into())
+/// Which rows of a relation are queued for the next delta: a flag per own row, and a
+/// set for the base rows of a layer (so that a layer over a large base allocates
+/// nothing per base row).
+pub(crate) struct Queued {
+    base_len: u32,
+    own: Vec<bool>,
+    base: rustc_hash::FxHashSet<u32>,
+}
+
+impl Queued {
+    /// Nothing queued, for a relation as it is now.
+    pub fn for_relation(rel: &Relation) -> Queued {
+        let base_len = rel.len() - rel.own_rows();
+        Queued {
+            base_len,
+            own: vec![false; rel.own_rows() as usize],
+            base: Default::default(),
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, row: u32) -> bool {
+        if row < self.base_len {
+            self.base.contains(&row)
+        } else {
+            self.own[(row - self.base_len) as usize]
+        }
+    }
+
+    #[inline]
+    pub fn set(&mut self, row: u32, queued: bool) {
+        if row < self.base_len {
+            if queued {
+                self.base.insert(row);
+            } else if !self.base.is_empty() {
+                self.base.remove(&row);
+            }
+        } else {
+            self.own[(row - self.base_len) as usize] = queued;
+        }
+    }
+
+    /// A row was appended.
+    #[inline]
+    pub fn push(&mut self, queued: bool) {
+        self.own.push(queued);
+    }
 }
 
 /// Buffer one derivation of the plan's head for the frame's binding.
@@ -533,6 +639,7 @@ fn emit(
     conf: f64,
     height: u32,
     provenance: bool,
+    syms: Syms<'_>,
     out: &mut Pending,
 ) {
     let mark = out.cells.len();
@@ -543,7 +650,7 @@ fn emit(
         let v = match e {
             CExpr::Slot(s) => frame.slots[*s],
             CExpr::Const(c) => *c,
-            _ => match exec::eval(e, &frame.slots) {
+            _ => match exec::eval(e, &frame.slots, syms) {
                 Some(v) => v,
                 None => {
                     out.cells.truncate(mark);

@@ -23,8 +23,8 @@ use std::collections::BTreeMap;
 
 use crate::diag::Result;
 use crate::eval::FactId;
-use crate::eval::exec::{self, Ctx, Frame};
-use crate::eval::fixpoint::{Engine, push_premises, set_premises};
+use crate::eval::exec::{self, Ctx, Frame, Syms};
+use crate::eval::fixpoint::{Engine, push_premises};
 use crate::eval::plan::{Plan, Planner, Step, Version};
 use crate::eval::relation::{INPUT_RULE, Meta};
 use crate::ir::Literal;
@@ -57,7 +57,7 @@ impl Engine<'_> {
         {
             let mut planner = Planner {
                 program,
-                interner: &mut self.interner,
+                interner: self.interner.get_mut(),
                 rels: &mut self.rels,
                 replay_only: false,
             };
@@ -196,15 +196,16 @@ impl Engine<'_> {
                 old: lens,
                 full: lens,
                 delta,
-                interner: &self.interner,
+                syms: Syms::Write(&self.interner),
                 provenance: true,
             };
+            let syms = ctx.syms;
             let relation = &self.rels[head];
             let mut cells = Vec::with_capacity(plan.head.len());
             let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
                 cells.clear();
                 for e in &plan.head {
-                    match exec::eval(e, &frame.slots) {
+                    match exec::eval(e, &frame.slots, syms) {
                         Some(v) => cells.push(v),
                         None => return,
                     }
@@ -233,13 +234,12 @@ impl Engine<'_> {
         }
         let relation = &mut self.rels[head];
         for (k, &(row, height)) in pass.found.iter().enumerate() {
-            let i = row as usize;
             let m = relation.meta(row);
             if (height, plan.rule) >= (m.height, m.rule) {
                 continue;
             }
             let prem = &pass.premises[pass.starts[k]..pass.starts[k + 1]];
-            set_premises(relation, i, prem)?;
+            relation.set_premises(row, prem)?;
             relation.set_meta(
                 row,
                 Meta {

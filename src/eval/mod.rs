@@ -27,26 +27,30 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use lasso::Rodeo;
 use serde::Serialize;
 
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::ir::{Literal, Program, RelId, RuleId};
-use crate::store::{InputFact, Provenance};
+use crate::store::InputFact;
 use crate::syntax::{Goal, GoalArg};
 use crate::value::Value;
 
 mod exec;
 mod fixpoint;
 mod heights;
+mod overlay;
 mod plan;
 mod relation;
+mod symbols;
 #[cfg(test)]
 mod tests;
 
 use exec::{Ctx, Frame};
 use plan::{Access, Cell, Plan, Premise, Step, decode, encode, encode_lookup};
-use relation::{AGG_MARK, DerivRec, INPUT_RULE, Meta, NO_EVIDENCE, Relation};
+use relation::{AGG_MARK, INPUT_RULE, Meta, NO_EVIDENCE, Relation};
+use symbols::Symbols;
+
+pub use overlay::{Overlay, OverlayStats, SharedBase};
 
 /// Identifies one fact in a [`FactBase`]: its relation and its row in that relation.
 /// Stable for the life of the fact base.
@@ -164,6 +168,9 @@ pub struct Stats {
     pub input_facts: usize,
     /// Per stratum, in evaluation order.
     pub strata: Vec<StratumStats>,
+    /// Strata an extension or overlay re-evaluated from their input facts (their
+    /// negated or aggregated input changed).
+    pub recomputed_strata: usize,
 }
 
 impl Stats {
@@ -188,14 +195,67 @@ pub struct StratumStats {
 
 /// The result of evaluation: every fact, its confidence and (with provenance on) its
 /// best derivation or its evidence record.
+///
+/// A fact base is either plain (it owns its storage) or an overlay's: a layer over a
+/// shared base (see [`SharedBase`]) that reads the base's rows in place and holds only
+/// what its own evidence added or changed. Both answer every query the same way.
 pub struct FactBase {
     program: Arc<Program>,
-    rels: Vec<Relation>,
-    interner: Rodeo,
+    rels: Arc<Vec<Relation>>,
+    interner: Symbols,
     provenance: bool,
-    evidence: Vec<InputFact>,
+    evidence: Evidence,
     plans: Vec<Option<Plan>>,
     stats: Stats,
+}
+
+/// The input records of a fact base: a shared base's (never written) and its own,
+/// numbered after them.
+#[derive(Clone, Default)]
+pub(crate) struct Evidence {
+    base: Option<Arc<Vec<InputFact>>>,
+    own: Vec<InputFact>,
+}
+
+impl Evidence {
+    fn base_len(&self) -> usize {
+        self.base.as_ref().map_or(0, |b| b.len())
+    }
+
+    /// The record with this index.
+    pub fn get(&self, k: usize) -> Option<&InputFact> {
+        let n = self.base_len();
+        match &self.base {
+            Some(b) if k < n => b.get(k),
+            _ => self.own.get(k.checked_sub(n)?),
+        }
+    }
+
+    /// Every record's index and record, base first.
+    pub fn iter(&self) -> impl Iterator<Item = &InputFact> {
+        self.base.iter().flat_map(|b| b.iter()).chain(&self.own)
+    }
+
+    /// Number of records.
+    pub fn len(&self) -> usize {
+        self.base_len() + self.own.len()
+    }
+
+    fn push(&mut self, fact: InputFact) {
+        self.own.push(fact);
+    }
+
+    /// Move the own records into a shared base, so that layers can share them.
+    fn share(&mut self) {
+        if self.base.is_none() {
+            self.base = Some(Arc::new(std::mem::take(&mut self.own)));
+        }
+    }
+
+    /// The records a layer added (after the base's).
+    pub fn own(&self) -> &[InputFact] {
+        &self.own
+    }
 }
 
 impl FactBase {
@@ -240,25 +300,9 @@ impl FactBase {
     /// variables' bindings and the fact's confidence. An unknown relation or a wrong
     /// arity is an `unknown_relation` / `arity_mismatch` error.
     pub fn query(&self, goal: &Goal) -> Result<Vec<Match>> {
-        let rel = self.relation_id(&goal.predicate).ok_or_else(|| {
-            Diagnostic::new(
-                ErrorCode::UnknownRelation,
-                format!("the program has no relation `{}`", goal.predicate),
-            )
-        })?;
+        let resolved = crate::check::resolve_goal(&self.program, goal)?;
+        let rel = resolved.rel;
         let columns = &self.program.relation(rel).columns;
-        if columns.len() != goal.args.len() {
-            return Err(Diagnostic::new(
-                ErrorCode::ArityMismatch,
-                format!(
-                    "`{}` has {} columns, the query gives {}",
-                    goal.predicate,
-                    columns.len(),
-                    goal.args.len()
-                ),
-            )
-            .into());
-        }
         // Per column: a constant cell to equal, or the column holding the same
         // variable's first occurrence, or nothing.
         enum Pat {
@@ -269,7 +313,7 @@ impl FactBase {
         }
         let mut names: Vec<(&str, usize)> = Vec::new();
         let mut pats = Vec::with_capacity(columns.len());
-        for (c, (arg, col)) in goal.args.iter().zip(columns).enumerate() {
+        for (c, (arg, col)) in resolved.args.iter().zip(columns).enumerate() {
             pats.push(match arg {
                 GoalArg::Const(v) => match encode_lookup(v, col.ty, &self.interner) {
                     Some(x) => Pat::Const(x),
@@ -356,13 +400,12 @@ impl FactBase {
         if !self.provenance {
             return None;
         }
-        let r = &self.rels[fact.rel as usize];
+        let r = self.rels.get(fact.rel as usize)?;
         let meta = (fact.row < r.len()).then(|| r.meta(fact.row))?;
         if meta.rule == INPUT_RULE {
             return None;
         }
-        let rec = *r.deriv.get(fact.row as usize)?;
-        let premises = &r.premises[rec.start as usize..(rec.start + rec.len) as usize];
+        let premises = r.premises_of(fact.row)?;
         Some(Derivation {
             rule: meta.rule,
             premises: premises
@@ -375,114 +418,83 @@ impl FactBase {
         })
     }
 
+    /// Whether `symbol` occurs anywhere in the fact base: in the program's constants
+    /// or in any input or derived fact. (A goal's bare identifier that names one is
+    /// probably a symbol whose quotes were lost.)
+    pub fn has_symbol(&self, symbol: &str) -> bool {
+        self.interner.get(symbol).is_some()
+    }
+
     /// The input record of a fact that was given as input (its evidence), if any.
     pub fn evidence(&self, fact: FactId) -> Option<&InputFact> {
         let r = self.rels.get(fact.rel as usize)?;
-        let k = *r.evidence.get(fact.row as usize)?;
+        if fact.row >= r.len() {
+            return None;
+        }
+        let k = r.evidence_of(fact.row);
         if k == NO_EVIDENCE {
             return None;
         }
         self.evidence.get(k as usize)
     }
 
+    /// Every input record, in the order they were given (an overlay's after its
+    /// base's). A fact given twice has two records; [`FactBase::evidence`] names the
+    /// one it keeps.
+    pub fn input_records(&self) -> impl Iterator<Item = &InputFact> {
+        self.evidence.iter()
+    }
+
+    /// The largest `edge_idx` among the input records (new evidence is numbered after
+    /// it).
+    pub fn max_edge_idx(&self) -> Option<u64> {
+        self.evidence
+            .iter()
+            .filter_map(|f| f.provenance.edge_idx)
+            .max()
+    }
+
     /// A new fact base: this one plus `extra` input facts and their consequences.
     ///
     /// Only consequences are computed: each stratum whose inputs grew runs semi-naive
-    /// rounds seeded with the new and improved facts. A stratum whose negations or
-    /// aggregates read a relation that changed (facts may have to disappear) is
+    /// rounds seeded with the new and improved facts. A stratum whose aggregates read
+    /// a relation that changed, or whose negations read a relation that gained a fact
+    /// blocking one of its existing derivations (facts may have to disappear), is
     /// re-evaluated from its input facts, and so is every stratum that reads one that
     /// was. The result equals evaluating the program over all inputs at once (the
     /// same facts and confidences; rows keep the base's numbering where the base's
     /// strata were only extended). `self` is not changed; provenance follows the base,
     /// budget and progress come from `options`.
     ///
-    /// The new fact base currently starts as a copy of this one's storage.
+    /// `extra` is numbered as evidence added to this base (see
+    /// [`number_inputs`](crate::store::number_inputs)): a fact without an `edge_idx`
+    /// gets one after the largest in use, and an explicit one that names another fact
+    /// of the base is a `bad_input` error; no base fact's tag changes.
+    ///
+    /// The new fact base starts as a copy of this one's storage, and so records
+    /// least-height derivations exactly as a whole evaluation would. A per-request
+    /// overlay ([`SharedBase::overlay`]) computes the same facts and confidences
+    /// without copying anything.
     pub fn extend(&self, extra: &[InputFact], options: &EvalOptions) -> Result<FactBase> {
-        let program = self.program.clone();
-        let options = EvalOptions {
-            provenance: self.provenance,
-            ..options.clone()
-        };
-        let mut rels = self.rels.clone();
-        let mut interner = self.interner.clone();
-        let mut evidence = self.evidence.clone();
-        let base_len: Vec<u32> = rels.iter().map(|r| r.len()).collect();
-        let mut changed = vec![Vec::new(); rels.len()];
-        let added = load_inputs(
-            &program,
-            &mut rels,
-            &mut interner,
-            &mut evidence,
-            extra.to_vec(),
-            self.provenance,
-            &mut changed,
-        )?;
-        let mut engine = fixpoint::Engine::new(&program, &options, rels, interner);
-        engine.stats.input_facts = added;
-        engine.base_plans = self.plans.clone();
-        let mut recomputed = vec![false; program.relations.len()];
-        for (si, stratum) in program.strata.iter().enumerate() {
-            let hit = |rel: RelId| !changed[rel as usize].is_empty() || recomputed[rel as usize];
-            let rules = || stratum.rules.iter().map(|&r| program.rule(r));
-            let nonmonotone_hit = rules().any(|rule| {
-                rule.body.iter().any(|lit| match lit {
-                    Literal::Negated(a) => hit(a.rel),
-                    Literal::Aggregate { body, .. } => body.iter().any(|l| match l {
-                        Literal::Atom(a) | Literal::Negated(a) => hit(a.rel),
-                        _ => false,
-                    }),
-                    _ => false,
-                })
-            });
-            let reads_recomputed = rules().any(|rule| {
-                rule.body
-                    .iter()
-                    .any(|lit| matches!(lit, Literal::Atom(a) if recomputed[a.rel as usize]))
-            });
-            if nonmonotone_hit || reads_recomputed {
-                for &rel in &stratum.relations {
-                    engine.reset_to_inputs(rel as usize, &evidence);
-                    recomputed[rel as usize] = true;
-                    // Its rows were renumbered, and every reader is recomputed too.
-                    changed[rel as usize].clear();
-                }
-                engine.stratum(si, None)?;
-                continue;
-            }
-            let grows = rules().any(|rule| {
-                rule.body
-                    .iter()
-                    .any(|lit| matches!(lit, Literal::Atom(a) if hit(a.rel)))
-            }) || stratum.relations.iter().any(|&r| hit(r));
-            if !grows {
-                engine.stats.strata.push(StratumStats::default());
-                continue;
-            }
-            let seed = fixpoint::Seed {
-                base_len: base_len.clone(),
-                changed: changed.clone(),
-            };
-            engine.stratum(si, Some(&seed))?;
-            for &rel in &stratum.relations {
-                let touched = std::mem::take(&mut engine.touched[rel as usize]);
-                let c = &mut changed[rel as usize];
-                c.extend(touched);
-                c.sort_unstable();
-                c.dedup();
-            }
-        }
-        Ok(FactBase::from_engine(
-            engine,
-            Arc::clone(&program),
-            evidence,
-        ))
+        let mut extra = extra.to_vec();
+        let owners = EvidenceOwners::new(&self.evidence);
+        crate::store::number_inputs(&self.program, &mut extra, &owners)?;
+        let rels: Vec<Relation> = self.rels.iter().cloned().collect();
+        incremental(
+            self,
+            rels,
+            self.interner.clone(),
+            self.evidence.clone(),
+            extra,
+            options,
+        )
     }
 
     /// The fact base an evaluation left in `engine`.
     fn from_engine(
         engine: fixpoint::Engine<'_>,
         program: Arc<Program>,
-        evidence: Vec<InputFact>,
+        evidence: Evidence,
     ) -> FactBase {
         let provenance = engine.options.provenance;
         let fixpoint::Engine {
@@ -494,8 +506,8 @@ impl FactBase {
         } = engine;
         FactBase {
             program,
-            rels,
-            interner,
+            rels: Arc::new(rels),
+            interner: interner.into_inner(),
             provenance,
             evidence,
             plans: base_plans,
@@ -531,11 +543,11 @@ impl FactBase {
         }
         let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
         let ctx = Ctx {
-            rels: &self.rels,
+            rels: &self.rels[..],
             old: &lens,
             full: &lens,
             delta: &[],
-            interner: &self.interner,
+            syms: exec::Syms::Read(&self.interner),
             provenance: false,
         };
         let mut found: Vec<(usize, RelId, Vec<u64>)> = Vec::new();
@@ -548,7 +560,7 @@ impl FactBase {
                         frame.slots[s] = cells[c];
                     }
                 }
-                Step::Assign { slot, expr } => match exec::eval(expr, &frame.slots) {
+                Step::Assign { slot, expr } => match exec::eval(expr, &frame.slots, ctx.syms) {
                     Some(v) => frame.slots[*slot] = v,
                     None => break,
                 },
@@ -560,6 +572,9 @@ impl FactBase {
                         }
                     }
                 }
+                // A projection (a negation with variables of its own) stands for a
+                // pattern, not a fact: like a negation with `_`, it has no node.
+                Step::Absent { rel, .. } if self.program.relation(*rel).auxiliary => {}
                 Step::Absent {
                     rel,
                     access: Access::Exact { key },
@@ -574,7 +589,7 @@ impl FactBase {
                         .collect();
                     found.push((*literal, *rel, cells));
                 }
-                Step::Absent { .. } | Step::Filter { .. } => {}
+                Step::Absent { .. } | Step::Filter { .. } | Step::Test { .. } => {}
             }
         }
         found.sort_by_key(|(lit, _, _)| *lit);
@@ -591,6 +606,153 @@ impl FactBase {
             })
             .collect()
     }
+}
+
+/// Which fact owns each edge index of an evidence list (for numbering evidence added
+/// to it).
+pub(crate) struct EvidenceOwners<'a> {
+    evidence: &'a Evidence,
+    index: rustc_hash::FxHashMap<u64, u32>,
+    max: Option<u64>,
+}
+
+impl<'a> EvidenceOwners<'a> {
+    pub(crate) fn new(evidence: &'a Evidence) -> EvidenceOwners<'a> {
+        let mut index = rustc_hash::FxHashMap::default();
+        let mut max = None;
+        for (k, f) in evidence.iter().enumerate() {
+            if let Some(idx) = f.provenance.edge_idx {
+                index.entry(idx).or_insert(k as u32);
+                max = Some(max.map_or(idx, |m: u64| m.max(idx)));
+            }
+        }
+        EvidenceOwners {
+            evidence,
+            index,
+            max,
+        }
+    }
+}
+
+impl crate::store::EdgeOwners for EvidenceOwners<'_> {
+    fn owner(&self, idx: u64) -> Option<&InputFact> {
+        self.evidence.get(*self.index.get(&idx)? as usize)
+    }
+
+    fn max_index(&self) -> Option<u64> {
+        self.max
+    }
+}
+
+/// Evaluate the consequences of `extra` (numbered) over `base`, whose storage
+/// `rels`, `interner` and `evidence` are (copies of, or layers over) — the core of
+/// [`FactBase::extend`] and of overlays.
+pub(crate) fn incremental(
+    base: &FactBase,
+    mut rels: Vec<Relation>,
+    mut interner: Symbols,
+    mut evidence: Evidence,
+    extra: Vec<InputFact>,
+    options: &EvalOptions,
+) -> Result<FactBase> {
+    let program = Arc::clone(&base.program);
+    let options = EvalOptions {
+        provenance: base.provenance,
+        ..options.clone()
+    };
+    let base_len: Vec<u32> = rels.iter().map(|r| r.len()).collect();
+    let mut changed = vec![Vec::new(); rels.len()];
+    let added = load_inputs(
+        &program,
+        &mut rels,
+        &mut interner,
+        &mut evidence,
+        extra,
+        base.provenance,
+        &mut changed,
+    )?;
+    let mut engine = fixpoint::Engine::new(&program, &options, rels, interner);
+    engine.stats.input_facts = added;
+    engine.base_plans = base.plans.clone();
+    let mut recomputed = vec![false; program.relations.len()];
+    for (si, stratum) in program.strata.iter().enumerate() {
+        let hit = |rel: RelId| !changed[rel as usize].is_empty() || recomputed[rel as usize];
+        let rules = || stratum.rules.iter().map(|&r| program.rule(r));
+        let nonmonotone_hit = rules().any(|rule| {
+            rule.body.iter().any(|lit| match lit {
+                Literal::Negated(a) => hit(a.rel),
+                Literal::Aggregate { body, .. } => body.iter().any(|l| match l {
+                    Literal::Atom(a) | Literal::Negated(a) => hit(a.rel),
+                    _ => false,
+                }),
+                _ => false,
+            })
+        });
+        let reads_recomputed = rules().any(|rule| {
+            rule.body
+                .iter()
+                .any(|lit| matches!(lit, Literal::Atom(a) if recomputed[a.rel as usize]))
+        });
+        // New facts of a negated relation only matter if they block a derivation
+        // the base made: probe for one before recomputing the stratum.
+        let aggregate_hit = rules().any(|rule| {
+            rule.body.iter().any(|lit| match lit {
+                Literal::Aggregate { body, .. } => body.iter().any(|l| match l {
+                    Literal::Atom(a) | Literal::Negated(a) => hit(a.rel),
+                    _ => false,
+                }),
+                _ => false,
+            })
+        });
+        let negates_recomputed = rules().any(|rule| {
+            rule.body
+                .iter()
+                .any(|lit| matches!(lit, Literal::Negated(a) if recomputed[a.rel as usize]))
+        });
+        let must_recompute = reads_recomputed
+            || (nonmonotone_hit
+                && (aggregate_hit
+                    || negates_recomputed
+                    || engine.negations_block(si, &changed, &base_len)?));
+        if must_recompute {
+            for &rel in &stratum.relations {
+                let conf = |k: u32| evidence.get(k as usize).map(|e| e.confidence);
+                engine.reset_to_inputs(rel as usize, &conf)?;
+                recomputed[rel as usize] = true;
+                // Its rows were renumbered, and every reader is recomputed too.
+                changed[rel as usize].clear();
+            }
+            engine.stats.recomputed_strata += 1;
+            engine.stratum(si, None)?;
+            continue;
+        }
+        let grows = rules().any(|rule| {
+            rule.body
+                .iter()
+                .any(|lit| matches!(lit, Literal::Atom(a) if hit(a.rel)))
+        }) || stratum.relations.iter().any(|&r| hit(r));
+        if !grows {
+            engine.stats.strata.push(StratumStats::default());
+            continue;
+        }
+        let seed = fixpoint::Seed {
+            base_len: base_len.clone(),
+            changed: changed.clone(),
+        };
+        engine.stratum(si, Some(&seed))?;
+        for &rel in &stratum.relations {
+            let touched = std::mem::take(&mut engine.touched[rel as usize]);
+            let c = &mut changed[rel as usize];
+            c.extend(touched);
+            c.sort_unstable();
+            c.dedup();
+        }
+    }
+    Ok(FactBase::from_engine(
+        engine,
+        Arc::clone(&program),
+        evidence,
+    ))
 }
 
 fn bad_input(k: usize, fact: &InputFact, program: &Program, what: &str) -> crate::diag::Error {
@@ -616,8 +778,8 @@ fn bad_input(k: usize, fact: &InputFact, program: &Program, what: &str) -> crate
 fn load_inputs(
     program: &Program,
     rels: &mut [Relation],
-    interner: &mut Rodeo,
-    evidence: &mut Vec<InputFact>,
+    interner: &mut Symbols,
+    evidence: &mut Evidence,
     inputs: Vec<InputFact>,
     provenance: bool,
     changed: &mut [Vec<u32>],
@@ -656,13 +818,9 @@ fn load_inputs(
         let id = evidence.len() as u32;
         let r = &mut rels[fact.rel as usize];
         let (row, new) = r.insert(&cells, Meta::input(fact.confidence));
-        let i = row as usize;
         if new {
             added += 1;
-            r.evidence.push(id);
-            if provenance {
-                r.deriv.push(DerivRec::default());
-            }
+            r.push_records(id, provenance.then_some(&[][..]))?;
             changed[fact.rel as usize].push(row);
         } else {
             let m = r.meta(row);
@@ -670,10 +828,19 @@ fn load_inputs(
             let lower_height = provenance && fact.confidence == m.conf && m.rule != INPUT_RULE;
             if higher || lower_height {
                 r.set_meta(row, Meta::input(fact.confidence));
-                r.evidence[i] = id;
+                r.set_evidence(row, id);
                 changed[fact.rel as usize].push(row);
-            } else if r.evidence[i] == NO_EVIDENCE {
-                r.evidence[i] = id;
+            } else {
+                // A derived fact keeps its best input record too: recomputing its
+                // stratum starts from it.
+                let kept = r.evidence_of(row);
+                let better = kept == NO_EVIDENCE
+                    || evidence
+                        .get(kept as usize)
+                        .is_some_and(|e| fact.confidence > e.confidence);
+                if better {
+                    r.set_evidence(row, id);
+                }
             }
         }
         evidence.push(fact);
@@ -681,36 +848,67 @@ fn load_inputs(
     Ok(added)
 }
 
+/// What [`evaluate`] reads: input facts given one by one ([`InputFact`]s) or as a
+/// [`Loader`](crate::store::Loader) typed them ([`InputFacts`](crate::store::InputFacts)).
+pub trait Inputs {
+    /// The facts in their owned form.
+    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]>;
+}
+
+impl Inputs for [InputFact] {
+    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]> {
+        std::borrow::Cow::Borrowed(self)
+    }
+}
+
+impl<const N: usize> Inputs for [InputFact; N] {
+    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]> {
+        std::borrow::Cow::Borrowed(self)
+    }
+}
+
+impl Inputs for Vec<InputFact> {
+    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]> {
+        std::borrow::Cow::Borrowed(self)
+    }
+}
+
+impl Inputs for crate::store::InputFacts {
+    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]> {
+        std::borrow::Cow::Owned(self.to_vec())
+    }
+}
+
 /// Evaluate a program over input facts.
 ///
-/// The input facts are `inputs` followed by the facts written in the program text
-/// (`Program::facts`, with provenance source `"program"`); a fact given twice keeps its
-/// highest confidence and, on ties, its first record. An input of an unknown relation,
-/// of the wrong arity, with a value its column cannot hold, or with a confidence outside
-/// [0, 1] is a `bad_input` error.
-pub fn evaluate(
+/// The input facts are the facts written in the program text (`Program::facts`, with
+/// provenance source `"program"`) followed by `inputs`, numbered by
+/// [`complete_inputs`](crate::store::complete_inputs): `inputs` that already start
+/// with the program's facts (a [`Loader`](crate::store::Loader)'s output) are taken as
+/// they are, and every fact without an `edge_idx` gets one. A fact given twice keeps
+/// its highest confidence and, on ties, its first record. An input of an unknown
+/// relation, of the wrong arity, with a value its column cannot hold, with a
+/// confidence outside [0, 1], or with an `edge_idx` another fact owns is a
+/// `bad_input` error.
+pub fn evaluate<I: Inputs + ?Sized>(
     program: Arc<Program>,
-    inputs: &[InputFact],
+    inputs: &I,
     options: &EvalOptions,
 ) -> Result<FactBase> {
-    let mut interner = Rodeo::new();
+    let inputs = inputs.facts();
+    let inputs: &[InputFact] = &inputs;
+    let mut interner = Symbols::new();
     let mut rels: Vec<Relation> = program
         .relations
         .iter()
         .map(|r| Relation::new(r.arity()))
         .collect();
-    let mut evidence: Vec<InputFact> = Vec::with_capacity(inputs.len() + program.facts.len());
-    let program_facts = program.facts.iter().map(|f| InputFact {
-        rel: f.rel,
-        args: f.args.clone(),
-        confidence: 1.0,
-        provenance: Provenance {
-            source: "program".into(),
-            ..Provenance::default()
-        },
-    });
+    let all = crate::store::complete_inputs(&program, inputs)?;
+    let mut evidence = Evidence {
+        base: None,
+        own: Vec::with_capacity(all.len()),
+    };
     let mut changed = vec![Vec::new(); rels.len()];
-    let all: Vec<InputFact> = inputs.iter().cloned().chain(program_facts).collect();
     let input_facts = load_inputs(
         &program,
         &mut rels,

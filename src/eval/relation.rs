@@ -4,11 +4,18 @@
 //! Rows are append-only and never move, so a row index is a stable fact id and every
 //! index bucket lists its rows in ascending order; readers that must see only an older
 //! version of the relation stop at the first row past their limit.
+//!
+//! A relation may be a layer over a shared, frozen base relation (a per-request
+//! overlay): it reads the base's rows, indexes and records in place and keeps only
+//! what it adds or changes.
 
 use std::hash::Hasher;
+use std::sync::Arc;
 
 use hashbrown::HashTable;
+use rustc_hash::FxHashMap;
 
+use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::FactId;
 
 /// `Meta::rule` of an input fact (height 0, no premises).
@@ -221,33 +228,104 @@ pub(crate) struct Index {
     /// The key columns, in key order.
     pub cols: Vec<usize>,
     table: HashTable<Bucket>,
+    /// In a layered relation: the base's index on the same columns, which answers
+    /// for the base's rows (this one then holds only the layer's own rows). `None`
+    /// in a plain relation, and in a layer whose base lacks such an index (this one
+    /// then covers the base's rows too).
+    base: Option<usize>,
 }
 
 /// Cells after a row's own that hold its [`Meta`]: the confidence's bits, then
 /// `height << 32 | rule`.
 const META_CELLS: usize = 2;
 
+/// What a layer changed in the record of one of its base's rows.
+#[derive(Clone, Copy)]
+struct Patch {
+    meta: Meta,
+    /// The row's premises in the layer's arena; `None`: the base's.
+    deriv: Option<DerivRec>,
+    /// The row's input record.
+    evidence: u32,
+}
+
 /// One relation's facts.
+///
+/// A relation is either plain (it owns every row) or a *layer* over a shared base
+/// relation ([`Relation::over`]): rows `0..base_len` are the base's, read through and
+/// never written (a changed record of a base row is kept in the layer, as a patch),
+/// and rows from `base_len` on are the layer's own. Row numbers are the same in both
+/// forms, so a plan, a [`FactId`] and a delta list mean the same thing in either. A
+/// layer's base is always plain.
 #[derive(Clone)]
 pub(crate) struct Relation {
     arity: usize,
     /// `arity + META_CELLS`: each row is followed by its record, so that checking a
     /// derived tuple against an existing fact reads one cache line, not two.
     stride: usize,
+    /// Rows of the base (0 for a plain relation).
+    base_len: u32,
+    base: Option<Shared>,
+    /// Every row, the base's included.
     len: u32,
+    /// Own rows' cells and records.
     data: Vec<u64>,
-    /// Every row, by a 32-bit digest of its hash (a probe reads the row only when the
-    /// digest matches).
+    /// Own rows, by a 32-bit digest of their hash (a probe reads the row only when
+    /// the digest matches).
     dedup: Dedup,
-    /// Indexes, each on a distinct column set.
+    /// Indexes, each on a distinct column set. A layer starts with its base's, in
+    /// the same positions, so index numbers in plans hold for both.
     pub indexes: Vec<Index>,
-    /// Premises of the best derivation per row (empty when provenance is off).
-    pub deriv: Vec<DerivRec>,
-    /// Premise arena of `deriv`.
-    pub premises: Vec<FactId>,
-    /// Index of the row's input record in the fact base's evidence list, or
+    /// Premises of the best derivation per own row (empty when provenance is off).
+    deriv: Vec<DerivRec>,
+    /// Premise arena of `deriv` and of patches.
+    premises: Vec<FactId>,
+    /// Per own row: index of its input record in the fact base's evidence list, or
     /// [`NO_EVIDENCE`].
-    pub evidence: Vec<u32>,
+    evidence: Vec<u32>,
+    /// Base rows whose record the layer changed.
+    patches: FxHashMap<u32, Patch>,
+    /// Rows with an input record, when listed (see [`Relation::list_inputs`]).
+    inputs: Option<Vec<u32>>,
+}
+
+/// A relation of a shared, frozen fact base.
+#[derive(Clone)]
+struct Shared {
+    rels: Arc<Vec<Relation>>,
+    rel: usize,
+}
+
+impl Shared {
+    #[inline]
+    fn get(&self) -> &Relation {
+        &self.rels[self.rel]
+    }
+}
+
+/// Read access to rows by number, for code that holds the row storage borrowed
+/// apart from the indexes.
+#[derive(Clone, Copy)]
+struct Rows<'a> {
+    base: Option<&'a Relation>,
+    base_len: u32,
+    data: &'a [u64],
+    arity: usize,
+    stride: usize,
+}
+
+impl<'a> Rows<'a> {
+    #[inline]
+    fn row(&self, row: u32) -> &'a [u64] {
+        if row < self.base_len {
+            return match self.base {
+                Some(b) => b.row(row),
+                None => &[],
+            };
+        }
+        let b = (row - self.base_len) as usize * self.stride;
+        &self.data[b..b + self.arity]
+    }
 }
 
 impl Relation {
@@ -256,6 +334,8 @@ impl Relation {
         Relation {
             arity,
             stride: arity + META_CELLS,
+            base_len: 0,
+            base: None,
             len: 0,
             data: Vec::new(),
             dedup: Dedup::default(),
@@ -263,6 +343,91 @@ impl Relation {
             deriv: Vec::new(),
             premises: Vec::new(),
             evidence: Vec::new(),
+            patches: FxHashMap::default(),
+            inputs: None,
+        }
+    }
+
+    /// A layer over relation `rel` of `rels`: every row of it, read through and never
+    /// copied, and room for rows and record changes of its own. Over a layer, the new
+    /// layer shares that layer's base and copies only what the layer added.
+    pub fn over(rels: &Arc<Vec<Relation>>, rel: usize) -> Relation {
+        let base = &rels[rel];
+        if base.base.is_some() {
+            return Relation::clone(base);
+        }
+        Relation {
+            arity: base.arity,
+            stride: base.stride,
+            base_len: base.len,
+            base: Some(Shared {
+                rels: Arc::clone(rels),
+                rel,
+            }),
+            len: base.len,
+            data: Vec::new(),
+            dedup: Dedup::default(),
+            indexes: base
+                .indexes
+                .iter()
+                .enumerate()
+                .map(|(i, ix)| Index {
+                    cols: ix.cols.clone(),
+                    table: HashTable::new(),
+                    base: Some(i),
+                })
+                .collect(),
+            deriv: Vec::new(),
+            premises: Vec::new(),
+            evidence: Vec::new(),
+            patches: FxHashMap::default(),
+            inputs: None,
+        }
+    }
+
+    /// Whether this is a layer over a shared base with rows.
+    #[inline]
+    pub fn is_layer(&self) -> bool {
+        self.base_len > 0
+    }
+
+    /// Rows this relation holds itself (all of them, unless it is a layer).
+    pub fn own_rows(&self) -> u32 {
+        self.len - self.base_len
+    }
+
+    /// Base rows whose record this layer changed.
+    pub fn patched_rows(&self) -> usize {
+        self.patches.len()
+    }
+
+    /// Bytes this relation's own storage takes (not its base's), roughly.
+    pub fn own_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let indexes: usize = self
+            .indexes
+            .iter()
+            .map(|ix| ix.table.capacity() * size_of::<Bucket>() + ix.cols.len() * 8)
+            .sum::<usize>()
+            + self.own_rows() as usize * size_of::<u32>();
+        size_of::<Relation>()
+            + self.data.capacity() * 8
+            + self.dedup.slots.capacity() * 8
+            + indexes
+            + self.deriv.capacity() * size_of::<DerivRec>()
+            + self.premises.capacity() * size_of::<FactId>()
+            + self.evidence.capacity() * 4
+            + self.patches.capacity() * (size_of::<Patch>() + 8)
+    }
+
+    #[inline]
+    fn rows(&self) -> Rows<'_> {
+        Rows {
+            base: self.base.as_ref().map(Shared::get),
+            base_len: self.base_len,
+            data: &self.data,
+            arity: self.arity,
+            stride: self.stride,
         }
     }
 
@@ -275,14 +440,28 @@ impl Relation {
     /// The cells of a row.
     #[inline]
     pub fn row(&self, row: u32) -> &[u64] {
-        let b = row as usize * self.stride;
+        if row < self.base_len {
+            return self.base_row(row);
+        }
+        let b = (row - self.base_len) as usize * self.stride;
         &self.data[b..b + self.arity]
+    }
+
+    #[inline(never)]
+    fn base_row(&self, row: u32) -> &[u64] {
+        match &self.base {
+            Some(b) => b.get().row(row),
+            None => &[],
+        }
     }
 
     /// The record of a row.
     #[inline]
     pub fn meta(&self, row: u32) -> Meta {
-        let b = row as usize * self.stride + self.arity;
+        if row < self.base_len {
+            return self.base_meta(row);
+        }
+        let b = (row - self.base_len) as usize * self.stride + self.arity;
         let (conf, hr) = (self.data[b], self.data[b + 1]);
         Meta {
             conf: f64::from_bits(conf),
@@ -291,10 +470,37 @@ impl Relation {
         }
     }
 
+    #[inline(never)]
+    fn base_meta(&self, row: u32) -> Meta {
+        if !self.patches.is_empty()
+            && let Some(p) = self.patches.get(&row)
+        {
+            return p.meta;
+        }
+        match &self.base {
+            Some(b) => b.get().meta(row),
+            None => Meta::input(0.0),
+        }
+    }
+
+    /// The patch of a base row, made on first use from the base's record.
+    fn patch(&mut self, row: u32) -> &mut Patch {
+        let base = self.base.as_ref().map(Shared::get);
+        self.patches.entry(row).or_insert_with(|| Patch {
+            meta: base.map_or(Meta::input(0.0), |b| b.meta(row)),
+            deriv: None,
+            evidence: base.map_or(NO_EVIDENCE, |b| b.evidence_of(row)),
+        })
+    }
+
     /// Replace the record of a row.
     #[inline]
     pub fn set_meta(&mut self, row: u32, meta: Meta) {
-        let b = row as usize * self.stride + self.arity;
+        if row < self.base_len {
+            self.patch(row).meta = meta;
+            return;
+        }
+        let b = (row - self.base_len) as usize * self.stride + self.arity;
         self.data[b] = meta.conf.to_bits();
         self.data[b + 1] = (meta.height as u64) << 32 | meta.rule as u64;
     }
@@ -302,20 +508,175 @@ impl Relation {
     /// Replace the confidence of a row.
     #[inline]
     pub fn set_conf(&mut self, row: u32, conf: f64) {
-        let b = row as usize * self.stride + self.arity;
+        if row < self.base_len {
+            self.patch(row).meta.conf = conf;
+            return;
+        }
+        let b = (row - self.base_len) as usize * self.stride + self.arity;
         self.data[b] = conf.to_bits();
+    }
+
+    /// The index of a row's input record in the fact base's evidence list, or
+    /// [`NO_EVIDENCE`].
+    #[inline]
+    pub fn evidence_of(&self, row: u32) -> u32 {
+        if row < self.base_len {
+            if let Some(p) = self.patches.get(&row) {
+                return p.evidence;
+            }
+            return self
+                .base
+                .as_ref()
+                .map_or(NO_EVIDENCE, |b| b.get().evidence_of(row));
+        }
+        self.evidence
+            .get((row - self.base_len) as usize)
+            .copied()
+            .unwrap_or(NO_EVIDENCE)
+    }
+
+    /// Set a row's input record.
+    pub fn set_evidence(&mut self, row: u32, k: u32) {
+        if row < self.base_len {
+            self.patch(row).evidence = k;
+        } else if let Some(e) = self.evidence.get_mut((row - self.base_len) as usize) {
+            *e = k;
+        }
+        // (A row listed twice is fine: `input_rows` sorts and dedups.)
+        if let Some(list) = &mut self.inputs
+            && k != NO_EVIDENCE
+        {
+            list.push(row);
+        }
+    }
+
+    /// The premises recorded for a row (aggregate markers included); `None` when
+    /// nothing was recorded (provenance off).
+    #[inline]
+    pub fn premises_of(&self, row: u32) -> Option<&[FactId]> {
+        let rec = if row < self.base_len {
+            match self.patches.get(&row).and_then(|p| p.deriv) {
+                Some(rec) => rec,
+                None => return self.base.as_ref().map(Shared::get)?.premises_of(row),
+            }
+        } else {
+            *self.deriv.get((row - self.base_len) as usize)?
+        };
+        self.premises
+            .get(rec.start as usize..(rec.start + rec.len) as usize)
+    }
+
+    /// Record `prem` as a row's premises: over the old ones when they are the layer's
+    /// own and fit, else appended to the arena.
+    pub fn set_premises(&mut self, row: u32, prem: &[FactId]) -> Result<()> {
+        if row < self.base_len {
+            let old = self.patch(row).deriv;
+            let rec = self.place(old, prem)?;
+            self.patch(row).deriv = Some(rec);
+            return Ok(());
+        }
+        let r = (row - self.base_len) as usize;
+        let old = self.deriv.get(r).copied();
+        let rec = self.place(old, prem)?;
+        if let Some(d) = self.deriv.get_mut(r) {
+            *d = rec;
+        }
+        Ok(())
+    }
+
+    /// Where premises `prem` go: over `old` when it fits, else at the arena's end.
+    #[inline]
+    fn place(&mut self, old: Option<DerivRec>, prem: &[FactId]) -> Result<DerivRec> {
+        let start = match old {
+            Some(d) if prem.len() <= d.len as usize => {
+                self.premises[d.start as usize..d.start as usize + prem.len()]
+                    .copy_from_slice(prem);
+                d.start
+            }
+            _ => arena_push(&mut self.premises, prem)?,
+        };
+        Ok(DerivRec {
+            start,
+            len: prem.len() as u32,
+        })
+    }
+
+    /// Give a row just appended by [`Relation::insert`] its records: its input record
+    /// and, with provenance, its premises (none for an input fact).
+    #[inline]
+    pub fn push_records(&mut self, evidence: u32, premises: Option<&[FactId]>) -> Result<()> {
+        self.evidence.push(evidence);
+        if let Some(prem) = premises {
+            let start = arena_push(&mut self.premises, prem)?;
+            self.deriv.push(DerivRec {
+                start,
+                len: prem.len() as u32,
+            });
+        }
+        if let Some(list) = &mut self.inputs
+            && evidence != NO_EVIDENCE
+        {
+            list.push(self.len - 1);
+        }
+        Ok(())
+    }
+
+    /// Every row that has an input record, ascending.
+    pub fn input_rows(&self) -> Vec<u32> {
+        let mut out: Vec<u32> = match (&self.base, &self.inputs) {
+            (_, Some(list)) => list.clone(),
+            (Some(b), None) => b
+                .get()
+                .input_rows()
+                .into_iter()
+                .filter(|&r| self.evidence_of(r) != NO_EVIDENCE)
+                .collect(),
+            (None, None) => Vec::new(),
+        };
+        if self.inputs.is_none() {
+            out.extend(
+                self.patches
+                    .iter()
+                    .filter(|(_, p)| p.evidence != NO_EVIDENCE)
+                    .map(|(&r, _)| r),
+            );
+            let own = (self.base_len..self.len).filter(|&r| self.evidence_of(r) != NO_EVIDENCE);
+            out.extend(own);
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Keep a list of the rows with an input record from now on, so that
+    /// [`Relation::input_rows`] (of this relation and of layers over it) need not scan.
+    pub fn list_inputs(&mut self) {
+        if self.inputs.is_none() {
+            let rows = self.input_rows();
+            self.inputs = Some(rows);
+        }
     }
 
     /// The row holding exactly these cells.
     #[inline]
     pub fn find(&self, cells: &[u64]) -> Option<u32> {
-        let tag = tag_of(hash_cells(cells.iter().copied()));
-        self.dedup.find(tag, |r| same(self.row(r), cells))
+        self.find_tagged(cells, tag_of(hash_cells(cells.iter().copied())))
+    }
+
+    #[inline]
+    fn find_tagged(&self, cells: &[u64], tag: u32) -> Option<u32> {
+        if let Some(b) = &self.base
+            && let Some(row) = b.get().find_tagged(cells, tag)
+        {
+            return Some(row);
+        }
+        let rows = self.rows();
+        self.dedup.find(tag, |r| same(rows.row(r), cells))
     }
 
     /// Find the row with these cells or append it; `(row, true)` when appended. New
-    /// rows get `meta` and are added to every index; the caller fills in `deriv` and
-    /// `evidence` for them.
+    /// rows get `meta` and are added to every index; the caller gives them their
+    /// records with [`Relation::push_records`].
     pub fn insert(&mut self, cells: &[u64], meta: Meta) -> (u32, bool) {
         self.insert_tagged(cells, tag_of(hash_cells(cells.iter().copied())), meta)
     }
@@ -324,9 +685,14 @@ impl Relation {
     /// already known.
     #[inline]
     pub fn insert_tagged(&mut self, cells: &[u64], tag: u32, meta: Meta) -> (u32, bool) {
-        let (data, arity, stride) = (&self.data, self.arity, self.stride);
+        if let Some(b) = &self.base
+            && let Some(found) = b.get().find_tagged(cells, tag)
+        {
+            return (found, false);
+        }
+        let (data, arity, stride, base_len) = (&self.data, self.arity, self.stride, self.base_len);
         let row = self.len;
-        let eq = |r: u32| same(&data[r as usize * stride..][..arity], cells);
+        let eq = |r: u32| same(&data[(r - base_len) as usize * stride..][..arity], cells);
         if let Some(found) = self.dedup.find_or_insert(tag, row, eq) {
             return (found, false);
         }
@@ -336,8 +702,15 @@ impl Relation {
             meta.conf.to_bits(),
             (meta.height as u64) << 32 | meta.rule as u64,
         ]);
+        let rows = Rows {
+            base: self.base.as_ref().map(Shared::get),
+            base_len: self.base_len,
+            data: &self.data,
+            arity: self.arity,
+            stride: self.stride,
+        };
         for index in &mut self.indexes {
-            index_add(index, &self.data, arity, stride, row);
+            index_add(index, rows, row);
         }
         (row, true)
     }
@@ -358,14 +731,19 @@ impl Relation {
     /// matches.
     #[inline]
     pub fn prefetch_row(&self, tag: u32) {
-        if let Some(r) = self.dedup.peek(tag) {
-            let b = r as usize * self.stride;
+        if let Some(r) = self.dedup.peek(tag)
+            && r >= self.base_len
+        {
+            let b = (r - self.base_len) as usize * self.stride;
             prefetch(&self.data[b]);
             prefetch(&self.data[b + self.stride - 1]);
         }
     }
 
-    /// The index on exactly these columns (in this order), building it if missing.
+    /// The index on exactly these columns (in this order), building it if missing. A
+    /// layer whose base has no such index builds one over the base's rows too (so a
+    /// shared base should have every index its layers' plans probe: see
+    /// [`crate::eval::FactBase`]'s preparation for overlays).
     pub fn ensure_index(&mut self, cols: &[usize]) -> usize {
         if let Some(i) = self.indexes.iter().position(|ix| ix.cols == cols) {
             return i;
@@ -373,37 +751,72 @@ impl Relation {
         let mut index = Index {
             cols: cols.to_vec(),
             table: HashTable::new(),
+            base: None,
         };
+        let rows = self.rows();
         for row in 0..self.len {
-            index_add(&mut index, &self.data, self.arity, self.stride, row);
+            index_add(&mut index, rows, row);
         }
         self.indexes.push(index);
         self.indexes.len() - 1
     }
 
-    /// The rows whose key columns of index `index` equal `key` (ascending).
+    /// The rows whose key columns of index `index` equal `key`: two ascending lists,
+    /// every row of the first below every row of the second (a layer's base rows,
+    /// then its own; a plain relation's second list is empty).
     #[inline]
-    pub fn lookup(&self, index: usize, key: &[u64]) -> &[u32] {
+    pub fn lookup(&self, index: usize, key: &[u64]) -> (&[u32], &[u32]) {
         let ix = &self.indexes[index];
-        let h = hash_cells(key.iter().copied());
-        let prefix = key_prefix(key.iter().copied());
-        let long = key.len() > INLINE_KEY;
-        match ix.table.find(h, |b| {
-            b.hash == h
-                && b.key == prefix
-                && (!long || {
-                    let r = self.row(b.rows[0]);
-                    ix.cols.iter().zip(key).all(|(&c, &k)| r[c] == k)
-                })
-        }) {
-            Some(b) => &b.rows,
-            None => &[],
+        let own = bucket(ix, key, self.rows());
+        match (ix.base, &self.base) {
+            (Some(bi), Some(b)) => (b.get().lookup(bi, key).0, own),
+            _ => (own, &[]),
         }
     }
 }
 
-fn index_add(index: &mut Index, data: &[u64], arity: usize, stride: usize, row: u32) {
-    let cells = &data[row as usize * stride..row as usize * stride + arity];
+/// The rows of one index key.
+#[inline]
+fn bucket<'a>(ix: &'a Index, key: &[u64], rows: Rows<'_>) -> &'a [u32] {
+    let h = hash_cells(key.iter().copied());
+    let prefix = key_prefix(key.iter().copied());
+    let long = key.len() > INLINE_KEY;
+    match ix.table.find(h, |b| {
+        b.hash == h
+            && b.key == prefix
+            && (!long || {
+                let r = rows.row(b.rows[0]);
+                ix.cols.iter().zip(key).all(|(&c, &k)| r[c] == k)
+            })
+    }) {
+        Some(b) => &b.rows,
+        None => &[],
+    }
+}
+
+/// Append `prem` to a premise arena; its start.
+pub(crate) fn arena_push(arena: &mut Vec<FactId>, prem: &[FactId]) -> Result<u32> {
+    let start = arena.len();
+    if start + prem.len() > u32::MAX as usize {
+        return Err(arena_full());
+    }
+    // (`extend` of a short slice writes in place; `extend_from_slice` calls memcpy.)
+    arena.extend(prem.iter().copied());
+    Ok(start as u32)
+}
+
+#[cold]
+fn arena_full() -> crate::diag::Error {
+    Diagnostic::new(
+        ErrorCode::BudgetExceeded,
+        "the derivation record outgrew its arena",
+    )
+    .with_help("raise the evaluation budget or narrow the program's inputs")
+    .into()
+}
+
+fn index_add(index: &mut Index, rows: Rows<'_>, row: u32) {
+    let cells = rows.row(row);
     let cols = &index.cols;
     let h = hash_cells(cols.iter().map(|&c| cells[c]));
     let prefix = key_prefix(cols.iter().map(|&c| cells[c]));
@@ -412,7 +825,7 @@ fn index_add(index: &mut Index, data: &[u64], arity: usize, stride: usize, row: 
         b.hash == h
             && b.key == prefix
             && (!long || {
-                let r = &data[b.rows[0] as usize * stride..][..arity];
+                let r = rows.row(b.rows[0]);
                 cols.iter().all(|&c| r[c] == cells[c])
             })
     };
@@ -439,10 +852,10 @@ mod tests {
         assert_eq!(r.insert(&[1, 2], Meta::input(1.0)), (0, true));
         assert_eq!(r.insert(&[3, 2], Meta::input(1.0)), (1, true));
         assert_eq!(r.insert(&[1, 2], Meta::input(0.5)), (0, false));
-        assert_eq!(r.lookup(ix, &[2]), &[0, 1]);
-        assert!(r.lookup(ix, &[1]).is_empty());
+        assert_eq!(r.lookup(ix, &[2]).0, &[0, 1]);
+        assert!(r.lookup(ix, &[1]).0.is_empty());
         let ix0 = r.ensure_index(&[0]);
-        assert_eq!(r.lookup(ix0, &[3]), &[1]);
+        assert_eq!(r.lookup(ix0, &[3]).0, &[1]);
         assert_eq!(r.find(&[3, 2]), Some(1));
         assert_eq!(r.find(&[2, 3]), None);
         assert_eq!(r.len(), 2);
@@ -484,6 +897,51 @@ mod tests {
             }
             proptest::prop_assert_eq!(r.find(&[99, 99, 99][..arity]), None);
         }
+    }
+
+    #[test]
+    fn a_layer_reads_its_base_in_place_and_keeps_its_changes() {
+        let mut base = Relation::new(2);
+        let ix = base.ensure_index(&[1]);
+        for (i, cells) in [[1, 2], [3, 2], [4, 5]].iter().enumerate() {
+            let (row, new) = base.insert(cells, Meta::input(0.5));
+            assert!(new);
+            base.push_records(i as u32, Some(&[])).unwrap();
+            assert_eq!(row, i as u32);
+        }
+        base.list_inputs();
+        let shared = Arc::new(vec![base]);
+        let mut layer = Relation::over(&shared, 0);
+        assert!(layer.is_layer());
+        assert_eq!(layer.len(), 3);
+        // A known row is found in the base; a new one is appended after it.
+        assert_eq!(layer.insert(&[3, 2], Meta::input(0.9)), (1, false));
+        assert_eq!(layer.insert(&[6, 2], Meta::input(0.7)), (3, true));
+        layer.push_records(3, Some(&[])).unwrap();
+        assert_eq!(layer.lookup(ix, &[2]), (&[0, 1][..], &[3][..]));
+        assert_eq!(layer.find(&[4, 5]), Some(2));
+        assert_eq!(layer.row(3), &[6, 2]);
+        // A changed record of a base row is the layer's own.
+        layer.set_meta(1, Meta::input(0.9));
+        layer.set_evidence(1, 7);
+        let prem = [FactId { rel: 0, row: 2 }];
+        layer.set_premises(0, &prem).unwrap();
+        assert_eq!(layer.meta(1).conf, 0.9);
+        assert_eq!(layer.evidence_of(1), 7);
+        assert_eq!(layer.premises_of(0), Some(&prem[..]));
+        assert_eq!(layer.patched_rows(), 2);
+        assert_eq!(layer.input_rows(), vec![0, 1, 2, 3]);
+        let base = &shared[0];
+        assert_eq!(base.meta(1).conf, 0.5);
+        assert_eq!(base.evidence_of(1), 1);
+        assert_eq!(base.premises_of(0), Some(&[][..]));
+        assert_eq!(base.len(), 3);
+        assert_eq!(base.find(&[6, 2]), None);
+        // A layer over a layer shares the same base and copies only the layer.
+        let again = Arc::new(vec![layer]);
+        let deeper = Relation::over(&again, 0);
+        assert_eq!(deeper.own_rows(), 1);
+        assert_eq!(deeper.meta(1).conf, 0.9);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use crate::ir::{
     AggFunc, ArithOp, Atom, CmpOp, Column, Expr, Head, Literal, Relation as IrRelation, Rule,
     Stratum, Term, Variable,
 };
+use crate::store::Provenance;
 use crate::syntax::GoalArg;
 use crate::value::ColumnType;
 
@@ -116,6 +117,9 @@ impl Builder {
                 .collect(),
             input: None,
             output: false,
+            outputs: Vec::new(),
+            printsize: false,
+            auxiliary: false,
             functional: None,
             text: None,
             span: Span::default(),
@@ -169,6 +173,7 @@ impl Builder {
             strata: self.strata,
             facts: Vec::new(),
             sources: Default::default(),
+            pack: Default::default(),
         })
     }
 }
@@ -953,6 +958,7 @@ fn query_binds_variables() {
     let goal = |args: Vec<GoalArg>| Goal {
         predicate: "path".into(),
         args,
+        arg_spans: Vec::new(),
         span: Span::default(),
     };
     let var = |s: &str| GoalArg::Var(s.into());
@@ -973,17 +979,18 @@ fn query_binds_variables() {
         .unwrap();
     assert_eq!(all.len(), fb.len(fb.relation_id("path").unwrap()));
     assert!(all[0].bindings.is_empty());
-    // A symbol no fact holds matches nothing.
-    let none = fb
+    // A symbol in a number column is a type error, as it is for a proof.
+    let err = fb
         .query(&goal(vec![
             GoalArg::Const(Value::Symbol("x".into())),
             var("y"),
         ]))
-        .unwrap();
-    assert!(none.is_empty());
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::TypeMismatch);
     let unknown = Goal {
         predicate: "nope".into(),
         args: vec![],
+        arg_spans: Vec::new(),
         span: Span::default(),
     };
     assert_eq!(

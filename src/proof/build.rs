@@ -9,7 +9,7 @@ use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::{Derivation, FactId};
 use crate::ir::{Program, RelId, RuleId};
 use crate::syntax::Goal;
-use crate::value::{ColumnType, Value, fact_text, write_fact_text};
+use crate::value::{Value, fact_text, write_fact_text};
 
 use super::{
     AbsenceKind, AbsenceNode, ConclusionKind, ConclusionNode, EdgeRef, EdgeRole, EvidenceKind,
@@ -35,7 +35,12 @@ pub fn build_proof<S: ProofSource + ?Sized>(
     let (rel, args) = resolve_goal(program, goal)?;
     match source.lookup(rel, &args) {
         Some(fact) => build_from(source, fact, args, options.proof_id, options),
-        None => Ok(unproved(options.proof_id, goal.predicate.clone(), args)),
+        None => Ok(unproved(
+            options.proof_id,
+            goal.predicate.clone(),
+            args,
+            program,
+        )),
     }
 }
 
@@ -120,56 +125,13 @@ fn require_provenance<S: ProofSource + ?Sized>(source: &S) -> Result<()> {
 }
 
 /// Check the goal against the program and bring its values to the column types
-/// (`42` for a `float` column is `42.0`).
+/// (`42` for a `float` column is `42.0`): the one goal resolver,
+/// [`resolve_fact`](crate::check::resolve_fact).
 fn resolve_goal(program: &Program, goal: &Fact) -> Result<(RelId, Vec<Value>)> {
-    let Some(rel) = program.relation_id(&goal.predicate) else {
-        return Err(Diagnostic::new(
-            ErrorCode::UnknownRelation,
-            format!("the program has no relation `{}`", goal.predicate),
-        )
-        .with_help("check the goal's predicate name against the program's relations")
-        .into());
-    };
-    let relation = program.relation(rel);
-    if relation.arity() != goal.args.len() {
-        return Err(Diagnostic::new(
-            ErrorCode::ArityMismatch,
-            format!(
-                "goal `{goal}` has {} arguments; relation `{}` has {}",
-                goal.args.len(),
-                relation.name,
-                relation.arity()
-            ),
-        )
-        .into());
-    }
-    let mut args = Vec::with_capacity(goal.args.len());
-    for (v, col) in goal.args.iter().zip(&relation.columns) {
-        let fitted = match (v, col.ty) {
-            (Value::Number(i), ColumnType::Float) => Some(Value::Float(*i as f64)),
-            (Value::Number(i), ColumnType::Unsigned) => u64::try_from(*i).ok().map(Value::Unsigned),
-            (Value::Unsigned(u), ColumnType::Number) => i64::try_from(*u).ok().map(Value::Number),
-            (v, ty) if v.column_type() == ty => Some(v.clone()),
-            _ => None,
-        };
-        match fitted {
-            Some(f) => args.push(f),
-            None => {
-                return Err(Diagnostic::new(
-                    ErrorCode::TypeMismatch,
-                    format!(
-                        "goal `{goal}`: {v} does not fit column `{}` of type {}",
-                        col.name, col.ty
-                    ),
-                )
-                .into());
-            }
-        }
-    }
-    Ok((rel, args))
+    crate::check::resolve_fact(program, &goal.predicate, &goal.args)
 }
 
-fn unproved(proof_id: &str, predicate: String, args: Vec<Value>) -> ProofTree {
+fn unproved(proof_id: &str, predicate: String, args: Vec<Value>, program: &Program) -> ProofTree {
     ProofTree {
         proof_id: proof_id.to_string(),
         goal: ProofGoal {
@@ -183,6 +145,7 @@ fn unproved(proof_id: &str, predicate: String, args: Vec<Value>) -> ProofTree {
         rules_fired: Vec::new(),
         nodes: Vec::new(),
         edges: Vec::new(),
+        pack: pack_of(program),
         predicates: Arc::default(),
     }
 }
@@ -341,6 +304,7 @@ fn build_from<S: ProofSource + ?Sized>(
         rules_fired,
         nodes,
         edges,
+        pack: pack_of(program),
         predicates,
     })
 }
@@ -370,6 +334,7 @@ impl<S: ProofSource + ?Sized> Walk<'_, S> {
                 id: numbered("S", step),
                 kind: ConclusionKind,
                 fact: text,
+                text: words(relation, &args),
                 predicate: relation.name.clone(),
                 args,
                 rule: rule.name.clone(),
@@ -400,6 +365,7 @@ impl<S: ProofSource + ?Sized> Walk<'_, S> {
                 edge_idx,
                 event_ts: stored.event_ts.clone(),
                 verified: true,
+                resolved: false,
                 member_ids: stored.member_ids.clone(),
                 extra: stored
                     .extra
@@ -424,6 +390,7 @@ impl<S: ProofSource + ?Sized> Walk<'_, S> {
                 kind: EvidenceKind,
                 evidence_type: stored.source.clone(),
                 fact: text,
+                text: words(relation, &args),
                 predicate: relation.name.clone(),
                 args,
                 confidence: self.source.confidence(fact),
@@ -504,12 +471,14 @@ impl<S: ProofSource + ?Sized> Walk<'_, S> {
     fn absence(&mut self, key: (RelId, Vec<Value>)) -> usize {
         let a = self.nodes.len();
         self.absences += 1;
-        let name = &self.program.relation(key.0).name;
+        let relation = self.program.relation(key.0);
+        let name = &relation.name;
         let fact = self.fact_text(name, &key.1);
         self.nodes.push(ProofNode::Absence(AbsenceNode {
             id: numbered("A", self.absences as u64),
             kind: AbsenceKind,
             fact,
+            text: words(relation, &key.1),
             predicate: name.clone(),
             args: key.1.clone(),
         }));
@@ -521,11 +490,25 @@ impl<S: ProofSource + ?Sized> Walk<'_, S> {
     }
 }
 
+/// The pack a proof records: its program files and their digest (none for a program
+/// assembled without source files).
+fn pack_of(program: &Program) -> Option<super::PackId> {
+    (!program.sources().files().is_empty()).then(|| program.pack().clone())
+}
+
+/// A fact in words, when its relation has a `.text` verbalisation.
+fn words(relation: &crate::ir::Relation, args: &[Value]) -> Option<String> {
+    relation
+        .text
+        .as_deref()
+        .map(|t| super::verbalise(Some(t), &relation.name, args))
+}
+
 /// Provenance fields that the stored record owns.
 fn is_reserved(key: &str) -> bool {
     matches!(
         key,
-        "source" | "table" | "edge_idx" | "event_ts" | "member_ids" | "verified"
+        "source" | "table" | "edge_idx" | "event_ts" | "member_ids" | "verified" | "resolved"
     )
 }
 
@@ -536,6 +519,7 @@ fn merge_resolved(
 ) {
     // A panicking resolver must not take the proof down: its leaf is unverified. The
     // resolver's state is not touched again after a panic, so unwind safety holds.
+    provenance.resolved = true;
     let outcome = catch_unwind(AssertUnwindSafe(|| resolver.resolve(edge)));
     let failure = match outcome {
         Ok(Ok(fields)) => {
@@ -695,7 +679,7 @@ mod tests {
                 "predicate": "cleared", "args": [9]})
         );
         assert_eq!(tree.depth, 1);
-        assert!(render::context(&tree).contains("and not: cleared(9)"));
+        assert!(render::context(&tree).contains("; and no record that cleared(9))"));
     }
 
     #[test]
@@ -868,6 +852,7 @@ mod tests {
         let pattern = Goal {
             predicate: "coordinated_threat".into(),
             args: vec![crate::syntax::GoalArg::Var("g".into())],
+            arg_spans: Vec::new(),
             span: Default::default(),
         };
         let trees = prove_all(&pattern, &m, &ProofOptions::new("q"), None).unwrap();
@@ -907,7 +892,7 @@ mod tests {
         );
         assert_eq!(
             lines[2],
-            "[HEDGE-42] drone 7 is a member of group 42 (confidence 1.00; hyperedge T #42, verified)"
+            "[HEDGE-42] drone 7 is a member of group 42 (confidence 1.00; table T)"
         );
         assert_eq!(lines.len(), 4);
     }

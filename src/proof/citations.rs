@@ -30,7 +30,7 @@ use crate::answer::firewall::{TagSet, canonical_tag};
 use crate::answer::{CitedFact, TagResolver};
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::ir::Program;
-use crate::store::InputFact;
+use crate::store::InputFacts;
 use crate::value::Value;
 
 use super::{Fact, ProofNode, ProofOptions, ProofSource, ProofTree, build_proof, verbalise};
@@ -128,19 +128,20 @@ impl CitationTable {
     /// Add input facts as cited evidence: each fact with an `edge_idx` under its tag
     /// `HEDGE-<edge_idx>`, in words by its relation's `.text` (else `pred(args)`), keyed
     /// by its `.functional` declaration.
-    pub fn add_input_facts(&mut self, program: &Program, facts: &[InputFact]) {
-        for f in facts {
-            let Some(edge) = f.provenance.edge_idx else {
+    pub fn add_input_facts(&mut self, program: &Program, facts: &InputFacts) {
+        for i in 0..facts.len() {
+            let Some(edge) = facts.edge_idx(i) else {
                 continue;
             };
-            let rel = program.relation(f.rel);
+            let rel = program.relation(facts.rel(i));
+            let args = facts.args(i);
             let tag = format!("HEDGE-{edge}");
             self.allowed.insert(tag.clone());
             let fact = CitedFact::new(
                 tag.clone(),
                 rel.name.clone(),
-                f.args.clone(),
-                verbalise(rel.text.as_deref(), &rel.name, &f.args),
+                args.clone(),
+                verbalise(rel.text.as_deref(), &rel.name, &args),
             )
             .with_functional_key(rel.functional.clone());
             self.merge(&tag, signature(std::slice::from_ref(&fact)), vec![fact]);
@@ -393,6 +394,14 @@ fn difference(file: &ProofTree, real: &ProofTree) -> Option<String> {
     if file.depth != real.depth || file.rules_fired != real.rules_fired {
         return Some("its depth or rules differ".into());
     }
+    if let (Some(a), Some(b)) = (&file.pack, &real.pack)
+        && a.digest != b.digest
+    {
+        return Some(format!(
+            "it was made with another rule pack ({}, here {})",
+            a.digest, b.digest
+        ));
+    }
     if file.nodes.len() != real.nodes.len() {
         return Some(format!(
             "{} nodes here, {} in the file",
@@ -421,6 +430,17 @@ fn difference(file: &ProofTree, real: &ProofTree) -> Option<String> {
                 (ProofNode::Absence(_), ProofNode::Absence(_)) => true,
                 _ => false,
             };
+        // Words a file brings must be the pack's own.
+        if same
+            && let Some(words) = a.text()
+            && Some(words) != b.text()
+        {
+            return Some(format!(
+                "node {} says \"{words}\", the pack says \"{}\"",
+                b.id(),
+                real.node_text(b)
+            ));
+        }
         if !same {
             return Some(format!(
                 "node {} is `{}` {} here, the file has `{}` {}",

@@ -51,8 +51,12 @@ fn push_plain(out: &mut String, v: &Value) {
 }
 
 impl ProofTree {
-    /// The node's fact in words (see [`verbalise`]).
+    /// The node's fact in words: the node's own `text`, else its predicate's
+    /// template (see [`verbalise`]), else the fact as the rule language writes it.
     pub fn node_text(&self, node: &ProofNode) -> String {
+        if let Some(text) = node.text() {
+            return text.to_string();
+        }
         let info = self.predicates.get(node.predicate());
         verbalise(
             info.and_then(|i| i.text.as_deref()),

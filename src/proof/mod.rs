@@ -32,6 +32,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::diag::{Diagnostic, ErrorCode, Result};
+pub use crate::ir::PackId;
 use crate::syntax::{Goal, GoalArg};
 use crate::value::Value;
 
@@ -155,6 +156,10 @@ pub struct ProofTree {
     pub nodes: Vec<ProofNode>,
     /// Premise links.
     pub edges: Vec<ProofEdge>,
+    /// The rule pack the proof was made with (program files and a digest of their
+    /// text). Absent in proofs made elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pack: Option<PackId>,
     /// Verbalisation and functional keys of the predicates in the tree, for citation
     /// checking. Not part of the JSON form; re-attach with [`ProofTree::with_program`]
     /// after reading a tree back from JSON.
@@ -369,6 +374,16 @@ impl ProofNode {
         }
     }
 
+    /// The node's verbalisation as stored in the node (its relation's `.text` filled
+    /// in), if any; [`ProofTree::node_text`] falls back to templates and the fact.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            ProofNode::Conclusion(n) => n.text.as_deref(),
+            ProofNode::Evidence(n) => n.text.as_deref(),
+            ProofNode::Absence(n) => n.text.as_deref(),
+        }
+    }
+
     /// The node's citation tag (`STEP-k` or `HEDGE-n`); absences have none.
     pub fn tag(&self) -> Option<&str> {
         match self {
@@ -405,6 +420,9 @@ pub struct ConclusionNode {
     pub kind: ConclusionKind,
     /// The fact as the rule language writes it.
     pub fact: String,
+    /// The fact in words, from its relation's `.text` (absent when it has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
     /// Its relation.
     pub predicate: String,
     /// Its values.
@@ -433,6 +451,9 @@ pub struct EvidenceNode {
     pub evidence_type: String,
     /// The fact as the rule language writes it.
     pub fact: String,
+    /// The fact in words, from its relation's `.text` (absent when it has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
     /// Its relation.
     pub predicate: String,
     /// Its values.
@@ -454,6 +475,10 @@ pub struct AbsenceNode {
     pub kind: AbsenceKind,
     /// The absent fact as the rule language writes it.
     pub fact: String,
+    /// The absent fact in words, from its relation's `.text` (absent when it has
+    /// none). It says what is *not* recorded: renderings add "no record that".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
     /// Its relation.
     pub predicate: String,
     /// Its values.
@@ -476,6 +501,10 @@ pub struct LeafProvenance {
     /// Whether the leaf is bound to a record of the store (and the resolver, if any,
     /// succeeded).
     pub verified: bool,
+    /// Whether a provenance resolver ran on this leaf, so that `verified` is its
+    /// verdict rather than only "bound to a loaded record". Serialized only when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resolved: bool,
     /// Ids of the hyperedge's members.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub member_ids: Vec<serde_json::Value>,

@@ -1,7 +1,7 @@
 //! The narrow read interface proofs need from a fact base.
 
 use crate::diag::Result;
-use crate::eval::{Derivation, FactBase, FactId, Match};
+use crate::eval::{Derivation, FactBase, FactId, Match, Overlay};
 use crate::ir::{Program, RelId};
 use crate::store::InputFact;
 use crate::syntax::Goal;
@@ -69,5 +69,40 @@ impl ProofSource for FactBase {
 
     fn query(&self, pattern: &Goal) -> Result<Vec<Match>> {
         FactBase::query(self, pattern)
+    }
+}
+
+/// An overlay answers from the shared base and the request's own facts together.
+impl ProofSource for Overlay {
+    fn program(&self) -> &Program {
+        self.facts().program()
+    }
+
+    fn provenance_enabled(&self) -> bool {
+        self.facts().provenance_enabled()
+    }
+
+    fn lookup(&self, rel: RelId, args: &[Value]) -> Option<FactId> {
+        self.facts().lookup(rel, args)
+    }
+
+    fn args(&self, fact: FactId) -> Vec<Value> {
+        self.facts().args(fact)
+    }
+
+    fn confidence(&self, fact: FactId) -> f64 {
+        self.facts().confidence(fact)
+    }
+
+    fn derivation(&self, fact: FactId) -> Option<Derivation> {
+        self.facts().derivation(fact)
+    }
+
+    fn evidence(&self, fact: FactId) -> Option<&InputFact> {
+        self.facts().evidence(fact)
+    }
+
+    fn query(&self, pattern: &Goal) -> Result<Vec<Match>> {
+        self.facts().query(pattern)
     }
 }

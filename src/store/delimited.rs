@@ -94,6 +94,7 @@ pub(crate) fn parse_untyped(
             line,
             col: 1,
             arg_cols,
+            object_at: None,
         };
         out.push(RawFact {
             predicate: relation.to_string(),

@@ -70,6 +70,7 @@ impl<'a> Doc<'a> {
             line,
             col,
             arg_cols: arg_offsets.iter().map(|&o| self.line_col(o).1).collect(),
+            object_at: None,
         }
     }
 
@@ -91,13 +92,20 @@ impl<'a> Doc<'a> {
     }
 }
 
-/// Parse a fact document `{"rel": [row, …], …}`.
+/// Parse a fact document `{"rel": [row, …], …}`: every row, or every problem.
 pub(crate) fn parse_facts(name: &str, text: &str) -> Result<Vec<RawFact>> {
+    let (facts, problems) = parse_facts_lenient(name, text);
+    problems.finish(facts)
+}
+
+/// Parse a fact document, keeping the good rows beside the problems of the bad ones
+/// (so that a load can check the good rows too and report everything at once).
+pub(crate) fn parse_facts_lenient(name: &str, text: &str) -> (Vec<RawFact>, Problems) {
     let doc = Doc::new(name, text);
     let mut problems = Problems::default();
     if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
         problems.push(doc.syntax_error(0, &e));
-        return problems.finish(Vec::new());
+        return (Vec::new(), problems);
     }
     let start = text.len() - text.trim_start().len();
     let Some(members) = jsonpos::members(text, start) else {
@@ -108,7 +116,7 @@ pub(crate) fn parse_facts(name: &str, text: &str) -> Result<Vec<RawFact>> {
             )
             .with_help(r#"write {"edge": [[1, 2], [2, 3]]}"#),
         );
-        return problems.finish(Vec::new());
+        return (Vec::new(), problems);
     };
     let mut out = Vec::new();
     for m in members {
@@ -156,11 +164,19 @@ pub(crate) fn parse_facts(name: &str, text: &str) -> Result<Vec<RawFact>> {
             }
         }
     }
-    problems.finish(out)
+    (out, problems)
 }
 
-/// Parse evidence JSONL: one record per non-blank line.
+/// Parse evidence JSONL: one record per non-blank line; every record, or every
+/// problem.
 pub(crate) fn parse_evidence(name: &str, text: &str) -> Result<Vec<RawFact>> {
+    let (facts, problems) = parse_evidence_lenient(name, text);
+    problems.finish(facts)
+}
+
+/// Parse evidence JSONL, keeping the good records beside the problems of the bad
+/// lines.
+pub(crate) fn parse_evidence_lenient(name: &str, text: &str) -> (Vec<RawFact>, Problems) {
     let doc = Doc::new(name, text);
     let mut problems = Problems::default();
     let mut out = Vec::new();
@@ -192,7 +208,7 @@ pub(crate) fn parse_evidence(name: &str, text: &str) -> Result<Vec<RawFact>> {
             Err(d) => problems.push(d),
         }
     }
-    problems.finish(out)
+    (out, problems)
 }
 
 /// Check that every cell is a number or a string.
@@ -282,7 +298,8 @@ fn record(
         None => 1.0,
         Some(c) => confidence(c).map_err(|m| bad_input(doc.at(field_at("confidence")), m))?,
     };
-    let origin = doc.origin(at, &args.1);
+    let mut origin = doc.origin(at, &args.1);
+    origin.object_at = Some(at);
     let provenance = match obj.get("provenance") {
         None if default_source == "facts" => file_provenance("facts", &origin),
         None => Provenance {

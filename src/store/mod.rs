@@ -30,8 +30,11 @@
 //! (relation names, arities, column types) but nothing of evaluation.
 
 mod delimited;
+pub(crate) mod facts;
+pub mod hyperedge;
 mod json;
 mod jsonpos;
+pub mod numbering;
 mod raw;
 mod resolve;
 
@@ -41,11 +44,14 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diag::{Result, SourceMap};
+use crate::diag::{Diagnostic, Error, ErrorCode, Result, Severity, SourceMap, did_you_mean};
 use crate::ir::{Program, RelId};
 use crate::value::Value;
 
 pub use delimited::Dialect;
+pub use facts::InputFacts;
+pub use hyperedge::{DocSpan, Hyperedge, read_hyperedges};
+pub use numbering::{EdgeOwners, complete_inputs, number_inputs};
 pub use raw::RawInputs;
 
 /// Where an input fact came from. Serializes with the field names of docs/semantics.md
@@ -93,7 +99,10 @@ pub struct Loaded {
     /// The checked program (shared: evaluation and proofs keep a handle).
     pub program: Arc<Program>,
     /// Every input fact, each with its `edge_idx` assigned.
-    pub facts: Vec<InputFact>,
+    pub facts: InputFacts,
+    /// What is worth saying but did not stop the load: data for relations no rule
+    /// mentions, relations read by rules that nothing defines (with a did-you-mean).
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Loads a program and its inputs in one go: collect program sources, fact files and
@@ -103,10 +112,20 @@ pub struct Loaded {
 /// Load order, which decides the `edge_idx` of evidence that gives none: the
 /// program's facts, its `.input` files (in relation order), then fact files and
 /// evidence in the order they were added.
+///
+/// Every problem of a load is reported at once, by [`load`](Self::load): a data file's
+/// unreadable lines, the program's errors, and the good records' type errors and
+/// duplicate edge indexes, in file and line order. (The `facts`/`evidence` methods
+/// return `Ok` and keep their files' problems for `load`.)
 #[derive(Debug, Clone, Default)]
 pub struct Loader {
     sources: SourceMap,
     inputs: RawInputs,
+    /// Problems found while reading data files, reported by `load`.
+    problems: Vec<Diagnostic>,
+    /// The data files (or texts) in the order they were added.
+    added: Vec<String>,
+    strict: bool,
 }
 
 impl Loader {
@@ -130,33 +149,51 @@ impl Loader {
         self
     }
 
-    /// Add a fact file or directory (see [`RawInputs::read_facts`]).
+    /// Add a fact file or directory (see [`RawInputs::read_facts`]). Its problems are
+    /// reported by [`load`](Self::load).
     pub fn facts(&mut self, path: impl AsRef<Path>) -> Result<&mut Loader> {
-        self.inputs.read_facts(path.as_ref())?;
+        let problems = self.inputs.add_file_lenient(path.as_ref(), false);
+        self.problems.extend(problems);
+        self.added.push(path.as_ref().display().to_string());
         Ok(self)
     }
 
-    /// Add an evidence JSONL file (see [`RawInputs::read_evidence`]).
+    /// Add an evidence JSONL file (see [`RawInputs::read_evidence`]). Its problems are
+    /// reported by [`load`](Self::load).
     pub fn evidence(&mut self, path: impl AsRef<Path>) -> Result<&mut Loader> {
-        self.inputs.read_evidence(path.as_ref())?;
+        let problems = self.inputs.add_file_lenient(path.as_ref(), true);
+        self.problems.extend(problems);
+        self.added.push(path.as_ref().display().to_string());
         Ok(self)
     }
 
-    /// Add a JSON fact document given as text.
+    /// Add a JSON fact document given as text. Its problems are reported by
+    /// [`load`](Self::load).
     pub fn facts_json(&mut self, name: &str, text: &str) -> Result<&mut Loader> {
-        self.inputs.add_facts_json(name, text)?;
+        let problems = self.inputs.add_facts_json_lenient(name, text);
+        self.problems.extend(problems);
+        self.added.push(name.to_string());
         Ok(self)
     }
 
-    /// Add evidence JSONL given as text.
+    /// Add evidence JSONL given as text. Its problems are reported by
+    /// [`load`](Self::load).
     pub fn evidence_jsonl(&mut self, name: &str, text: &str) -> Result<&mut Loader> {
-        self.inputs.add_evidence_jsonl(name, text)?;
+        let problems = self.inputs.add_evidence_lenient(name, text);
+        self.problems.extend(problems);
+        self.added.push(name.to_string());
         Ok(self)
     }
 
     /// Look up `.input` files relative to `dir` instead of the program's directory.
     pub fn fact_dir(&mut self, dir: impl AsRef<Path>) -> &mut Loader {
         self.inputs.set_fact_dir(dir.as_ref());
+        self
+    }
+
+    /// Turn warnings into errors (the command line's `--strict`).
+    pub fn strict(&mut self, strict: bool) -> &mut Loader {
+        self.strict = strict;
         self
     }
 
@@ -167,13 +204,95 @@ impl Loader {
 
     /// Compile the program and type every input against it. All-or-nothing: an error
     /// in the program or in any input returns every diagnostic found and no facts.
+    ///
+    /// One pass: the program's errors come first, then the data's in the order the
+    /// files were added, each file's by line. When the program does not compile, the
+    /// data is not typed against it (that would only repeat the program's errors as
+    /// data errors); its unreadable lines are still reported.
+    ///
+    /// Data for a relation the program never mentions is loaded all the same: it is
+    /// the extensional database, a relation of its own (typed by its values) that
+    /// `--all` shows and goals can query. Each such relation is a warning
+    /// (`unused_relation`, with a did-you-mean when its name is close to one the
+    /// program uses), as is a relation a rule reads that nothing defines
+    /// (`undefined_relation`). With [`strict`](Self::strict) warnings are errors.
     pub fn load(self) -> Result<Loaded> {
         let hints = self.inputs.type_hints();
-        let program = crate::check::compile(self.sources, &hints)?;
-        let facts = self.inputs.resolve(&program)?;
-        Ok(Loaded {
-            program: Arc::new(program),
-            facts,
+        let (program, report) = match crate::check::compile_with_report(self.sources, &hints) {
+            Ok(p) => p,
+            Err(mut e) => {
+                e.diagnostics.extend(self.problems);
+                return Err(e);
+            }
+        };
+        let mut warnings = report.warnings;
+        for rel in program.relations[report.program_relations..]
+            .iter()
+            .filter(|r| !r.auxiliary)
+        {
+            let mut d = Diagnostic::warning(
+                ErrorCode::UnusedRelation,
+                format!("`{}` is not used by any rule", rel.name),
+            );
+            let used = program.relations[..report.program_relations]
+                .iter()
+                .filter(|r| !r.auxiliary)
+                .map(|r| r.name.as_str());
+            d = match did_you_mean(&rel.name, used) {
+                Some(s) => d.with_help(format!(
+                    "did you mean `{s}`? The data is loaded as relation `{}` all the same",
+                    rel.name
+                )),
+                None => d.with_help(format!(
+                    "its facts are loaded as relation `{}` (shown by --all); declare it or use \
+                     it in a rule to silence this",
+                    rel.name
+                )),
+            };
+            if let Some(at) = self
+                .inputs
+                .facts
+                .iter()
+                .find(|f| f.predicate == rel.name)
+                .map(|f| f.origin.location())
+            {
+                d = d.at(at);
+            }
+            warnings.push(d);
+        }
+        if self.strict && !warnings.is_empty() {
+            let mut diagnostics: Vec<Diagnostic> = warnings
+                .into_iter()
+                .map(|mut d| {
+                    d.severity = Severity::Error;
+                    d
+                })
+                .collect();
+            diagnostics.extend(self.problems);
+            return Err(Error { diagnostics });
+        }
+        let resolved = self.inputs.resolve(&program);
+        if self.problems.is_empty() {
+            let facts = InputFacts::from_facts(&program, &resolved?)?;
+            return Ok(Loaded {
+                program: Arc::new(program),
+                facts,
+                warnings,
+            });
+        }
+        let mut all = self.problems;
+        if let Err(e) = resolved {
+            all.extend(e.diagnostics);
+        }
+        let mut files: Vec<&str> = program
+            .sources()
+            .files()
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect();
+        files.extend(self.added.iter().map(String::as_str));
+        Err(Error {
+            diagnostics: raw::in_file_order(all, &files),
         })
     }
 }

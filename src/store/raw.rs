@@ -29,12 +29,38 @@ pub(crate) struct Origin {
     /// 1-based column of each argument (same length as the record's args, or empty
     /// when unknown).
     pub arg_cols: Vec<usize>,
+    /// Byte offset of the record's JSON object in `source`, when it is one, so that a
+    /// diagnostic can point at one of its members (found only when needed).
+    pub object_at: Option<usize>,
 }
 
 impl Origin {
     /// The location of the record.
     pub fn location(&self) -> Location {
         located(&self.file, self.source.as_deref(), self.line, self.col)
+    }
+
+    /// The location of the value at `path` inside the record's JSON object
+    /// (`["provenance", "edge_idx"]`), or the record's when there is none.
+    pub fn member_location(&self, path: &[&str]) -> Location {
+        let found = self
+            .source
+            .as_deref()
+            .zip(self.object_at)
+            .and_then(|(src, at)| {
+                let mut at = at;
+                for key in path {
+                    at = crate::store::jsonpos::member(&src.text, at, key)?;
+                }
+                Some((src, at))
+            });
+        match found {
+            Some((src, at)) => {
+                let (line, col) = src.line_col(at as u32);
+                located(&self.file, Some(src), line, col)
+            }
+            None => self.location(),
+        }
     }
 
     /// The location of argument `i` (the record's when unknown).
@@ -242,6 +268,57 @@ impl RawInputs {
         Ok(())
     }
 
+    /// Read a file's records as far as they are good: the good records are added (so
+    /// that they can still be typed and checked) and the problems returned. For
+    /// [`Loader`](crate::store::Loader), which reports every problem of a load at once.
+    pub(crate) fn add_file_lenient(&mut self, path: &Path, evidence: bool) -> Vec<Diagnostic> {
+        let name = path.display().to_string();
+        let (facts, problems) = if evidence {
+            match read_text(path) {
+                Ok(text) => json::parse_evidence_lenient(&name, &text),
+                Err(e) => return e.diagnostics,
+            }
+        } else {
+            let is_json = path.extension().is_some_and(|e| e == "json");
+            let is_dir = path.is_dir();
+            if is_json && !is_dir {
+                match read_text(path) {
+                    Ok(text) => json::parse_facts_lenient(&name, &text),
+                    Err(e) => return e.diagnostics,
+                }
+            } else {
+                return match self.read_facts(path) {
+                    Ok(()) => Vec::new(),
+                    Err(e) => e.diagnostics,
+                };
+            }
+        };
+        self.facts.extend(facts);
+        let (mut list, dropped) = problems.into_parts();
+        if dropped > 0 {
+            list.push(Diagnostic::new(
+                ErrorCode::BadInput,
+                format!("{dropped} more problems in {name} not shown"),
+            ));
+        }
+        list
+    }
+
+    /// Text variant of [`add_file_lenient`](Self::add_file_lenient) for evidence.
+    pub(crate) fn add_evidence_lenient(&mut self, name: &str, text: &str) -> Vec<Diagnostic> {
+        let (facts, problems) = json::parse_evidence_lenient(name, text);
+        self.facts.extend(facts);
+        problems.into_parts().0
+    }
+
+    /// Text variant of [`add_file_lenient`](Self::add_file_lenient) for a JSON fact
+    /// document.
+    pub(crate) fn add_facts_json_lenient(&mut self, name: &str, text: &str) -> Vec<Diagnostic> {
+        let (facts, problems) = json::parse_facts_lenient(name, text);
+        self.facts.extend(facts);
+        problems.into_parts().0
+    }
+
     /// Add the rows of relation `relation` from delimited text (CSV, TSV, `.facts`).
     pub fn add_delimited(
         &mut self,
@@ -253,6 +330,17 @@ impl RawInputs {
         let facts = delimited::parse_untyped(name, relation, text, dialect)?;
         self.facts.extend(facts);
         Ok(())
+    }
+
+    /// The files records were read from, in the order they were read.
+    pub(crate) fn file_order(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for f in &self.facts {
+            if out.last() != Some(&&*f.origin.file) && !out.contains(&&*f.origin.file) {
+                out.push(&f.origin.file);
+            }
+        }
+        out
     }
 
     /// Column types the data suggests for each relation, for
@@ -354,6 +442,11 @@ impl Problems {
     /// How many diagnostics one load reports at most.
     pub const LIMIT: usize = 20;
 
+    /// The problems recorded, and how many were dropped beyond the limit.
+    pub fn into_parts(self) -> (Vec<Diagnostic>, usize) {
+        (self.list, self.dropped)
+    }
+
     /// Record a problem.
     pub fn push(&mut self, d: Diagnostic) {
         if self.list.len() < Self::LIMIT {
@@ -361,11 +454,6 @@ impl Problems {
         } else {
             self.dropped += 1;
         }
-    }
-
-    /// Whether nothing went wrong.
-    pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
     }
 
     /// `Ok(value)` when nothing went wrong, else every problem recorded.
@@ -383,6 +471,37 @@ impl Problems {
             diagnostics: self.list,
         })
     }
+}
+
+/// Diagnostics sorted for reading: by file (in `files` order, then any other file in
+/// order of first mention), then line and column; diagnostics without a location last.
+/// The sort is stable, so diagnostics at one place keep their order.
+pub(crate) fn in_file_order(mut diags: Vec<Diagnostic>, files: &[&str]) -> Vec<Diagnostic> {
+    let mut ranks: Vec<String> = Vec::new();
+    for f in files {
+        if !ranks.iter().any(|r| r == f) {
+            ranks.push((*f).to_string());
+        }
+    }
+    for d in &diags {
+        if let Some(l) = &d.location
+            && !ranks.contains(&l.file)
+        {
+            ranks.push(l.file.clone());
+        }
+    }
+    diags.sort_by_key(|d| match &d.location {
+        Some(l) => (
+            ranks
+                .iter()
+                .position(|r| *r == l.file)
+                .unwrap_or(usize::MAX),
+            l.line,
+            l.col,
+        ),
+        None => (usize::MAX, usize::MAX, usize::MAX),
+    });
+    diags
 }
 
 /// Provenance of a row of a fact file (`source` "facts") or a fact of the program text

@@ -30,8 +30,14 @@ impl RawInputs {
     /// `.input` files are read here, after compilation, so they give no type hints:
     /// declare `.input` relations (as Soufflé requires), or their columns default to
     /// `symbol`.
+    ///
+    /// Every problem is reported in one pass, in file and line order: a record's bad
+    /// value and another record's reused edge index together. Where the values of one
+    /// column of an undeclared relation disagree (numbers beside strings), one
+    /// diagnostic points at the first value that differs from the column's first
+    /// value, instead of one per value of the other kind.
     pub fn resolve(&self, program: &Program) -> Result<Vec<InputFact>> {
-        let mut problems = Problems::default();
+        let mut found: Vec<Diagnostic> = Vec::new();
         let mut out: Vec<(InputFact, Option<&Origin>)> = Vec::new();
 
         for sf in &program.facts {
@@ -42,6 +48,7 @@ impl RawInputs {
                 line: loc.as_ref().map_or(0, |l| l.line),
                 col: loc.as_ref().map_or(0, |l| l.col),
                 arg_cols: Vec::new(),
+                object_at: None,
             };
             out.push((
                 InputFact {
@@ -60,7 +67,7 @@ impl RawInputs {
             let Some(io) = &rel.input else { continue };
             match read_input(program, rel, io, self.fact_dir.as_deref(), &supplied) {
                 Ok(rows) => file_rows.extend(rows),
-                Err(e) => e.diagnostics.into_iter().for_each(|d| problems.push(d)),
+                Err(e) => found.extend(e.diagnostics),
             }
         }
 
@@ -70,86 +77,175 @@ impl RawInputs {
             .enumerate()
             .map(|(i, r)| (r.name.as_str(), i as RelId))
             .collect();
-        for raw in file_rows.iter().chain(&self.facts) {
-            match type_record(program, &ids, raw) {
+        let records: Vec<&RawFact> = file_rows.iter().chain(&self.facts).collect();
+        // Type errors of a column, by (relation, column): the record and its diagnostic.
+        let mut column_errors: BTreeMap<(RelId, usize), Vec<Diagnostic>> = BTreeMap::new();
+        // Records that could not be typed but name an edge index: it may still be
+        // another fact's.
+        let mut untyped_with_index: Vec<&RawFact> = Vec::new();
+        for raw in &records {
+            let result = type_record(program, &ids, raw);
+            if result.is_err() && raw.provenance.edge_idx.is_some() {
+                untyped_with_index.push(raw);
+            }
+            match result {
                 Ok(fact) => out.push((fact, Some(&raw.origin))),
-                Err(d) => problems.push(d),
+                Err(RecordError::Column(rel, col, d)) => {
+                    column_errors.entry((rel, col)).or_default().push(*d)
+                }
+                Err(RecordError::Record(d)) => found.push(*d),
             }
         }
-        if !problems.is_empty() {
-            return problems.finish(Vec::new());
+        reused_by_untyped(&out, &untyped_with_index, program, &mut found);
+        for ((rel, col), diags) in column_errors {
+            match mixed_column(program, rel, col, &records) {
+                Some(d) => found.push(d),
+                None => found.extend(diags),
+            }
         }
+        let (mut facts, origins): (Vec<InputFact>, Vec<Option<&Origin>>) = out.into_iter().unzip();
+        number_evidence(&mut facts, &origins, program, &mut found);
 
-        number_evidence(&mut out, program, &mut problems);
-        problems.finish(out.into_iter().map(|(f, _)| f).collect())
+        let mut files: Vec<&str> = program
+            .sources
+            .files()
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect();
+        files.extend(self.file_order());
+        let mut problems = Problems::default();
+        for d in crate::store::raw::in_file_order(found, &files) {
+            problems.push(d);
+        }
+        problems.finish(facts)
     }
 }
 
-/// Give every fact without an explicit `edge_idx` the next one after the largest
-/// explicit index; report an index given to two different facts.
-fn number_evidence(
-    facts: &mut [(InputFact, Option<&Origin>)],
+/// A record that could not be typed but names an explicit edge index that a typed
+/// fact (or an earlier such record) already has: reported too, so that one pass shows
+/// both problems of the line.
+fn reused_by_untyped(
+    typed: &[(InputFact, Option<&Origin>)],
+    untyped: &[&RawFact],
     program: &Program,
-    problems: &mut Problems,
+    problems: &mut Vec<Diagnostic>,
 ) {
-    let mut owners: BTreeMap<u64, usize> = BTreeMap::new();
-    for (i, (f, loc)) in facts.iter().enumerate() {
-        let Some(idx) = f.provenance.edge_idx else {
+    let mut owners: HashMap<u64, (String, String, usize)> = HashMap::new();
+    for (f, origin) in typed {
+        if let (Some(idx), Some(o)) = (f.provenance.edge_idx, origin) {
+            owners.entry(idx).or_insert_with(|| {
+                (
+                    crate::value::fact_text(&program.relation(f.rel).name, &f.args),
+                    o.file.to_string(),
+                    o.line,
+                )
+            });
+        }
+    }
+    for raw in untyped {
+        let Some(idx) = raw.provenance.edge_idx else {
             continue;
         };
         match owners.get(&idx) {
+            Some((fact, file, line)) => problems.push(
+                bad_input(
+                    raw.origin.member_location(&["provenance", "edge_idx"]),
+                    format!("edge_idx {idx} is already used by {fact} at {file}:{line}"),
+                )
+                .with_help(crate::store::numbering::CLASH_HELP),
+            ),
             None => {
-                owners.insert(idx, i);
-            }
-            Some(&j) => {
-                let first = &facts[j].0;
-                if first.rel != f.rel || first.args != f.args {
-                    let first_text =
-                        crate::value::fact_text(&program.relation(first.rel).name, &first.args);
-                    let where_first = facts[j]
-                        .1
-                        .map(|o| format!(" at {}:{}", o.file, o.line))
-                        .unwrap_or_default();
-                    let d = Diagnostic::new(
-                        ErrorCode::BadInput,
-                        format!(
-                            "edge_idx {idx} is already used by {first_text}{where_first}"
-                        ),
-                    )
-                    .with_help("each stored edge index names one fact; give this one another index or none");
-                    problems.push(match loc {
-                        Some(o) => d.at(o.location()),
-                        None => d,
-                    });
-                }
+                owners.insert(
+                    idx,
+                    (
+                        format!("the record of `{}`", raw.predicate),
+                        raw.origin.file.to_string(),
+                        raw.origin.line,
+                    ),
+                );
             }
         }
     }
-    let mut next = owners
-        .keys()
-        .next_back()
-        .map_or(Some(0), |m| m.checked_add(1));
-    for (f, loc) in facts.iter_mut() {
-        if f.provenance.edge_idx.is_some() {
-            continue;
+}
+
+/// Why a record could not be typed: a value that does not fit its column (grouped by
+/// column, to report a column whose values disagree once), or anything else.
+enum RecordError {
+    /// The value of column `.1` of relation `.0`.
+    Column(RelId, usize, Box<Diagnostic>),
+    /// An unknown relation, a wrong arity.
+    Record(Box<Diagnostic>),
+}
+
+/// One diagnostic for a column of an undeclared relation whose values disagree (some
+/// numbers, some strings): at the first value of another kind than the column's first
+/// value. `None` when the relation is declared or the values agree (then each bad
+/// value is the user's error on its own).
+fn mixed_column(
+    program: &Program,
+    rel: RelId,
+    col: usize,
+    records: &[&RawFact],
+) -> Option<Diagnostic> {
+    let relation = program.relation(rel);
+    if !relation.columns.get(col)?.name.starts_with('_') {
+        return None;
+    }
+    let kind = |v: &RawValue| match v {
+        RawValue::Json(serde_json::Value::String(_)) => "a string",
+        RawValue::Json(_) => "a number",
+        RawValue::Text(s) if s.trim().parse::<f64>().is_ok() => "a number",
+        RawValue::Text(_) => "a string",
+    };
+    let mut of_rel = records
+        .iter()
+        .filter(|r| r.predicate == relation.name && r.args.len() == relation.arity());
+    let first = of_rel.next()?;
+    let first_kind = kind(&first.args[col]);
+    let other = of_rel.find(|r| kind(&r.args[col]) != first_kind)?;
+    Some(
+        bad_input(
+            other.origin.arg_location(col),
+            format!(
+                "column {} of `{}` holds {first_kind} at {}:{} and {} here; a column holds values of one type",
+                col + 1,
+                relation.name,
+                first.origin.file,
+                first.origin.line,
+                kind(&other.args[col])
+            ),
+        )
+        .with_help(format!(
+            "`{}` is not declared, so its columns take their types from the data: make the values agree, or declare it (`.decl {}(…)`) with the type you mean",
+            relation.name, relation.name
+        )),
+    )
+}
+
+/// Number the facts (see [`numbering`](crate::store::numbering)), reporting each
+/// problem at the record it concerns (a reused index: at its `edge_idx` value).
+fn number_evidence(
+    facts: &mut [InputFact],
+    origins: &[Option<&Origin>],
+    program: &Program,
+    problems: &mut Vec<Diagnostic>,
+) {
+    for p in crate::store::numbering::assign(program, facts, &()) {
+        let where_first = p
+            .first
+            .and_then(|j| origins[j])
+            .map(|o| format!(" at {}:{}", o.file, o.line))
+            .unwrap_or_default();
+        let mut d = Diagnostic::new(ErrorCode::BadInput, format!("{}{where_first}", p.message));
+        let clash = p.message.starts_with("edge_idx");
+        if clash {
+            d = d.with_help(crate::store::numbering::CLASH_HELP);
         }
-        match next {
-            Some(n) => {
-                f.provenance.edge_idx = Some(n);
-                next = n.checked_add(1);
-            }
-            None => {
-                let d = Diagnostic::new(
-                    ErrorCode::BadInput,
-                    "no edge index left to assign (an explicit edge_idx is at the maximum)",
-                );
-                problems.push(match loc {
-                    Some(o) => d.at(o.location()),
-                    None => d,
-                });
-                return;
-            }
-        }
+        problems.push(match origins[p.at] {
+            Some(o) if clash => d.at(o.member_location(&["provenance", "edge_idx"])),
+            Some(o) => d.at(o.location()),
+            None => d,
+        });
     }
 }
 
@@ -158,10 +254,10 @@ fn type_record(
     program: &Program,
     ids: &HashMap<&str, RelId>,
     raw: &RawFact,
-) -> Result<InputFact, Diagnostic> {
+) -> Result<InputFact, RecordError> {
     let Some(&rel) = ids.get(raw.predicate.as_str()) else {
         let mut d = bad_input(
-            raw.origin.location(),
+            raw.origin.member_location(&["predicate"]),
             format!("unknown relation `{}`", raw.predicate),
         );
         d = match closest(program, &raw.predicate) {
@@ -171,12 +267,12 @@ fn type_record(
                 raw.predicate, raw.predicate
             )),
         };
-        return Err(d);
+        return Err(RecordError::Record(Box::new(d)));
     };
     let relation = program.relation(rel);
     if raw.args.len() != relation.arity() {
-        return Err(bad_input(
-            raw.origin.location(),
+        return Err(RecordError::Record(Box::new(bad_input(
+            raw.origin.member_location(&["args"]),
             format!(
                 "`{}` has {} column{}, this record has {} value{}",
                 relation.name,
@@ -185,23 +281,32 @@ fn type_record(
                 raw.args.len(),
                 plural(raw.args.len())
             ),
-        ));
+        ))));
     }
     let mut args = Vec::with_capacity(raw.args.len());
     for (i, (cell, column)) in raw.args.iter().zip(&relation.columns).enumerate() {
         match convert(cell, column.ty) {
             Some(v) => args.push(v),
             None => {
-                return Err(bad_input(
-                    raw.origin.arg_location(i),
-                    format!(
-                        "column {} (`{}`) of `{}` is {}, but the value is {}",
-                        i + 1,
-                        column.name,
-                        relation.name,
-                        article(column.ty),
-                        describe(cell)
-                    ),
+                // Undeclared relations' columns are named `_0`, `_1`, …: no name to show.
+                let name = if column.name.starts_with('_') {
+                    String::new()
+                } else {
+                    format!(" (`{}`)", column.name)
+                };
+                return Err(RecordError::Column(
+                    rel as RelId,
+                    i,
+                    Box::new(bad_input(
+                        raw.origin.arg_location(i),
+                        format!(
+                            "column {}{name} of `{}` is {}, but the value is {}",
+                            i + 1,
+                            relation.name,
+                            article(column.ty),
+                            describe(cell)
+                        ),
+                    )),
                 ));
             }
         }
@@ -428,6 +533,9 @@ mod tests {
                 .collect(),
             input: None,
             output: false,
+            outputs: Vec::new(),
+            printsize: false,
+            auxiliary: false,
             functional: None,
             text: None,
             span: Span::default(),
@@ -455,6 +563,7 @@ mod tests {
                 span: Span::new(file, 0, 10),
             }],
             sources,
+            pack: Default::default(),
         }
     }
 
@@ -530,12 +639,12 @@ mod tests {
         let cases = [
             (
                 "{\"predicate\": \"edgee\", \"args\": [1, 2]}",
-                1,
+                15,
                 "unknown relation `edgee`",
             ),
             (
                 "{\"predicate\": \"edge\", \"args\": [1, 2, 3]}",
-                1,
+                31,
                 "has 2 columns, this record has 3 values",
             ),
             (
@@ -570,6 +679,51 @@ mod tests {
         let raw = evidence("{\"predicate\": \"edgee\", \"args\": [1, 2]}\n");
         let err = raw.resolve(&program()).unwrap_err();
         assert_eq!(err.primary().help.as_deref(), Some("did you mean `edge`?"));
+    }
+
+    /// Types, unknown relations and reused edge indexes of one load are reported
+    /// together, in line order, each at its value.
+    #[test]
+    fn every_problem_of_a_load_at_once() {
+        let raw = evidence(concat!(
+            "{\"predicate\": \"edge\", \"args\": [1, 2], \"provenance\": {\"edge_idx\": 1}}\n",
+            "{\"predicate\": \"edge\", \"args\": [1, \"x\"]}\n",
+            "{\"predicate\": \"edge\", \"args\": [2, 3], \"provenance\": {\"edge_idx\": 1}}\n",
+            "{\"predicate\": \"edgee\", \"args\": [1, 2]}\n",
+        ));
+        let err = raw.resolve(&program()).unwrap_err();
+        let at: Vec<(usize, usize)> = err
+            .diagnostics
+            .iter()
+            .map(|d| d.location.as_ref().map(|l| (l.line, l.col)).unwrap())
+            .collect();
+        assert_eq!(at, [(2, 35), (3, 66), (4, 15)], "{err}");
+        assert!(
+            err.diagnostics[1]
+                .message
+                .contains("edge_idx 1 is already used")
+        );
+    }
+
+    /// An undeclared relation whose values disagree: one diagnostic, at the first
+    /// value of another kind than the column's first.
+    #[test]
+    fn a_mixed_column_is_reported_once_at_its_cause() {
+        let program = Program::from_source("p.dl", "bar(x) :- foo(x).\n").unwrap();
+        let raw = evidence(concat!(
+            "{\"predicate\": \"foo\", \"args\": [1]}\n",
+            "{\"predicate\": \"foo\", \"args\": [2]}\n",
+            "{\"predicate\": \"foo\", \"args\": [\"a\"]}\n",
+        ));
+        let err = raw.resolve(&program).unwrap_err();
+        assert_eq!(err.diagnostics.len(), 1, "{err}");
+        let d = err.primary();
+        assert_eq!(d.location.as_ref().map(|l| l.line), Some(3));
+        assert!(
+            d.message
+                .contains("holds a number at e.jsonl:1 and a string here"),
+            "{d}"
+        );
     }
 
     #[test]

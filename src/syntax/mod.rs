@@ -41,6 +41,8 @@ pub fn parse_goal(text: &str) -> Result<Goal> {
 /// A syntax error before it is resolved to a line and column.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SyntaxError {
+    /// `parse_error`, or `unsupported` for a construct of another dialect.
+    pub code: ErrorCode,
     /// The offending text.
     pub span: Span,
     /// What is wrong.
@@ -52,14 +54,27 @@ pub(crate) struct SyntaxError {
 impl SyntaxError {
     pub(crate) fn new(span: Span, message: impl Into<String>, help: impl Into<String>) -> Self {
         SyntaxError {
+            code: ErrorCode::Parse,
             span,
             message: message.into(),
             help: help.into(),
         }
     }
 
+    /// A construct prooflog does not implement, named in `message`.
+    pub(crate) fn unsupported(
+        span: Span,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) -> Self {
+        SyntaxError {
+            code: ErrorCode::Unsupported,
+            ..SyntaxError::new(span, message, help)
+        }
+    }
+
     fn into_diagnostic(self, sources: &SourceMap) -> Diagnostic {
-        Diagnostic::new(ErrorCode::Parse, self.message)
+        Diagnostic::new(self.code, self.message)
             .at_span(sources, self.span)
             .with_help(self.help)
     }
@@ -72,6 +87,9 @@ pub struct Goal {
     pub predicate: String,
     /// One argument per column.
     pub args: Vec<GoalArg>,
+    /// The span of each argument (same length as `args`; empty for a goal built by
+    /// hand).
+    pub arg_spans: Vec<Span>,
     /// The whole goal.
     pub span: Span,
 }

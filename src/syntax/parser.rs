@@ -47,6 +47,35 @@ const QUALIFIERS: &[&str] = &[
     "overridable",
 ];
 
+/// Names that are functors when followed by `(` in an expression (so a `(` that
+/// holds one is arithmetic, not a sub-formula).
+const FUNCTORS: &[&str] = &[
+    "cat",
+    "strlen",
+    "substr",
+    "ord",
+    "to_number",
+    "to_unsigned",
+    "to_float",
+    "to_string",
+    "ftoi",
+    "utoi",
+    "itou",
+    "ftou",
+    "itof",
+    "utof",
+    "min",
+    "max",
+    "abs",
+    "bnot",
+    "lnot",
+];
+
+/// Binary operators written as words.
+const OPERATOR_WORDS: &[&str] = &[
+    "band", "bor", "bxor", "bshl", "bshr", "bshru", "land", "lor", "lxor",
+];
+
 /// Parse a whole file.
 pub(crate) fn parse_module(file: FileId, text: &str) -> (Module, Vec<SyntaxError>) {
     let mut errors = Vec::new();
@@ -80,6 +109,7 @@ pub(crate) fn parse_goal(file: FileId, text: &str) -> PResult<Goal> {
         return Err(p.unexpected("the end of the goal"));
     }
     let mut args = Vec::with_capacity(atom.args.len());
+    let arg_spans = atom.args.iter().map(Expr::span).collect();
     for arg in atom.args {
         args.push(match arg {
             Expr::Var(v) => GoalArg::Var(v.name),
@@ -103,6 +133,7 @@ pub(crate) fn parse_goal(file: FileId, text: &str) -> PResult<Goal> {
     Ok(Goal {
         predicate: atom.name.name,
         args,
+        arg_spans,
         span: atom.span,
     })
 }
@@ -388,11 +419,26 @@ impl Parser {
                 })
             }
             other => {
+                let what = match other {
+                    "comp" | "init" => "components (`.comp`, `.init`) are not supported",
+                    "functor" => "user-defined functors (`.functor`) are not supported",
+                    "plan" => {
+                        "query plans (`.plan`) are not supported: prooflog orders joins itself"
+                    }
+                    "limitsize" => "`.limitsize` is not supported",
+                    "override" => "`.override` (component inheritance) is not supported",
+                    _ => "",
+                };
+                let span = start.to(name.span);
+                let help = "supported directives: .decl .type .input .output .printsize .text \
+                     .functional .pragma";
+                if !what.is_empty() {
+                    return Err(SyntaxError::unsupported(span, what, help));
+                }
                 return Err(SyntaxError::new(
-                    start.to(name.span),
+                    span,
                     format!("directive `.{other}` is not supported"),
-                    "supported directives: .decl .type .input .output .printsize .text \
-                     .functional .pragma",
+                    help,
                 ));
             }
         };
@@ -417,6 +463,13 @@ impl Parser {
         let mut end = self.expect(Tok::RParen, "`)` or `,`")?;
         let mut qualifiers = Vec::new();
         while let Tok::Ident(q) = self.peek() {
+            if q == "choice" {
+                return Err(SyntaxError::unsupported(
+                    self.span(),
+                    "`choice-domain` relations are not supported",
+                    "remove the choice-domain and select one fact per key in the rules",
+                ));
+            }
             if !QUALIFIERS.contains(&q.as_str()) {
                 break;
             }
@@ -440,17 +493,33 @@ impl Parser {
             _ => return Err(self.unexpected("`<:` or `=`")),
         };
         self.bump();
-        if matches!(self.peek(), Tok::LBracket | Tok::LBrace) {
-            return Err(SyntaxError::new(
+        if matches!(self.peek(), Tok::LBracket) {
+            return Err(SyntaxError::unsupported(
                 self.span(),
-                "record and algebraic data types are not supported",
+                "record types are not supported",
                 "use a primitive type: number, unsigned, float or symbol",
             ));
         }
+        let adt = |p: &Parser| {
+            SyntaxError::unsupported(
+                p.span(),
+                "algebraic data types (`.type T = A {…} | B {…}`) are not supported",
+                "use a primitive type: number, unsigned, float or symbol",
+            )
+        };
+        if matches!(self.peek(), Tok::LBrace) {
+            return Err(adt(self));
+        }
         let mut bases = vec![self.ident("a type name")?];
+        if self.peek() == &Tok::LBrace {
+            return Err(adt(self));
+        }
         if kind == TypeDefKind::Equal {
             while self.eat(&Tok::Pipe) {
                 bases.push(self.ident("a type name after `|`")?);
+                if self.peek() == &Tok::LBrace {
+                    return Err(adt(self));
+                }
             }
         }
         let end = self.prev_span();
@@ -504,6 +573,13 @@ impl Parser {
             heads.push(self.atom()?);
         }
         let mut body = Vec::new();
+        if self.peek() == &Tok::Le {
+            return Err(SyntaxError::unsupported(
+                self.span(),
+                "subsumptive rules (`head <= head :- …`) are not supported",
+                "compute the dominated facts into a relation and negate it",
+            ));
+        }
         if self.eat(&Tok::If) {
             body.push(self.conjunction()?);
             while self.eat(&Tok::Semi) {
@@ -574,6 +650,9 @@ impl Parser {
         match self.peek() {
             Tok::Bang => {
                 self.bump();
+                if let Some(test) = self.test(true, start)? {
+                    return Ok(test);
+                }
                 let atom = self.atom()?;
                 let span = start.to(atom.span);
                 return Ok(Literal::Negated(atom, span));
@@ -584,11 +663,19 @@ impl Parser {
                     && self.peek_at(2) == &Tok::LParen =>
             {
                 self.bump();
+                if let Some(test) = self.test(true, start)? {
+                    return Ok(test);
+                }
                 let atom = self.atom()?;
                 let span = start.to(atom.span);
                 return Ok(Literal::Negated(atom, span));
             }
-            Tok::Ident(_) if self.peek_at(1) == &Tok::LParen => {
+            Tok::Ident(_) if self.test_ahead() => {
+                if let Some(test) = self.test(false, start)? {
+                    return Ok(test);
+                }
+            }
+            Tok::Ident(w) if self.peek_at(1) == &Tok::LParen && !FUNCTORS.contains(&w.as_str()) => {
                 return Ok(Literal::Atom(self.atom()?));
             }
             Tok::LParen if self.looks_like_nested_formula() => {
@@ -645,19 +732,65 @@ impl Parser {
         })
     }
 
+    /// Whether a built-in test starts here: `match(`, `contains(`, or `true`/`false`
+    /// standing alone as a literal.
+    fn test_ahead(&self) -> bool {
+        match self.peek() {
+            Tok::Ident(w) if w == "match" || w == "contains" => self.peek_at(1) == &Tok::LParen,
+            Tok::Ident(w) if w == "true" || w == "false" => matches!(
+                self.peek_at(1),
+                Tok::Comma | Tok::Dot | Tok::Semi | Tok::RParen | Tok::RBrace
+            ),
+            _ => false,
+        }
+    }
+
+    /// A built-in test at the cursor, if one starts here.
+    fn test(&mut self, negated: bool, start: Span) -> PResult<Option<Literal>> {
+        if !self.test_ahead() {
+            return Ok(None);
+        }
+        let name = self.ident("a test")?;
+        let mut args = Vec::new();
+        if matches!(name.name.as_str(), "match" | "contains") {
+            self.expect(Tok::LParen, "`(`")?;
+            if self.peek() != &Tok::RParen {
+                loop {
+                    args.push(self.expr()?);
+                    if !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+            }
+            self.expect(Tok::RParen, "`,` or `)` in the argument list")?;
+        }
+        Ok(Some(Literal::Test {
+            name,
+            args,
+            negated,
+            span: start.to(self.prev_span()),
+        }))
+    }
+
     /// `(` whose parentheses hold a formula rather than an arithmetic expression:
     /// something no expression contains (`;`, `,`, `!`, a comparison, an atom).
     fn looks_like_nested_formula(&self) -> bool {
         let mut depth = 0usize;
+        // Inside a functor's argument list (its depth), where commas are arguments.
+        let mut call_depth: Option<usize> = None;
         for (k, t) in self.toks[self.pos..].iter().enumerate() {
             match t.tok {
                 Tok::LParen => depth += 1,
                 Tok::RParen => {
+                    if call_depth == Some(depth) {
+                        call_depth = None;
+                    }
                     depth -= 1;
                     if depth == 0 {
                         return false;
                     }
                 }
+                _ if call_depth.is_some() => {}
                 Tok::Semi
                 | Tok::Bang
                 | Tok::Comma
@@ -667,7 +800,15 @@ impl Parser {
                 | Tok::Le
                 | Tok::Gt
                 | Tok::Ge => return true,
-                Tok::Ident(_) if self.peek_at(k + 1) == &Tok::LParen => return true,
+                Tok::Ident(ref w) if self.peek_at(k + 1) == &Tok::LParen => {
+                    if OPERATOR_WORDS.contains(&w.as_str()) {
+                        continue;
+                    }
+                    if !FUNCTORS.contains(&w.as_str()) {
+                        return true;
+                    }
+                    call_depth = Some(depth + 1);
+                }
                 Tok::Dot | Tok::Eof => return false,
                 _ => {}
             }
@@ -683,6 +824,8 @@ impl Parser {
         let next = self.peek_at(1);
         match w.as_str() {
             "count" if next == &Tok::Colon => Some(AggFunc::Count),
+            // `min(a, b)` is a functor unless the target it starts ends with `:`.
+            "min" | "max" if next == &Tok::LParen && !self.colon_after_parens(1) => None,
             "sum" | "min" | "max" | "mean"
                 if matches!(
                     next,
@@ -699,23 +842,33 @@ impl Parser {
                     "sum" => Some(AggFunc::Sum),
                     "min" => Some(AggFunc::Min),
                     "max" => Some(AggFunc::Max),
-                    // Reported as unsupported by `aggregate`.
-                    _ => Some(AggFunc::Count),
+                    _ => Some(AggFunc::Mean),
                 }
             }
             _ => None,
         }
     }
 
-    fn aggregate(&mut self, result: Ident, func: AggFunc, start: Span) -> PResult<Literal> {
-        let kw = self.ident("an aggregate")?;
-        if kw.name == "mean" {
-            return Err(SyntaxError::new(
-                kw.span,
-                "aggregate `mean` is not supported",
-                "compute it as `s = sum x : {…}, n = count : {…}` and divide",
-            ));
+    /// Whether the expression starting `k` tokens ahead is followed by `:` (the
+    /// target of an aggregate) rather than ending the literal.
+    fn colon_after_parens(&self, k: usize) -> bool {
+        let mut depth = 0usize;
+        for t in &self.toks[(self.pos + k).min(self.toks.len())..] {
+            match t.tok {
+                Tok::LParen => depth += 1,
+                Tok::RParen if depth == 0 => return false,
+                Tok::RParen => depth -= 1,
+                Tok::Colon if depth == 0 => return true,
+                Tok::Comma | Tok::Semi | Tok::RBrace | Tok::LBrace if depth == 0 => return false,
+                Tok::Dot | Tok::Eof => return false,
+                _ => {}
+            }
         }
+        false
+    }
+
+    fn aggregate(&mut self, result: Ident, func: AggFunc, start: Span) -> PResult<Literal> {
+        let _kw = self.ident("an aggregate")?;
         let target = if func == AggFunc::Count {
             None
         } else {
@@ -742,23 +895,45 @@ impl Parser {
         self.binary(1)
     }
 
+    /// The binary operator at the cursor, if any.
+    fn binary_op(&self) -> Option<ArithOp> {
+        Some(match self.peek() {
+            Tok::Plus => ArithOp::Add,
+            Tok::Minus => ArithOp::Sub,
+            Tok::Star => ArithOp::Mul,
+            Tok::Slash => ArithOp::Div,
+            Tok::Percent => ArithOp::Rem,
+            Tok::Caret => ArithOp::Pow,
+            Tok::Ident(w) => match w.as_str() {
+                "band" => ArithOp::BAnd,
+                "bor" => ArithOp::BOr,
+                "bxor" => ArithOp::BXor,
+                "bshl" => ArithOp::Shl,
+                "bshr" => ArithOp::Shr,
+                "bshru" => ArithOp::ShrU,
+                "land" => ArithOp::LAnd,
+                "lor" => ArithOp::LOr,
+                "lxor" => ArithOp::LXor,
+                _ => return None,
+            },
+            _ => return None,
+        })
+    }
+
     fn binary(&mut self, min_prec: u8) -> PResult<Expr> {
         let mut left = self.unary()?;
         loop {
-            let op = match self.peek() {
-                Tok::Plus => ArithOp::Add,
-                Tok::Minus => ArithOp::Sub,
-                Tok::Star => ArithOp::Mul,
-                Tok::Slash => ArithOp::Div,
-                Tok::Percent => ArithOp::Rem,
-                _ => return Ok(left),
+            let Some(op) = self.binary_op() else {
+                return Ok(left);
             };
             let prec = precedence(op);
             if prec < min_prec {
                 return Ok(left);
             }
             self.bump();
-            let right = self.binary(prec + 1)?;
+            // `^` groups to the right.
+            let next = if op == ArithOp::Pow { prec } else { prec + 1 };
+            let right = self.binary(next)?;
             left = Expr::Binary {
                 op,
                 span: left.span().to(right.span()),
@@ -769,6 +944,19 @@ impl Parser {
     }
 
     fn unary(&mut self) -> PResult<Expr> {
+        if let Tok::Ident(w) = self.peek()
+            && (w == "bnot" || w == "lnot")
+            && self.peek_at(1) != &Tok::LParen
+        {
+            let name = self.ident("an operator")?;
+            let e = self.unary()?;
+            let span = name.span.to(e.span());
+            return Ok(Expr::Call {
+                name,
+                args: vec![e],
+                span,
+            });
+        }
         if self.peek() != &Tok::Minus {
             return self.primary();
         }
@@ -796,11 +984,29 @@ impl Parser {
         let e = match self.peek().clone() {
             Tok::Ident(name) => {
                 if self.peek_at(1) == &Tok::LParen {
-                    return Err(SyntaxError::new(
+                    let name = self.ident("a functor")?;
+                    self.bump();
+                    let mut args = Vec::new();
+                    if self.peek() != &Tok::RParen {
+                        loop {
+                            args.push(self.expr()?);
+                            if !self.eat(&Tok::Comma) {
+                                break;
+                            }
+                        }
+                    }
+                    let close = self.expect(Tok::RParen, "`,` or `)` in the argument list")?;
+                    return Ok(Expr::Call {
+                        span: name.span.to(close),
+                        name,
+                        args,
+                    });
+                }
+                if name == "nil" {
+                    return Err(SyntaxError::unsupported(
                         span,
-                        format!("`{name}(…)` cannot be used as a value"),
-                        "functors are not supported; a relation can only appear as a body \
-                         literal of its own",
+                        "records (`nil`, `[a, b]`) are not supported",
+                        "store the fields in a relation of their own, keyed by an id",
                     ));
                 }
                 if matches!(name.as_str(), "count" | "sum" | "min" | "max" | "mean")
@@ -824,6 +1030,28 @@ impl Parser {
                 let e = self.expr()?;
                 self.expect(Tok::RParen, "`)`")?;
                 return Ok(e);
+            }
+            Tok::LBracket => {
+                return Err(SyntaxError::unsupported(
+                    span,
+                    "records (`[a, b]`) are not supported",
+                    "store the fields in a relation of their own, keyed by an id",
+                ));
+            }
+            Tok::Dollar => {
+                return Err(SyntaxError::unsupported(
+                    span,
+                    "`$` (algebraic data type branches, `$` counters) is not supported",
+                    "number facts in the input data instead",
+                ));
+            }
+            Tok::At => {
+                return Err(SyntaxError::unsupported(
+                    span,
+                    "user-defined functors (`@f(…)`) are not supported",
+                    "use a built-in functor (cat, strlen, substr, to_number, …) or compute the \
+                     value in the input data",
+                ));
             }
             _ => return Err(self.unexpected("a variable, a constant or `(`")),
         };

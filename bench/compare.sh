@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Side-by-side comparison of prooflog with its peers on the benchmark workloads.
+#
+#   bench/compare.sh [WORKLOAD…]   (default: every workload but tc_8k, which HEAVY=1
+#                                   adds; REPS=5 runs each)
+#
+# Writes each workload as Soufflé files (examples/workload.rs dump), then, in
+# interleaved rounds (so that a change in machine load hits every engine alike):
+#   prooflog CLI   `prooflog run NAME.dl --fact-dir NAME --count` (provenance on and
+#                  --no-provenance; the whole process: parse, load, evaluate, print)
+#   in process     examples/workload.rs run NAME {prooflog-provenance,
+#                  prooflog-no-provenance,ascent}: evaluation only, no file loading
+#   Soufflé        interpreted (`souffle -F dir -D -`) and compiled (`souffle -o`),
+#                  when `souffle` is on PATH or at $SOUFFLE
+#   Nemo           `nmo`, when on PATH or at $NEMO
+# and prints, per workload and engine, the median wall time of REPS runs and the
+# median peak resident memory (`/usr/bin/time -v`). Peers not found are listed as
+# skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPS=${REPS:-5}
+OUT=${OUT:-target/compare}
+mkdir -p "$OUT"
+
+cargo build --release -q -p prooflog-cli
+cargo build --release -q -p prooflog --example workload
+PL=target/release/prooflog
+WL=target/release/examples/workload
+"$WL" dump "$OUT" "$@"
+if [ $# -gt 0 ]; then names=("$@"); else mapfile -t names < <("$WL" list ${HEAVY:+--heavy}); fi
+
+SOUFFLE=${SOUFFLE:-$(command -v souffle || true)}
+[ -z "$SOUFFLE" ] && [ -x /work/peers/souffle/build/src/souffle ] && SOUFFLE=/work/peers/souffle/build/src/souffle
+NEMO=${NEMO:-$(command -v nmo || true)}
+skipped=()
+[ -n "$SOUFFLE" ] && [ -x "$SOUFFLE" ] || { skipped+=("souffle (not on PATH, \$SOUFFLE unset)"); SOUFFLE=; }
+[ -n "$NEMO" ] && [ -x "$NEMO" ] || { skipped+=("nemo (nmo not on PATH, \$NEMO unset)"); NEMO=; }
+
+# measure LABEL WORKLOAD CMD…: one run, appends "workload label seconds kib" to $OUT/runs.
+measure() {
+  local label=$1 name=$2; shift 2
+  local log="$OUT/time.log"
+  if /usr/bin/time -v "$@" >"$OUT/last.out" 2>"$log"; then
+    local wall kib
+    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$log" | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
+    kib=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log")
+    echo "$name $label $wall $kib" >>"$OUT/runs"
+  else
+    echo "$name $label FAIL FAIL" >>"$OUT/runs"
+  fi
+}
+
+: >"$OUT/runs"
+for name in "${names[@]}"; do
+  if [ -n "$SOUFFLE" ]; then
+    "$SOUFFLE" -o "$OUT/$name.souffle" "$OUT/$name.dl" 2>/dev/null || echo "souffle -o failed on $name" >&2
+  fi
+done
+for rep in $(seq "$REPS"); do
+  for name in "${names[@]}"; do
+    facts=(--fact-dir "$OUT/$name")
+    [ -f "$OUT/$name.json" ] && facts+=(--facts "$OUT/$name.json")
+    measure cli_prov "$name" "$PL" run "$OUT/$name.dl" "${facts[@]}" --count
+    measure cli_noprov "$name" "$PL" run "$OUT/$name.dl" "${facts[@]}" --count --no-provenance
+    measure inproc_prov "$name" "$WL" run "$name" prooflog-provenance
+    measure inproc_noprov "$name" "$WL" run "$name" prooflog-no-provenance
+    "$WL" run "$name" ascent >/dev/null 2>&1 && measure inproc_ascent "$name" "$WL" run "$name" ascent
+    if [ -n "$SOUFFLE" ]; then
+      measure souffle_interp "$name" "$SOUFFLE" -F "$OUT/$name" -D - "$OUT/$name.dl"
+      [ -x "$OUT/$name.souffle" ] && measure souffle_compiled "$name" "$OUT/$name.souffle" -F "$OUT/$name" -D -
+    fi
+    if [ -n "$NEMO" ]; then
+      measure nemo "$name" "$NEMO" -I "$OUT/$name" "$OUT/$name.dl"
+    fi
+  done
+done
+
+echo "Median of $REPS interleaved runs per cell: wall seconds / peak RSS MiB (whole process)."
+echo "inproc_* = examples/workload.rs (evaluation only timed inside; process wall shown here)."
+awk '
+  { key=$1" "$2; n[key]++; w[key, n[key]]=$3; m[key, n[key]]=$4; if (!($2 in seenl)) { seenl[$2]=1; labels[++nl]=$2 } if (!($1 in seenw)) { seenw[$1]=1; wls[++nw]=$1 } }
+  function med(a, key, k,   i, j, t, v) { for (i=1;i<=k;i++) v[i]=a[key,i]; for (i=1;i<=k;i++) for (j=i+1;j<=k;j++) if (v[j]+0<v[i]+0) { t=v[i]; v[i]=v[j]; v[j]=t } return v[int((k+1)/2)] }
+  END {
+    printf "| workload |"; for (l=1;l<=nl;l++) printf " %s |", labels[l]; printf "\n|---|"; for (l=1;l<=nl;l++) printf "---|"; printf "\n"
+    for (i=1;i<=nw;i++) { printf "| %s |", wls[i]; for (l=1;l<=nl;l++) { key=wls[i]" "labels[l]; if (n[key]) { if (w[key,1]=="FAIL") printf " fail |"; else printf " %.3f s / %.1f MiB |", med(w,key,n[key]), med(m,key,n[key])/1024 } else printf " – |" } printf "\n" }
+  }' "$OUT/runs"
+if [ ${#skipped[@]} -gt 0 ]; then
+  echo; echo "Skipped peers:"; printf '  %s\n' "${skipped[@]}"
+fi

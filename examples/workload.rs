@@ -1,0 +1,88 @@
+//! Benchmark workloads as files, and one run of one workload in its own process.
+//!
+//! ```text
+//! cargo run --release --example workload -- list [--heavy]
+//! cargo run --release --example workload -- dump DIR [NAME…]
+//! cargo run --release --example workload -- run NAME VARIANT
+//! ```
+//!
+//! `dump` writes `DIR/NAME.dl` and `DIR/NAME/REL.facts` (tab-separated, as Soufflé
+//! reads them; weighted workloads also get `DIR/NAME.json` with confidences) for
+//! `bench/compare.sh`. `run` evaluates one workload in process with variant
+//! `prooflog-provenance`, `prooflog-no-provenance` or `ascent`, and prints the
+//! output relation's size, the wall time and the peak resident memory.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[path = "../benches/support/workloads.rs"]
+mod workloads;
+
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("list") => {
+            let heavy = args.get(1).is_some_and(|a| a == "--heavy");
+            for w in workloads::all() {
+                if heavy || !workloads::HEAVY.contains(&w.name) {
+                    println!("{}", w.name);
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Some("dump") if args.len() >= 2 => {
+            let dir = std::path::Path::new(&args[1]);
+            for w in workloads::all() {
+                if args.len() > 2 && !args[2..].iter().any(|n| n == w.name) {
+                    continue;
+                }
+                if let Err(e) = workloads::dump(&w, dir) {
+                    eprintln!("cannot write {}: {e}", w.name);
+                    return ExitCode::FAILURE;
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Some("run") if args.len() == 3 => {
+            let Some(w) = workloads::by_name(&args[1]) else {
+                eprintln!("unknown workload {:?}", args[1]);
+                return ExitCode::from(2);
+            };
+            let prepared = workloads::prepare(&w);
+            let start = Instant::now();
+            let rows = match args[2].as_str() {
+                "prooflog-provenance" => Some(workloads::run_prooflog(&w, &prepared, true)),
+                "prooflog-no-provenance" => Some(workloads::run_prooflog(&w, &prepared, false)),
+                "ascent" => workloads::run_ascent(&w),
+                other => {
+                    eprintln!("unknown variant {other:?}");
+                    return ExitCode::from(2);
+                }
+            };
+            let elapsed = start.elapsed();
+            let Some(rows) = rows else {
+                eprintln!("{} has no {} version", w.name, args[2]);
+                return ExitCode::from(3);
+            };
+            println!(
+                "{{\"workload\": \"{}\", \"variant\": \"{}\", \"{}\": {rows}, \"wall_ms\": {:.1}, \"peak_rss_kib\": {}}}",
+                w.name,
+                args[2],
+                w.output,
+                elapsed.as_secs_f64() * 1e3,
+                peak_rss_kib().map_or("null".into(), |k| k.to_string())
+            );
+            ExitCode::SUCCESS
+        }
+        _ => {
+            eprintln!("usage: workload list | dump DIR [NAME…] | run NAME VARIANT");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! Edge indexes: the one place that decides which input fact is `HEDGE-n`.
+//!
+//! Every input fact of an evaluation carries an `edge_idx`, its citation tag's
+//! number. A fact that arrives with one keeps it; the others are numbered in the
+//! order given, from one past the largest index in use. One index never names two
+//! different facts. The same rule numbers a load ([`RawInputs::resolve`]), a
+//! program evaluated from its own facts ([`complete_inputs`]), and evidence added to
+//! an evaluated base (`FactBase::extend`, per-request overlays), where "in use"
+//! includes the base's indexes, so that no base fact's tag ever changes.
+//!
+//! [`RawInputs::resolve`]: crate::store::RawInputs::resolve
+
+use rustc_hash::FxHashMap;
+
+use crate::diag::{Diagnostic, ErrorCode, Location, Result};
+use crate::ir::Program;
+use crate::store::InputFact;
+use crate::store::raw::{Origin, file_provenance};
+
+/// Edge indexes already in use (by an evaluated base), and which fact owns each.
+pub trait EdgeOwners {
+    /// The input fact that owns edge index `idx`.
+    fn owner(&self, idx: u64) -> Option<&InputFact>;
+    /// The largest index in use.
+    fn max_index(&self) -> Option<u64>;
+}
+
+/// Nothing is in use.
+impl EdgeOwners for () {
+    fn owner(&self, _: u64) -> Option<&InputFact> {
+        None
+    }
+    fn max_index(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// A problem numbering found: fact `at` of the list, and what is wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Problem {
+    pub at: usize,
+    pub message: String,
+    /// The earlier fact of the list that owns the index, when it is one of them.
+    pub first: Option<usize>,
+}
+
+fn same_fact(a: &InputFact, b: &InputFact) -> bool {
+    a.rel == b.rel && a.args == b.args
+}
+
+fn text(program: &Program, f: &InputFact) -> String {
+    let name = program
+        .relations
+        .get(f.rel as usize)
+        .map_or("?", |r| r.name.as_str());
+    crate::value::fact_text(name, &f.args)
+}
+
+/// Number `facts` in place (see the module documentation); every problem found.
+pub(crate) fn assign(
+    program: &Program,
+    facts: &mut [InputFact],
+    taken: &dyn EdgeOwners,
+) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let mut owners: FxHashMap<u64, usize> = FxHashMap::default();
+    let mut max = taken.max_index();
+    for (i, f) in facts.iter().enumerate() {
+        let Some(idx) = f.provenance.edge_idx else {
+            continue;
+        };
+        max = Some(max.map_or(idx, |m| m.max(idx)));
+        if let Some(owner) = taken.owner(idx)
+            && !same_fact(owner, f)
+        {
+            problems.push(Problem {
+                at: i,
+                message: format!(
+                    "edge_idx {idx} is already used by {} in the evaluated base",
+                    text(program, owner)
+                ),
+                first: None,
+            });
+            continue;
+        }
+        match owners.get(&idx) {
+            None => {
+                owners.insert(idx, i);
+            }
+            Some(&j) if !same_fact(&facts[j], f) => problems.push(Problem {
+                at: i,
+                message: format!(
+                    "edge_idx {idx} is already used by {}",
+                    text(program, &facts[j])
+                ),
+                first: Some(j),
+            }),
+            Some(_) => {}
+        }
+    }
+    if !problems.is_empty() {
+        return problems;
+    }
+    let mut next = max.map_or(Some(0), |m| m.checked_add(1));
+    for (i, f) in facts.iter_mut().enumerate() {
+        if f.provenance.edge_idx.is_some() {
+            continue;
+        }
+        match next {
+            Some(n) => {
+                f.provenance.edge_idx = Some(n);
+                next = n.checked_add(1);
+            }
+            None => {
+                problems.push(Problem {
+                    at: i,
+                    message:
+                        "no edge index left to assign (an explicit edge_idx is at the maximum)"
+                            .into(),
+                    first: None,
+                });
+                break;
+            }
+        }
+    }
+    problems
+}
+
+/// The help every index clash carries.
+pub(crate) const CLASH_HELP: &str =
+    "each stored edge index names one fact; give this one another index or none";
+
+/// Number `facts` in place: an input fact without an `edge_idx` gets the next index
+/// after the largest in use (in `taken`, or explicit among `facts`), in order. An
+/// explicit index that another fact already owns (in `taken` or earlier in `facts`)
+/// is a `bad_input` error, and so is running out of indexes; then nothing is
+/// numbered.
+pub fn number_inputs(
+    program: &Program,
+    facts: &mut [InputFact],
+    taken: &dyn EdgeOwners,
+) -> Result<()> {
+    let problems = assign(program, facts, taken);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let diagnostics = problems
+        .into_iter()
+        .map(|p| {
+            let d = Diagnostic::new(
+                ErrorCode::BadInput,
+                format!(
+                    "input fact {} ({}): {}",
+                    p.at + 1,
+                    text(program, &facts[p.at]),
+                    p.message
+                ),
+            );
+            if p.message.starts_with("edge_idx") {
+                d.with_help(CLASH_HELP)
+            } else {
+                d
+            }
+        })
+        .collect();
+    Err(crate::diag::Error { diagnostics })
+}
+
+/// The whole input of an evaluation, each fact numbered: the facts written in the
+/// program (`Program::facts`, source `"program"`) that `inputs` does not already carry
+/// as program facts (counting repeats), followed by `inputs`. A
+/// [`Loader`](crate::store::Loader)'s output carries them all, so this is idempotent:
+/// the program's facts are input once, and whoever numbered them first decides their
+/// tags.
+pub fn complete_inputs(program: &Program, inputs: &[InputFact]) -> Result<Vec<InputFact>> {
+    let mut given: std::collections::HashMap<(u32, &[crate::value::Value]), usize> =
+        std::collections::HashMap::new();
+    for f in inputs.iter().filter(|f| f.provenance.source == "program") {
+        *given.entry((f.rel, f.args.as_slice())).or_default() += 1;
+    }
+    let mut all = Vec::with_capacity(inputs.len() + program.facts.len());
+    for sf in &program.facts {
+        if let Some(n) = given.get_mut(&(sf.rel, sf.args.as_slice()))
+            && *n > 0
+        {
+            *n -= 1;
+            continue;
+        }
+        let loc: Option<Location> = ((sf.span.file as usize) < program.sources.files().len())
+            .then(|| program.sources.locate(sf.span));
+        let origin = Origin {
+            file: loc.as_ref().map_or("", |l| l.file.as_str()).into(),
+            source: None,
+            line: loc.as_ref().map_or(0, |l| l.line),
+            col: loc.as_ref().map_or(0, |l| l.col),
+            arg_cols: Vec::new(),
+            object_at: None,
+        };
+        all.push(InputFact {
+            rel: sf.rel,
+            args: sf.args.clone(),
+            confidence: 1.0,
+            provenance: file_provenance("program", &origin),
+        });
+    }
+    all.extend_from_slice(inputs);
+    number_inputs(program, &mut all, &())?;
+    Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Provenance;
+    use crate::value::Value;
+
+    fn fact(rel: u32, a: i64, idx: Option<u64>) -> InputFact {
+        InputFact {
+            rel,
+            args: vec![Value::Number(a)],
+            confidence: 1.0,
+            provenance: Provenance {
+                source: "hyperedge".into(),
+                edge_idx: idx,
+                ..Provenance::default()
+            },
+        }
+    }
+
+    struct Base(Vec<InputFact>);
+
+    impl EdgeOwners for Base {
+        fn owner(&self, idx: u64) -> Option<&InputFact> {
+            self.0.iter().find(|f| f.provenance.edge_idx == Some(idx))
+        }
+        fn max_index(&self) -> Option<u64> {
+            self.0.iter().filter_map(|f| f.provenance.edge_idx).max()
+        }
+    }
+
+    #[test]
+    fn numbers_after_the_largest_index_in_use() {
+        let program = Program::from_source("p.dl", "p(1).\nq(x) :- p(x).").unwrap();
+        let base = Base(vec![fact(0, 1, Some(7))]);
+        let mut facts = vec![fact(0, 2, None), fact(0, 3, Some(3)), fact(0, 4, None)];
+        number_inputs(&program, &mut facts, &base).unwrap();
+        let idx: Vec<_> = facts.iter().map(|f| f.provenance.edge_idx).collect();
+        assert_eq!(idx, [Some(8), Some(3), Some(9)]);
+        // The base's own fact under its own index is no clash; another fact is.
+        let mut again = vec![fact(0, 1, Some(7))];
+        number_inputs(&program, &mut again, &base).unwrap();
+        let mut clash = vec![fact(0, 5, Some(7))];
+        let err = number_inputs(&program, &mut clash, &base).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("edge_idx 7 is already used by p(1)"),
+            "{err}"
+        );
+        assert_eq!(clash[0].provenance.edge_idx, Some(7));
+    }
+
+    #[test]
+    fn program_facts_come_first_once() {
+        let program = Program::from_source("p.dl", "p(1).\np(2).\nq(x) :- p(x).").unwrap();
+        let once = complete_inputs(&program, &[fact(0, 9, None)]).unwrap();
+        assert_eq!(once.len(), 3);
+        assert_eq!(once[0].provenance.source, "program");
+        assert_eq!(once[0].provenance.table.as_deref(), Some("p.dl"));
+        let idx: Vec<_> = once.iter().map(|f| f.provenance.edge_idx).collect();
+        assert_eq!(idx, [Some(0), Some(1), Some(2)]);
+        let twice = complete_inputs(&program, &once).unwrap();
+        assert_eq!(twice, once);
+    }
+}
