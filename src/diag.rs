@@ -278,6 +278,14 @@ pub enum ErrorCode {
     /// A proof was asked of a fact base whose derivation record is off (or is
     /// inconsistent).
     ProvenanceUnavailable,
+    /// Input data for a relation that no rule, fact or directive of the program
+    /// mentions (a warning: the data is loaded as extensional facts).
+    UnusedRelation,
+    /// A relation read by a rule that has no rule, fact, `.input`, declaration or data
+    /// (a warning: it is empty, and the name is probably misspelt).
+    UndefinedRelation,
+    /// A construct of Soufflé (or another dialect) that prooflog does not implement.
+    Unsupported,
     /// A broken internal invariant: a bug in prooflog, never the user's input.
     Internal,
     /// A goal's bare identifier (a variable) that names a symbol of the data: probably
@@ -316,6 +324,9 @@ impl ErrorCode {
             ErrorCode::Usage => "usage",
             ErrorCode::Arithmetic => "arithmetic_error",
             ErrorCode::ProvenanceUnavailable => "provenance_unavailable",
+            ErrorCode::UnusedRelation => "unused_relation",
+            ErrorCode::UndefinedRelation => "undefined_relation",
+            ErrorCode::Unsupported => "unsupported",
             ErrorCode::Internal => "internal_error",
             ErrorCode::AmbiguousGoal => "ambiguous_goal",
             ErrorCode::NoVerbalisation => "no_verbalisation",
@@ -379,9 +390,22 @@ impl fmt::Display for Limit {
     }
 }
 
-/// A user-facing error: what, where, and how to fix it.
+/// Whether a diagnostic stops the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The input is rejected.
+    #[default]
+    Error,
+    /// Worth saying, but the run goes on (an error under `--strict`).
+    Warning,
+}
+
+/// A user-facing error or warning: what, where, and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
     /// Stable code.
     pub code: ErrorCode,
     /// One-line description of what is wrong.
@@ -399,6 +423,7 @@ impl Diagnostic {
     /// A diagnostic with no location.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
+            severity: Severity::Error,
             code,
             message: message.into(),
             location: None,
@@ -412,6 +437,19 @@ impl Diagnostic {
         let mut d = Diagnostic::new(ErrorCode::BudgetExceeded, message);
         d.limit = Some(limit);
         d
+    }
+
+    /// A warning with no location.
+    pub fn warning(code: ErrorCode, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::new(code, message)
+        }
+    }
+
+    /// Whether this is a warning.
+    pub fn is_warning(&self) -> bool {
+        self.severity == Severity::Warning
     }
 
     /// Attach a location.
@@ -437,12 +475,15 @@ impl Diagnostic {
     }
 
     /// The JSON form printed by `--format json`:
-    /// `{"error": {"code", "message", "file"?, "line"?, "col"?, "help"?, "limit"?}}`.
-    /// Location fields are present only when the diagnostic has a location, `help`
-    /// only when there is a hint, `limit` (its name) only for a limit: no field is
-    /// ever `null`.
+    /// `{"error": {"code", "message", "file"?, "line"?, "col"?, "help"?, "limit"?}}`
+    /// (a warning's key is `"warning"`). Location fields are present only when the
+    /// diagnostic has a location, `help` only when there is a hint, `limit` (its name)
+    /// only for a limit: no field is ever `null`.
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({ "error": self.to_json_body() })
+        match self.severity {
+            Severity::Error => serde_json::json!({ "error": self.to_json_body() }),
+            Severity::Warning => serde_json::json!({ "warning": self.to_json_body() }),
+        }
     }
 
     /// The object inside [`to_json`](Self::to_json)'s `"error"` (also the shape of a
@@ -478,7 +519,11 @@ impl Diagnostic {
 /// ```
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error[{}]: {}", self.code.as_str(), self.message)?;
+        let what = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{what}[{}]: {}", self.code.as_str(), self.message)?;
         if let Some(loc) = &self.location {
             write!(f, "\n --> {}:{}:{}", loc.file, loc.line, loc.col)?;
             if let Some(s) = &loc.snippet {
@@ -542,6 +587,123 @@ impl From<Diagnostic> for Error {
 /// Shorthand for results carrying [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// The candidate closest to `name` by edit distance, when it is close enough to be a
+/// typo of it: at most a third of `name`'s length (1 to 3 edits), and never the whole
+/// name. Ties go to the alphabetically first candidate. The one did-you-mean routine
+/// for relations in rules, data and goals; its cost is linear in the candidates.
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let len = name.chars().count();
+    let limit = (len / 3).clamp(1, 3);
+    candidates
+        .into_iter()
+        .filter(|c| *c != name && c.chars().count().abs_diff(len) <= limit)
+        .filter_map(|c| {
+            let d = edit_distance(name, c);
+            (d <= limit && d < len.max(c.chars().count())).then_some((d, c))
+        })
+        .min()
+        .map(|(_, c)| c)
+}
+
+/// Edit distance in characters, counting an insertion, a deletion, a substitution or
+/// a swap of two adjacent characters as one edit (optimal string alignment), so that
+/// `egde` is one edit from `edge`.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let w = b.len() + 1;
+    // Three rows: two back (for swaps), one back, current.
+    let mut rows = vec![0usize; 3 * w];
+    for (j, cell) in rows[w..2 * w].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        let (back2, rest) = rows.split_at_mut(w);
+        let (back1, cur) = rest.split_at_mut(w);
+        cur[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (back1[j - 1] + cost).min(back1[j] + 1).min(cur[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(back2[j - 2] + 1);
+            }
+            cur[j] = d;
+        }
+        rows.copy_within(w..3 * w, 0);
+    }
+    rows[w + b.len()]
+}
+
+/// Collects diagnostics up to a cap, so that reporting costs the same whatever the
+/// number of problems: past [`Diagnostics::LIMIT`] a problem is only counted (its
+/// message, location and snippet are never built), and [`finish`](Self::finish) adds
+/// one "N more" line.
+#[derive(Debug, Default)]
+pub struct Diagnostics {
+    list: Vec<Diagnostic>,
+    dropped: usize,
+}
+
+impl Diagnostics {
+    /// How many diagnostics one report shows at most.
+    pub const LIMIT: usize = 20;
+
+    /// Record a problem.
+    pub fn push(&mut self, d: Diagnostic) {
+        self.push_with(|| d);
+    }
+
+    /// Record a problem built only if it will be shown.
+    pub fn push_with(&mut self, d: impl FnOnce() -> Diagnostic) {
+        if self.list.len() < Self::LIMIT {
+            self.list.push(d());
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Whether nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Problems recorded, shown or not.
+    pub fn count(&self) -> usize {
+        self.list.len() + self.dropped
+    }
+
+    /// `Ok(value)` when nothing was recorded, else every problem shown.
+    pub fn finish<T>(self, value: T) -> Result<T> {
+        if self.list.is_empty() {
+            return Ok(value);
+        }
+        Err(Error {
+            diagnostics: self.into_vec(),
+        })
+    }
+
+    /// The diagnostics shown, with the "N more" line when some were not.
+    pub fn into_vec(mut self) -> Vec<Diagnostic> {
+        if self.dropped > 0 {
+            let code = self.list[0].code;
+            let mut more = Diagnostic::new(
+                code,
+                format!(
+                    "{} more problem{} not shown",
+                    self.dropped,
+                    if self.dropped == 1 { "" } else { "s" }
+                ),
+            );
+            more.severity = self.list[0].severity;
+            self.list.push(more);
+        }
+        self.list
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -556,6 +718,54 @@ mod tests {
         let snippet = loc.snippet.unwrap();
         assert!(snippet.ends_with(&format!("{}{}", " ".repeat(14), "^".repeat(13))));
         assert!(snippet.contains("2 | path(x, y) :- edge(x, y, z)."));
+    }
+
+    #[test]
+    fn did_you_mean_finds_typos_only() {
+        let names = ["edge", "path", "researchInterest", "e"];
+        assert_eq!(did_you_mean("edg", names), Some("edge"));
+        assert_eq!(did_you_mean("edgee", names), Some("edge"));
+        assert_eq!(did_you_mean("pathh", names), Some("path"));
+        assert_eq!(
+            did_you_mean("researchInterests", names),
+            Some("researchInterest")
+        );
+        assert_eq!(
+            did_you_mean("f", names),
+            None,
+            "a one-letter name is never a typo of another"
+        );
+        assert_eq!(did_you_mean("node", names), None);
+        assert_eq!(did_you_mean("edge", names), None, "not itself");
+        assert_eq!(did_you_mean("egde", names), Some("edge"));
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("egde", "edge"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("abc", ""), 3);
+    }
+
+    #[test]
+    fn diagnostics_are_capped_and_built_lazily() {
+        let mut d = Diagnostics::default();
+        let mut built = 0;
+        for i in 0..Diagnostics::LIMIT + 5 {
+            d.push_with(|| {
+                built += 1;
+                Diagnostic::new(ErrorCode::BadInput, format!("bad {i}"))
+            });
+        }
+        assert_eq!(built, Diagnostics::LIMIT);
+        assert_eq!(d.count(), Diagnostics::LIMIT + 5);
+        let v = d.into_vec();
+        assert_eq!(v.len(), Diagnostics::LIMIT + 1);
+        assert_eq!(v[Diagnostics::LIMIT].message, "5 more problems not shown");
+    }
+
+    #[test]
+    fn warnings_say_so() {
+        let w = Diagnostic::warning(ErrorCode::UnusedRelation, "`edg` is not used by any rule");
+        assert!(w.to_string().starts_with("warning[unused_relation]: "));
+        assert_eq!(w.to_json()["warning"]["code"], "unused_relation");
     }
 
     #[test]

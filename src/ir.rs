@@ -171,6 +171,15 @@ pub struct Relation {
     pub input: Option<IoOptions>,
     /// Marked `.output`.
     pub output: bool,
+    /// The options of each `.output` directive naming it (`IO=file`,
+    /// `filename="…"`, `delimiter`, `headers`; `IO=stdout`), in source order; an
+    /// `.output` without options has an empty map.
+    pub outputs: Vec<IoOptions>,
+    /// Marked `.printsize`: its size is printed, not its rows.
+    pub printsize: bool,
+    /// Made by the checker, not written by the user (the projection a negated atom
+    /// with variables of its own reads): never printed, never named in a goal.
+    pub auxiliary: bool,
     /// `.functional rel(k, …)`: the key columns that determine the others.
     pub functional: Option<Vec<usize>>,
     /// `.text rel "…{0}…{1}…"`: how to say a fact of this relation in words.
@@ -288,6 +297,135 @@ pub enum Expr {
     Binary(ArithOp, Box<Expr>, Box<Expr>),
     /// `-e`.
     Neg(Box<Expr>),
+    /// A built-in functor applied to its arguments, with each argument's type
+    /// (`cat(x, "a")`, `strlen(s)`, `to_string(n)`, `max(a, b, c)`).
+    Call(Functor, Vec<Expr>, Vec<ColumnType>),
+}
+
+impl Expr {
+    /// The expression's type in `rule`: a variable's, a constant's, an operator's
+    /// operands', a functor's result.
+    pub fn column_type(&self, rule: &Rule) -> Option<ColumnType> {
+        match self {
+            Expr::Var(v) => rule.vars.get(*v as usize).map(|x| x.ty),
+            Expr::Const(c) => Some(c.column_type()),
+            Expr::Binary(_, l, r) => l.column_type(rule).or_else(|| r.column_type(rule)),
+            Expr::Neg(x) => x.column_type(rule),
+            Expr::Call(f, _, arg_types) => f.result_type(arg_types),
+        }
+    }
+}
+
+/// Built-in functors (Soufflé's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Functor {
+    /// `cat(s1, s2, …)`: the symbols joined.
+    Cat,
+    /// `strlen(s)`: the number of characters.
+    Strlen,
+    /// `substr(s, i, n)`: `n` characters from index `i` (0-based; an index outside
+    /// the string gives `""`, as Soufflé does).
+    Substr,
+    /// `ord(s)`: the symbol's ordinal number (its interned key).
+    Ord,
+    /// `to_number(x)`: a symbol's integer (nothing when it is not one), a float's
+    /// integer part.
+    ToNumber,
+    /// `to_unsigned(x)`.
+    ToUnsigned,
+    /// `to_float(x)`.
+    ToFloat,
+    /// `to_string(x)`: the value as text.
+    ToString,
+    /// `min(a, b, …)`.
+    Min,
+    /// `max(a, b, …)`.
+    Max,
+    /// `abs(x)`.
+    Abs,
+    /// `bnot x`: bitwise complement.
+    BNot,
+    /// `lnot x`: 1 when `x` is 0, else 0.
+    LNot,
+}
+
+impl Functor {
+    /// The functor's name as written.
+    pub fn name(self) -> &'static str {
+        match self {
+            Functor::Cat => "cat",
+            Functor::Strlen => "strlen",
+            Functor::Substr => "substr",
+            Functor::Ord => "ord",
+            Functor::ToNumber => "to_number",
+            Functor::ToUnsigned => "to_unsigned",
+            Functor::ToFloat => "to_float",
+            Functor::ToString => "to_string",
+            Functor::Min => "min",
+            Functor::Max => "max",
+            Functor::Abs => "abs",
+            Functor::BNot => "bnot",
+            Functor::LNot => "lnot",
+        }
+    }
+
+    /// The functor a name denotes (Soufflé's conversion aliases included).
+    pub fn from_name(name: &str) -> Option<Functor> {
+        Some(match name {
+            "cat" => Functor::Cat,
+            "strlen" => Functor::Strlen,
+            "substr" => Functor::Substr,
+            "ord" => Functor::Ord,
+            "to_number" | "ftoi" | "utoi" => Functor::ToNumber,
+            "to_unsigned" | "itou" | "ftou" => Functor::ToUnsigned,
+            "to_float" | "itof" | "utof" => Functor::ToFloat,
+            "to_string" => Functor::ToString,
+            "min" => Functor::Min,
+            "max" => Functor::Max,
+            "abs" => Functor::Abs,
+            "bnot" => Functor::BNot,
+            "lnot" => Functor::LNot,
+            _ => return None,
+        })
+    }
+
+    /// Its result type, given its arguments' types.
+    pub fn result_type(self, args: &[ColumnType]) -> Option<ColumnType> {
+        Some(match self {
+            Functor::Cat | Functor::Substr | Functor::ToString => ColumnType::Symbol,
+            Functor::Strlen | Functor::Ord | Functor::ToNumber => ColumnType::Number,
+            Functor::ToUnsigned => ColumnType::Unsigned,
+            Functor::ToFloat => ColumnType::Float,
+            Functor::Min | Functor::Max | Functor::Abs | Functor::BNot | Functor::LNot => {
+                *args.first()?
+            }
+        })
+    }
+}
+
+/// Built-in tests usable as body literals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TestFn {
+    /// `match(pattern, s)`: the regular expression matches the whole symbol.
+    Match,
+    /// `contains(part, s)`: `part` occurs in `s`.
+    Contains,
+    /// `true`.
+    True,
+    /// `false`.
+    False,
+}
+
+impl TestFn {
+    /// The test's name as written.
+    pub fn name(self) -> &'static str {
+        match self {
+            TestFn::Match => "match",
+            TestFn::Contains => "contains",
+            TestFn::True => "true",
+            TestFn::False => "false",
+        }
+    }
 }
 
 /// Arithmetic operators.
@@ -303,6 +441,41 @@ pub enum ArithOp {
     Div,
     /// `%` (likewise)
     Rem,
+    /// `^`: power (a negative integer exponent gives nothing).
+    Pow,
+    /// `band`
+    BAnd,
+    /// `bor`
+    BOr,
+    /// `bxor`
+    BXor,
+    /// `bshl` (a shift of 64 or more gives nothing)
+    Shl,
+    /// `bshr`: arithmetic shift right for `number`
+    Shr,
+    /// `bshru`: logical shift right
+    ShrU,
+    /// `land`: 1 when both are non-zero, else 0
+    LAnd,
+    /// `lor`
+    LOr,
+    /// `lxor`
+    LXor,
+}
+
+impl ArithOp {
+    /// Whether the operator only applies to integers (`number`, `unsigned`).
+    pub fn integral(self) -> bool {
+        matches!(
+            self,
+            ArithOp::BAnd
+                | ArithOp::BOr
+                | ArithOp::BXor
+                | ArithOp::Shl
+                | ArithOp::Shr
+                | ArithOp::ShrU
+        )
+    }
 }
 
 /// Comparison operators.
@@ -333,6 +506,8 @@ pub enum AggFunc {
     Min,
     /// `max e : { … }`
     Max,
+    /// `mean e : { … }`: the average, a `float`.
+    Mean,
 }
 
 /// One body literal.
@@ -369,6 +544,19 @@ pub enum Literal {
         target: Option<Expr>,
         /// Positive atoms, negated atoms and comparisons (no nested aggregates).
         body: Vec<Literal>,
+        /// Where it is written.
+        span: Span,
+    },
+    /// A built-in test (`match("a.*", s)`, `!contains("b", s)`): its arguments are
+    /// symbols bound earlier; the binding goes on only when it holds (fails, when
+    /// `negated`).
+    Test {
+        /// The test.
+        test: TestFn,
+        /// Its arguments.
+        args: Vec<Expr>,
+        /// `!match(…)`.
+        negated: bool,
         /// Where it is written.
         span: Span,
     },

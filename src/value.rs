@@ -36,6 +36,67 @@ impl ColumnType {
     }
 }
 
+impl ColumnType {
+    /// `value` as a value of this column type, when it is one exactly: the one
+    /// coercion of the library, used by loaders, program constants, goals and
+    /// evaluation alike. An integer enters a `float` column only when the float holds
+    /// it exactly (2^53 + 1 does not), an `unsigned` column only when it is not
+    /// negative, a `number` column only when it fits in an `i64`; a float never enters
+    /// an integer column and a symbol only a `symbol` one.
+    pub fn coerce(self, value: &Value) -> Option<Value> {
+        match (value, self) {
+            (Value::Symbol(s), ColumnType::Symbol) => Some(Value::Symbol(s.clone())),
+            _ => self.coerce_scalar(value),
+        }
+    }
+
+    /// [`coerce`](Self::coerce) for numbers, unsigned and floats (symbols: `None`).
+    pub fn coerce_scalar(self, value: &Value) -> Option<Value> {
+        match (value, self) {
+            (Value::Number(i), ColumnType::Number) => Some(Value::Number(*i)),
+            (Value::Number(i), ColumnType::Unsigned) => u64::try_from(*i).ok().map(Value::Unsigned),
+            (Value::Number(i), ColumnType::Float) => {
+                let f = *i as f64;
+                (f as i128 == i128::from(*i)).then_some(Value::Float(f))
+            }
+            (Value::Unsigned(u), ColumnType::Unsigned) => Some(Value::Unsigned(*u)),
+            (Value::Unsigned(u), ColumnType::Number) => i64::try_from(*u).ok().map(Value::Number),
+            (Value::Unsigned(u), ColumnType::Float) => {
+                let f = *u as f64;
+                (f as u128 == u128::from(*u) && f < 18_446_744_073_709_551_616.0)
+                    .then_some(Value::Float(f))
+            }
+            (Value::Float(x), ColumnType::Float) => Some(Value::Float(*x)),
+            _ => None,
+        }
+    }
+
+    /// A cell of text (a CSV/TSV field, a goal constant) as a value of this type: an
+    /// integer written in decimal is read as an integer and [`coerce`](Self::coerce)d,
+    /// so `"2"` is `2.0` in a `float` column; other text is a `float` when it is a
+    /// finite float, else only a `symbol`. A symbol column takes the text as it is.
+    pub fn parse(self, text: &str) -> Option<Value> {
+        if self == ColumnType::Symbol {
+            return Some(Value::Symbol(text.to_string()));
+        }
+        let t = text.trim();
+        if let Ok(i) = t.parse::<i64>() {
+            return self.coerce_scalar(&Value::Number(i));
+        }
+        if let Ok(u) = t.parse::<u64>() {
+            return self.coerce_scalar(&Value::Unsigned(u));
+        }
+        if self == ColumnType::Float && !t.is_empty() && !t.starts_with('+') {
+            return t
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .map(Value::Float);
+        }
+        None
+    }
+}
+
 impl fmt::Display for ColumnType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -202,6 +263,62 @@ pub fn format_confidence(c: f64) -> String {
     }
 }
 
+/// The evaluator's encoding of a value of a known column type as one raw `u64` cell:
+/// a `number`'s bits, an `unsigned`, a `float`'s bits, or a symbol's interner key.
+/// Shared by loading (which types input cells straight into this form) and evaluation.
+pub(crate) mod cell {
+    use lasso::{Key, Rodeo, Spur};
+
+    use super::{ColumnType, Value};
+
+    /// Encode a value as a cell of a column of type `ty` (after [`ColumnType::coerce`]),
+    /// interning symbols. `None` when the value is not one of the type.
+    pub(crate) fn encode(value: &Value, ty: ColumnType, interner: &mut Rodeo) -> Option<u64> {
+        match (value, ty) {
+            (Value::Symbol(s), ColumnType::Symbol) => intern(interner, s),
+            _ => encode_scalar(value, ty),
+        }
+    }
+
+    /// Intern a symbol (`None` when the interner is full).
+    #[inline]
+    pub(crate) fn intern(interner: &mut Rodeo, s: &str) -> Option<u64> {
+        interner
+            .try_get_or_intern(s)
+            .ok()
+            .map(|k: Spur| k.into_usize() as u64)
+    }
+
+    /// Encode a number, unsigned or float value (no interner needed); symbols and
+    /// inexact conversions are `None`.
+    pub(crate) fn encode_scalar(value: &Value, ty: ColumnType) -> Option<u64> {
+        Some(match ty.coerce_scalar(value)? {
+            Value::Number(i) => i as u64,
+            Value::Unsigned(u) => u,
+            Value::Float(x) => x.to_bits(),
+            Value::Symbol(_) => return None,
+        })
+    }
+
+    /// The text of a symbol cell (empty for a key the interner does not know).
+    #[inline]
+    pub(crate) fn symbol(cell: u64, interner: &Rodeo) -> &str {
+        Spur::try_from_usize(cell as usize)
+            .and_then(|k| interner.try_resolve(&k))
+            .unwrap_or("")
+    }
+
+    /// Decode a cell of a column of type `ty`.
+    pub(crate) fn decode(cell: u64, ty: ColumnType, interner: &Rodeo) -> Value {
+        match ty {
+            ColumnType::Number => Value::Number(cell as i64),
+            ColumnType::Unsigned => Value::Unsigned(cell),
+            ColumnType::Float => Value::Float(f64::from_bits(cell)),
+            ColumnType::Symbol => Value::Symbol(symbol(cell, interner).to_string()),
+        }
+    }
+}
+
 /// Render a fact the way the rule language writes it: `pred(a, b)`.
 pub fn fact_text(predicate: &str, args: &[Value]) -> String {
     let mut s = String::with_capacity(predicate.len() + 2 + args.len() * 4);
@@ -261,6 +378,32 @@ mod tests {
             ]
         );
         assert_eq!(serde_json::to_string(&v).unwrap(), r#"[42,-1,1.5,"x"]"#);
+    }
+
+    #[test]
+    fn coercion_is_exact() {
+        use ColumnType::*;
+        let big = (1i64 << 53) + 1;
+        assert_eq!(
+            Float.coerce(&Value::Number(1 << 53)),
+            Some(Value::Float(9007199254740992.0))
+        );
+        assert_eq!(Float.coerce(&Value::Number(big)), None);
+        assert_eq!(Float.coerce(&Value::Unsigned(u64::MAX)), None);
+        assert_eq!(Unsigned.coerce(&Value::Number(-1)), None);
+        assert_eq!(Number.coerce(&Value::Unsigned(7)), Some(Value::Number(7)));
+        assert_eq!(Number.coerce(&Value::Float(1.0)), None);
+        assert_eq!(Symbol.coerce(&Value::Number(1)), None);
+        assert_eq!(Float.parse("2"), Some(Value::Float(2.0)));
+        assert_eq!(Float.parse(" 2.5 "), Some(Value::Float(2.5)));
+        assert_eq!(Float.parse("9007199254740993"), None);
+        assert_eq!(Float.parse("inf"), None);
+        assert_eq!(Number.parse("1.0"), None);
+        assert_eq!(
+            Unsigned.parse("18446744073709551615"),
+            Some(Value::Unsigned(u64::MAX))
+        );
+        assert_eq!(Symbol.parse(" x "), Some(Value::Symbol(" x ".into())));
     }
 
     #[test]

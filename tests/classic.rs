@@ -89,10 +89,12 @@ fn run_classic(name: &str) {
     let Loaded {
         program,
         facts: inputs,
+        ..
     } = match loaded {
         Ok(l) => l,
         Err(e) => panic!("{name} does not load: {e}"),
     };
+    let inputs = inputs.to_vec();
     let expected = read_json(&dir.join(format!("{name}.expected.json")));
 
     let reference = support::naive::evaluate(&program, &inputs);

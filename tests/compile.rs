@@ -98,6 +98,7 @@ fn body_is_reordered_so_every_variable_is_bound_before_use() {
             Literal::Negated(a) => format!("not {}", p.relation(a.rel).name),
             Literal::Compare { op, assigns, .. } => format!("{op:?} {}", assigns.is_some()),
             Literal::Aggregate { .. } => "agg".into(),
+            Literal::Test { test, .. } => test.name().into(),
         })
         .collect();
     assert_eq!(
@@ -328,6 +329,7 @@ mod safe_order {
                 expr_vars(r, out);
             }
             Expr::Neg(e) => expr_vars(e, out),
+            Expr::Call(_, args, _) => args.iter().for_each(|a| expr_vars(a, out)),
             Expr::Const(_) => {}
         }
     }
@@ -389,6 +391,13 @@ mod safe_order {
                         }
                     }
                     bound[*result as usize] = true;
+                }
+                Literal::Test { args, .. } => {
+                    let mut reads = Vec::new();
+                    args.iter().for_each(|a| expr_vars(a, &mut reads));
+                    if reads.iter().any(|v| !bound[*v as usize]) {
+                        return Err("test reads unbound".into());
+                    }
                 }
             }
         }

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use prooflog::answer::firewall::CheckOptions;
 use prooflog::answer::segment::segment;
 use prooflog::diag::SourceMap;
 use prooflog::proof::render;
@@ -109,13 +110,12 @@ impl TagResolver for Facts {
         if tag != "HEDGE-42" {
             return Vec::new();
         }
-        vec![CitedFact {
-            tag: tag.into(),
-            predicate: "member".into(),
-            args: vec![Value::Number(42), Value::Number(7)],
-            text: "drone 7 is a member of group 42".into(),
-            functional_key: None,
-        }]
+        vec![CitedFact::new(
+            tag,
+            "member",
+            vec![Value::Number(42), Value::Number(7)],
+            "drone 7 is a member of group 42",
+        )]
     }
 }
 
@@ -186,7 +186,7 @@ proptest! {
         let allowed: HashSet<String> = ["HEDGE-42".to_string()].into();
         let r = HallucinationFirewall::new()
             .with_gate_verification(&Facts)
-            .check(&text, &allowed, true, false);
+            .check(&text, &allowed, &CheckOptions::new());
         let _ = r.as_dict();
     }
 
@@ -222,7 +222,11 @@ proptest! {
                 let _ = render::text(tree);
                 let _ = render::dot(tree);
                 let allowed: HashSet<String> = tree.evidence_tags().into_iter().collect();
-                let _ = HallucinationFirewall::new().check(&context, &allowed, true, true);
+                let _ = HallucinationFirewall::new().check(
+                    &context,
+                    &allowed,
+                    &CheckOptions::new().require_proof(true),
+                );
             }
             // The first matches are the first of every match, in value order.
             let all = base.query(&pattern).unwrap();

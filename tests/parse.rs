@@ -208,8 +208,25 @@ fn syntax_errors_point_at_the_token() {
     assert_eq!(d.code, ErrorCode::Parse);
     let loc = d.location.as_ref().unwrap();
     assert_eq!((loc.line, loc.col), (1, 15));
-    let err = parse("p(x) :- q(x), r(cat(x, y)).").unwrap_err();
-    assert!(err.primary().message.contains("`cat(…)`"));
+    // Functors parse as expressions; records and `$` are named as unsupported.
+    assert!(parse("p(x) :- q(x), r(cat(x, y)).").is_ok());
+    for (text, what) in [
+        ("p(x) :- q([x, 1]).", "records"),
+        ("p(x) :- q(x), y = $A(x).", "`$`"),
+        ("p(x) :- q(@f(x)).", "user-defined functors"),
+        (".comp C {\n}\n", "components"),
+        (".type T = A {x: number} | B {}", "algebraic data types"),
+        (".type P = [a: number]", "record types"),
+        ("p(x) :- q(x).\n.plan 0:(1)", "`.plan`"),
+        (".functor f(x: number): number", "user-defined functors"),
+        (".decl r(x: number) choice-domain x", "choice-domain"),
+        ("r(x) <= r(y) :- q(x, y).", "subsumptive"),
+    ] {
+        let err = parse(text).unwrap_err();
+        let d = err.primary();
+        assert_eq!(d.code, ErrorCode::Unsupported, "{text}: {d}");
+        assert!(d.message.contains(what), "{text}: {d}");
+    }
     let err = parse("@confidence(0.5)\n.decl a(x: number)").unwrap_err();
     assert!(
         err.primary()
@@ -218,7 +235,7 @@ fn syntax_errors_point_at_the_token() {
     );
     let err = parse("p(x) :- ok.").unwrap_err();
     assert!(err.primary().help.as_deref().unwrap().contains("ok()"));
-    let err = parse("x = mean y : p(y).").unwrap_err();
+    let err = parse("x = sum y : p(y).").unwrap_err();
     assert!(err.primary().message.contains("expected"));
 }
 
@@ -266,6 +283,11 @@ fn strip_expr(e: &mut Expr) {
             *s = Span::default();
             strip_expr(e);
         }
+        Expr::Call { name, args, span } => {
+            *span = Span::default();
+            name.span = Span::default();
+            args.iter_mut().for_each(strip_expr);
+        }
     }
 }
 
@@ -292,6 +314,13 @@ fn strip_lit(l: &mut Literal) {
         Literal::Disjunction(alts, s) => {
             *s = Span::default();
             alts.iter_mut().flatten().for_each(strip_lit);
+        }
+        Literal::Test {
+            name, args, span, ..
+        } => {
+            *span = Span::default();
+            name.span = Span::default();
+            args.iter_mut().for_each(strip_expr);
         }
         Literal::Aggregate(a) => {
             a.span = Span::default();
@@ -373,6 +402,22 @@ const RESERVED: &[&str] = &[
     "magic",
     "no_magic",
     "overridable",
+    "band",
+    "bor",
+    "bxor",
+    "bshl",
+    "bshr",
+    "bshru",
+    "land",
+    "lor",
+    "lxor",
+    "bnot",
+    "lnot",
+    "nil",
+    "match",
+    "contains",
+    "true",
+    "false",
 ];
 
 fn ident() -> impl Strategy<Value = Ident> {
@@ -416,7 +461,17 @@ fn expr() -> impl Strategy<Value = Expr> {
                     Just(ArithOp::Sub),
                     Just(ArithOp::Mul),
                     Just(ArithOp::Div),
-                    Just(ArithOp::Rem)
+                    Just(ArithOp::Rem),
+                    Just(ArithOp::Pow),
+                    Just(ArithOp::BAnd),
+                    Just(ArithOp::BOr),
+                    Just(ArithOp::BXor),
+                    Just(ArithOp::Shl),
+                    Just(ArithOp::Shr),
+                    Just(ArithOp::ShrU),
+                    Just(ArithOp::LAnd),
+                    Just(ArithOp::LOr),
+                    Just(ArithOp::LXor)
                 ],
                 inner.clone(),
                 inner.clone()
@@ -427,7 +482,19 @@ fn expr() -> impl Strategy<Value = Expr> {
                     right: Box::new(r),
                     span: z
                 }),
-            inner.prop_map(move |e| Expr::Neg(Box::new(e), z)),
+            inner.clone().prop_map(move |e| Expr::Neg(Box::new(e), z)),
+            (
+                prop::sample::select(vec!["cat", "strlen", "max", "to_string", "bnot", "lnot"]),
+                prop::collection::vec(inner, 1..3)
+            )
+                .prop_map(move |(f, args)| Expr::Call {
+                    name: Ident {
+                        name: f.to_string(),
+                        span: z
+                    },
+                    args,
+                    span: z
+                }),
         ]
     })
 }
@@ -462,6 +529,21 @@ fn simple_literal() -> impl Strategy<Value = Literal> {
             right,
             span: z
         }),
+        (
+            prop::sample::select(vec!["match", "contains"]),
+            expr(),
+            expr(),
+            any::<bool>()
+        )
+            .prop_map(move |(name, a, b, negated)| Literal::Test {
+                name: Ident {
+                    name: name.to_string(),
+                    span: z
+                },
+                args: vec![a, b],
+                negated,
+                span: z
+            }),
     ]
 }
 
@@ -473,7 +555,8 @@ fn literal() -> impl Strategy<Value = Literal> {
             Just(AggFunc::Count),
             Just(AggFunc::Sum),
             Just(AggFunc::Min),
-            Just(AggFunc::Max)
+            Just(AggFunc::Max),
+            Just(AggFunc::Mean)
         ],
         expr(),
         prop::collection::vec(simple_literal(), 1..3),

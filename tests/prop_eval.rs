@@ -459,6 +459,7 @@ fn replay(fb: &FactBase, rule: &Rule, d: &Derivation, args: &[Value]) -> Result<
                 }
             },
             Literal::Aggregate { .. } => unreachable!("aggregate rules are skipped"),
+            Literal::Test { .. } => unreachable!("random programs have no tests"),
         }
     }
     if premises.next().is_some() {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use clap::ValueEnum;
 use prooflog::diag::{Diagnostic, ErrorCode, Limit};
 use prooflog::eval::Budget;
-use prooflog::store::{DEFAULT_MAX_INPUT, InputFact, Loader};
+use prooflog::store::{DEFAULT_MAX_INPUT, InputFacts, Loader};
 use prooflog::{Error, Program, Result};
 
 pub use prooflog::bundled::{DEFAULT_EVIDENCE, DEFAULT_PROGRAM};
@@ -47,17 +47,17 @@ pub struct EngineInputs {
     pub evidence: Vec<PathBuf>,
 
     /// Where `.input` relations' files are looked up (default: the directory of the
-    /// program file that declares them).
-    #[arg(long = "fact-dir", value_name = "DIR")]
+    /// program file that declares them). `-F` as in Soufflé.
+    #[arg(long = "fact-dir", short = 'F', value_name = "DIR")]
     pub fact_dir: Option<PathBuf>,
 
     #[command(flatten)]
     pub limits: Limits,
 
-    /// Turn warnings into errors (exit 2): e.g. a goal's bare identifier that names a
-    /// symbol of the data, or failed arithmetic (integer overflow, division by zero, a
-    /// float result that is not finite: code arithmetic_error), whose derivation is
-    /// dropped either way.
+    /// Turn warnings into errors (exit 2): a goal's bare identifier that names a symbol
+    /// of the data, data for relations no rule uses, relations read but never defined,
+    /// or failed arithmetic (integer overflow, division by zero, a float result that is
+    /// not finite: code arithmetic_error), whose derivation is dropped either way.
     #[arg(long)]
     pub strict: bool,
 }
@@ -223,29 +223,60 @@ pub fn timed_out() -> Error {
 
 impl EngineInputs {
     /// Compile the programs (or the default pack) and load every input, all or
-    /// nothing.
-    pub fn load(&self) -> Result<(Arc<Program>, Vec<InputFact>)> {
-        let mut loader = Loader::new();
-        loader.max_input_bytes(self.limits.max_input());
-        if self.programs.is_empty() {
-            loader.program_text(DEFAULT_PROGRAM.name, DEFAULT_PROGRAM.text);
-            loader.evidence_jsonl(DEFAULT_EVIDENCE.name, DEFAULT_EVIDENCE.text)?;
-        }
-        for p in &self.programs {
-            loader.program_file(p)?;
-        }
-        if let Some(dir) = &self.fact_dir {
-            loader.fact_dir(dir);
-        }
-        for f in &self.facts {
-            loader.facts(f)?;
-        }
-        for e in &self.evidence {
-            loader.evidence(e)?;
-        }
-        let loaded = loader.load()?;
-        Ok((loaded.program, loaded.facts))
+    /// nothing. Warnings are printed on stderr in the default style.
+    pub fn load(&self) -> Result<(Arc<Program>, InputFacts)> {
+        self.load_as(Diagnostics::default_style())
     }
+
+    /// [`load`](Self::load), printing warnings on stderr in `style`.
+    pub fn load_as(&self, style: Diagnostics) -> Result<(Arc<Program>, InputFacts)> {
+        load_inputs(
+            &self.programs,
+            &self.facts,
+            &self.evidence,
+            self.fact_dir.as_deref(),
+            self.strict,
+            self.limits.max_input(),
+            style,
+        )
+    }
+}
+
+/// Compile the programs (or, with none, the embedded default pack and its evidence)
+/// and load every input, all or nothing; warnings on stderr in `style`.
+pub fn load_inputs(
+    programs: &[PathBuf],
+    facts: &[PathBuf],
+    evidence: &[PathBuf],
+    fact_dir: Option<&std::path::Path>,
+    strict: bool,
+    max_input: u64,
+    style: Diagnostics,
+) -> Result<(Arc<Program>, InputFacts)> {
+    let mut loader = Loader::new();
+    loader.strict(strict);
+    loader.max_input_bytes(max_input);
+    if programs.is_empty() {
+        loader.program_text(DEFAULT_PROGRAM.name, DEFAULT_PROGRAM.text);
+        loader.evidence_jsonl(DEFAULT_EVIDENCE.name, DEFAULT_EVIDENCE.text)?;
+    }
+    for p in programs {
+        loader.program_file(p)?;
+    }
+    if let Some(dir) = fact_dir {
+        loader.fact_dir(dir);
+    }
+    for f in facts {
+        loader.facts(f)?;
+    }
+    for e in evidence {
+        loader.evidence(e)?;
+    }
+    let loaded = loader.load()?;
+    for w in &loaded.warnings {
+        warn(w, style);
+    }
+    Ok((loaded.program, loaded.facts))
 }
 
 /// How diagnostics (errors and warnings) are printed on stderr.
@@ -323,7 +354,10 @@ pub fn warn(warning: &prooflog::Diagnostic, style: Diagnostics) {
         }
         Diagnostics::Text => {
             let text = warning.to_string();
-            let text = text.strip_prefix("error").unwrap_or(&text);
+            let text = text
+                .strip_prefix("error")
+                .or_else(|| text.strip_prefix("warning"))
+                .unwrap_or(&text);
             to_stderr(&format!("warning{text}\n"));
         }
     }
@@ -447,7 +481,7 @@ impl ProgressLine {
 /// [`ProgressLine`] while it runs when stderr is a terminal.
 pub fn evaluate_with_limits(
     program: Arc<prooflog::Program>,
-    facts: &[prooflog::store::InputFact],
+    facts: &InputFacts,
     provenance: bool,
     inputs: &EngineInputs,
 ) -> prooflog::Result<prooflog::FactBase> {
@@ -458,9 +492,20 @@ pub fn evaluate_with_limits(
     evaluate_showing_progress(program, facts, options)
 }
 
+/// Evaluate with the default options, showing a [`ProgressLine`] while it runs when
+/// stderr is a terminal.
+pub fn evaluate_on_terminal(
+    program: Arc<prooflog::Program>,
+    facts: &InputFacts,
+    provenance: bool,
+) -> prooflog::Result<prooflog::FactBase> {
+    let options = prooflog::eval::EvalOptions::default().with_provenance(provenance);
+    evaluate_showing_progress(program, facts, options)
+}
+
 fn evaluate_showing_progress(
     program: Arc<prooflog::Program>,
-    facts: &[prooflog::store::InputFact],
+    facts: &InputFacts,
     mut options: prooflog::eval::EvalOptions,
 ) -> prooflog::Result<prooflog::FactBase> {
     use prooflog::eval::{Progress, ProgressFn};

@@ -15,6 +15,7 @@ mod pack;
 mod prove;
 mod rag;
 mod run;
+mod souffle;
 
 use std::process::ExitCode;
 

@@ -3,8 +3,10 @@
 //! The output's shape depends on the command line only, never on how a goal happens
 //! to parse: one `--goal` prints one ProofTree object (the goal must be ground); with
 //! `--all-matches` (or `--limit`), or several `--goal`s, it prints a JSON array of trees,
-//! ids `<proof-id>#1`, `#2`, …. Exit 0 when every goal is proved (a pattern: at least
-//! one match), 1 otherwise (the trees are still printed), 2 on bad input.
+//! ids `<proof-id>#1`, `#2`, …. The trees of one run are one request: `STEP` tags are
+//! numbered on from one tree to the next, so a context block over them never repeats a
+//! tag. Exit 0 when every goal is proved (a pattern: at least one match), 1 otherwise
+//! (the trees are still printed), 2 on bad input.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -357,17 +359,22 @@ fn prove(
     // A failed write stops the walk; it is reported as itself.
     let mut write_error: Option<std::io::Error> = None;
     let mut all_proved = true;
+    let mut first_step = 0;
     for g in &goals {
         in_time()?;
-        let options = ProofOptions::new(&args.proof_id);
+        let options = ProofOptions::new(&args.proof_id).with_first_step(first_step);
         if g.goal.is_ground() {
             let fact = Fact::from_goal(&g.goal)?;
             let tree = build_proof(&fact, &fact_base, &options)?;
             all_proved &= tree.is_proved();
+            first_step += tree.step_count();
             emitter.emit(tree)?;
         } else {
+            // One request: STEP tags are numbered on from one tree to the next, so a
+            // context block over all the trees never repeats a tag.
             let walked = prove_each(&g.goal, &fact_base, &options, args.limit, |tree| {
                 in_time()?;
+                first_step += tree.step_count();
                 emitter.emit(tree).map_err(|e| {
                     write_error = Some(e);
                     Error::from(Diagnostic::new(ErrorCode::Io, "the output failed"))

@@ -1,6 +1,6 @@
 //! `prooflog run`: evaluate a program and print relations.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -10,8 +10,10 @@ use prooflog::ir::RelId;
 use prooflog::value::{Value, fact_text, format_confidence};
 
 use crate::common::{
-    Diagnostics, EngineInputs, Format, evaluate_with_limits, fail, finish, stdout, warn_arithmetic,
+    Diagnostics, EngineInputs, Format, evaluate_with_limits, fail, finish, print, stdout,
+    warn_arithmetic,
 };
+use crate::souffle::{OutputDir, write_outputs};
 
 /// Arguments of `prooflog run`.
 #[derive(Args)]
@@ -42,6 +44,13 @@ pub struct RunArgs {
     #[arg(long)]
     tags: bool,
 
+    /// Write the `.output` relations as Soufflé does, into DIR: tab-separated
+    /// `<rel>.csv` files (or what their `.output` options say), with `.printsize`
+    /// lines (`rel<TAB>count`) on stdout, instead of printing JSON. `-D -` prints
+    /// every `.output` relation on stdout in Soufflé's table form.
+    #[arg(short = 'D', long = "output-dir", value_name = "DIR")]
+    output_dir: Option<std::path::PathBuf>,
+
     /// Output format: json (the default) for programs, text for people.
     #[arg(long, value_enum)]
     format: Option<Format>,
@@ -50,7 +59,7 @@ pub struct RunArgs {
 /// Run the command.
 pub fn execute(args: RunArgs) -> ExitCode {
     let style = Diagnostics::for_format(args.format);
-    let (program, facts) = match args.inputs.load() {
+    let (program, facts) = match args.inputs.load_as(style) {
         Ok(loaded) => loaded,
         Err(e) => return fail(&e, style),
     };
@@ -60,7 +69,15 @@ pub fn execute(args: RunArgs) -> ExitCode {
         Err(e) => return fail(&e, style),
     };
     warn_arithmetic(&base, style);
-    let rels = shown_relations(&base, args.all);
+    let dir = args.output_dir.as_deref().map(OutputDir::parse);
+    let souffle_out = match write_outputs(&base, dir.as_ref()) {
+        Ok(text) => text,
+        Err(e) => return fail(&e, style),
+    };
+    if dir.is_some() {
+        return finish(ExitCode::SUCCESS, print(&souffle_out), style);
+    }
+    let (rels, sizes) = shown_relations(&base, args.all);
     let shown = Columns {
         confidence: args.confidence,
         tags: args.tags,
@@ -68,7 +85,7 @@ pub fn execute(args: RunArgs) -> ExitCode {
     let mut out = stdout();
     let written = match (args.format.unwrap_or_default(), args.count) {
         (Format::Json, true) => counts_json(&mut out, &base, &rels),
-        (Format::Json, false) => rows_json(&mut out, &base, &rels, shown),
+        (Format::Json, false) => rows_json(&mut out, &base, &rels, &sizes, shown),
         (Format::Text, true) => counts_text(&mut out, &base, &rels),
         (Format::Text, false) => rows_text(&mut out, &base, &rels, args.tags),
     }
@@ -76,18 +93,27 @@ pub fn execute(args: RunArgs) -> ExitCode {
     finish(ExitCode::SUCCESS, written, style)
 }
 
-/// The relations to print, by name: the `.output` ones, or all of them with `--all`
-/// or when none is marked.
-fn shown_relations(base: &FactBase, all: bool) -> BTreeMap<String, RelId> {
+/// The relations to print, by name: the `.output` and `.printsize` ones, or all of
+/// them with `--all` or when none is marked; and which of them print only their size
+/// (`.printsize` without `.output`, unless `--all`).
+fn shown_relations(base: &FactBase, all: bool) -> (BTreeMap<String, RelId>, BTreeSet<RelId>) {
     let program = base.program();
-    let any_output = program.relations().iter().any(|r| r.output);
-    program
+    let any_marked = program.relations().iter().any(|r| r.output || r.printsize);
+    let shown = program
         .relations()
         .iter()
         .enumerate()
-        .filter(|(_, r)| all || !any_output || r.output)
+        .filter(|(_, r)| !r.auxiliary && (all || !any_marked || r.output || r.printsize))
         .map(|(i, r)| (r.name.clone(), i as RelId))
-        .collect()
+        .collect();
+    let sizes = program
+        .relations()
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !all && r.printsize && !r.output)
+        .map(|(i, _)| i as RelId)
+        .collect();
+    (shown, sizes)
 }
 
 /// What `rows_json` prints beside each row's values.
@@ -105,18 +131,26 @@ fn tag_of(base: &FactBase, fact: FactId) -> Option<String> {
 }
 
 /// `{"rel": [[…], …], …}`, one row per line, keys sorted; rows are objects
-/// (`{"args", "confidence"?, "tag"?}`) when a confidence or tag is asked for. Written
-/// one row at a time: a large relation is never decoded whole.
+/// (`{"args", "confidence"?, "tag"?}`) when a confidence or tag is asked for; a
+/// `.printsize` relation shows its size instead of its rows. Written one row at a
+/// time: a large relation is never decoded whole.
 fn rows_json(
     out: &mut impl Write,
     base: &FactBase,
     rels: &BTreeMap<String, RelId>,
+    sizes: &BTreeSet<RelId>,
     shown: Columns,
 ) -> io::Result<()> {
     out.write_all(b"{")?;
     for (i, (name, &rel)) in rels.iter().enumerate() {
         out.write_all(if i == 0 { b"\n  " } else { b",\n  " })?;
-        write!(out, "{}: [", serde_json::Value::from(name.as_str()))?;
+        write!(out, "{}", serde_json::Value::from(name.as_str()))?;
+        if sizes.contains(&rel) {
+            // `.printsize`: the size, not the rows.
+            write!(out, ": {}", base.len(rel))?;
+            continue;
+        }
+        out.write_all(b": [")?;
         let facts = base.sorted_facts(rel);
         for (j, &fact) in facts.iter().enumerate() {
             out.write_all(if j == 0 { b"\n    " } else { b",\n    " })?;

@@ -20,16 +20,19 @@
 //!   [`SourceFact`]; with annotations or computed arguments it is a rule with an empty
 //!   body.
 
+mod goal;
 mod rules;
 mod stratify;
 mod types;
+
+pub use goal::{ResolvedGoal, resolve_fact, resolve_goal};
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use crate::diag::{
-    Diagnostic, Error, ErrorCode, MAX_DIAGNOSTICS, Result, SourceMap, Span, more_not_shown,
-    not_shown_count,
+    Diagnostic, Error, ErrorCode, MAX_DIAGNOSTICS, Result, SourceMap, Span, did_you_mean,
+    more_not_shown, not_shown_count,
 };
 use crate::ir::{self, Column, IoOptions, Program, RelId, Relation, Rule, SourceFact, Variable};
 use crate::syntax::ast::{self, Item, Lit};
@@ -46,8 +49,29 @@ use types::{Conflict, Kind, Origin, Slot, Types};
 /// column nothing determines defaults to `symbol`.
 pub type TypeHints = BTreeMap<String, Vec<Option<ColumnType>>>;
 
+/// What checking found besides the program itself.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Warnings: relations read by a rule that nothing defines (`undefined_relation`).
+    pub warnings: Vec<Diagnostic>,
+    /// How many of the program's relations its text mentions: they come first; the
+    /// relations after them exist only because the type hints name them (data for
+    /// relations the program never mentions: its extensional database).
+    pub program_relations: usize,
+}
+
 /// Parse and check every source file of `sources` (in order) into one program.
+///
+/// Every relation the hints name is a relation of the program, mentioned by its text
+/// or not: data for a relation no rule mentions is extensional data, loaded and shown
+/// like any other (see [`compile_with_report`] for which relations those are).
 pub fn compile(sources: SourceMap, hints: &TypeHints) -> Result<Program> {
+    compile_with_report(sources, hints).map(|(p, _)| p)
+}
+
+/// [`compile`], with the warnings found and which relations the program text
+/// mentions.
+pub fn compile_with_report(sources: SourceMap, hints: &TypeHints) -> Result<(Program, Report)> {
     let mut modules = Vec::with_capacity(sources.files().len());
     let mut diagnostics = Vec::new();
     for id in 0..sources.files().len() {
@@ -64,14 +88,29 @@ pub fn compile(sources: SourceMap, hints: &TypeHints) -> Result<Program> {
     if ctx.error_count() == 0
         && let Some((relations, rules, strata, facts)) = built
     {
-        return Ok(Program {
+        let warnings = ctx
+            .warnings
+            .iter()
+            .map(|e| {
+                let mut d =
+                    Diagnostic::warning(e.code, e.message.clone()).at_span(&sources, e.span);
+                d.help = Some(e.help.clone());
+                d
+            })
+            .collect();
+        let report = Report {
+            warnings,
+            program_relations: ctx.program_relations,
+        };
+        let program = Program {
             relations,
             rules,
             strata,
             facts,
             sources,
             pack: Default::default(),
-        });
+        };
+        return Ok((program, report));
     }
     let mut errors = ctx.errors;
     errors.sort_by_key(|e| (e.span.file, e.span.start));
@@ -166,6 +205,9 @@ pub(crate) struct RelInfo {
     decl_span: Option<Span>,
     input: Option<IoOptions>,
     output: bool,
+    outputs: Vec<IoOptions>,
+    printsize: bool,
+    auxiliary: bool,
     functional: Option<Vec<usize>>,
     text: Option<String>,
 }
@@ -197,6 +239,15 @@ pub(crate) struct Ctx {
     errors: Vec<PendingError>,
     /// Errors counted but not kept (beyond [`KEPT_ERRORS`]).
     dropped: usize,
+    warnings: Vec<PendingError>,
+    /// Relations the program text mentions (the first ones).
+    program_relations: usize,
+    /// Type slots an integer-only operator (`band`, `bshl`, `bnot`, …) reads, with
+    /// the operator and where: checked once every type is known.
+    pub(crate) integral: Vec<(Slot, Span, &'static str)>,
+    /// Rules of auxiliary relations (negations' projections), added after the
+    /// program's own rules.
+    pub(crate) auxiliary_rules: Vec<LRule>,
 }
 
 /// Check errors kept for sorting by position; later ones are only counted.
@@ -241,6 +292,7 @@ impl Ctx {
             Origin::Const(l) => format!("constant `{l}`"),
             Origin::Arith => "an arithmetic expression".into(),
             Origin::Aggregate(f) => format!("the result of `{}`", ast::agg_keyword(*f)),
+            Origin::Functor(f) => format!("`{f}`"),
         }
     }
 
@@ -283,9 +335,10 @@ impl Ctx {
         sources: &SourceMap,
     ) -> Option<Built> {
         let aliases = self.type_aliases(modules);
-        self.register_relations(modules, &aliases);
+        self.register_relations(modules, &aliases, hints);
         self.check_arities(modules, sources);
         self.directives(modules);
+        self.undefined_relations(modules, hints);
         let (facts, lrules) = self.clauses(modules);
         // Hints for columns the program leaves open.
         for (name, cols) in hints {
@@ -296,6 +349,19 @@ impl Ctx {
                         self.types.hint(base + i as Slot, *t);
                     }
                 }
+            }
+        }
+        for (slot, span, op) in std::mem::take(&mut self.integral) {
+            let ty = self.types.resolve(slot);
+            if ty == ColumnType::Float || ty == ColumnType::Symbol {
+                self.error(
+                    ErrorCode::TypeMismatch,
+                    span,
+                    format!(
+                        "`{op}` needs integers (number or unsigned), but its operands are {ty}s"
+                    ),
+                    "bitwise operators apply to number and unsigned values only",
+                );
             }
         }
         let relations = self.relations();
@@ -417,16 +483,45 @@ impl Ctx {
             decl_span: None,
             input: None,
             output: false,
+            outputs: Vec::new(),
+            printsize: false,
+            auxiliary: false,
             functional: None,
             text: None,
         });
         r
     }
 
+    /// A new auxiliary relation projecting `rel` onto columns of types `slots`.
+    pub(crate) fn auxiliary_relation(&mut self, rel: RelId, slots: &[Slot], span: Span) -> RelId {
+        let base = self.rels[rel as usize].name.clone();
+        let mut k = 1;
+        let name = loop {
+            let candidate = format!("{base}_exists{k}");
+            if !self.rel_ids.contains_key(&candidate) {
+                break candidate;
+            }
+            k += 1;
+        };
+        let id = self.register(&ast::Ident { name, span }, slots.len());
+        let mut first = None;
+        for (i, &s) in slots.iter().enumerate() {
+            let col = self.types.slot(Kind::Any, Origin::Column(id, i as u32));
+            first.get_or_insert(col);
+            // A fresh slot always unifies.
+            let _ = self.types.unify(col, s);
+        }
+        let info = &mut self.rels[id as usize];
+        info.slot = first.unwrap_or(0);
+        info.auxiliary = true;
+        id
+    }
+
     fn register_relations(
         &mut self,
         modules: &[ast::Module],
         aliases: &HashMap<String, ColumnType>,
+        hints: &TypeHints,
     ) {
         for item in modules.iter().flat_map(|m| &m.items) {
             match item {
@@ -487,7 +582,26 @@ impl Ctx {
                         self.register(&a.name, a.args.len());
                     });
                 }
+                // `.output`/`.printsize` of a relation only data supplies.
+                Item::Io(io) if io.kind != ast::IoKind::Input => {
+                    for name in &io.relations {
+                        if let Some(cols) = hints.get(&name.name) {
+                            self.register(name, cols.len());
+                        }
+                    }
+                }
                 _ => {}
+            }
+        }
+        self.program_relations = self.rels.len();
+        // Data for relations the program never mentions: its extensional database.
+        for (name, cols) in hints {
+            if !self.rel_ids.contains_key(name) {
+                let id = ast::Ident {
+                    name: name.clone(),
+                    span: Span::default(),
+                };
+                self.register(&id, cols.len());
             }
         }
         // Type slots of every column, declared types fixed.
@@ -556,7 +670,7 @@ impl Ctx {
         if let Some(&r) = self.rel_ids.get(&name.name) {
             return Some(r);
         }
-        let suggestion = closest(&name.name, self.rels.iter().map(|r| r.name.as_str()));
+        let suggestion = did_you_mean(&name.name, self.rels.iter().map(|r| r.name.as_str()));
         let help = match suggestion {
             Some(s) => format!("did you mean `{s}`? A relation must be declared or used in a rule"),
             None => format!(
@@ -614,8 +728,16 @@ impl Ctx {
                                 options: options.clone(),
                                 span: io.span,
                             });
+                        } else if io.kind == ast::IoKind::Output {
+                            self.check_output_options(&options, io.span, &name.name);
+                            let info = &mut self.rels[r as usize];
+                            info.output = true;
+                            info.outputs.push(IoOptions {
+                                options: options.clone(),
+                                span: io.span,
+                            });
                         } else {
-                            self.rels[r as usize].output = true;
+                            self.rels[r as usize].printsize = true;
                         }
                     }
                 }
@@ -710,6 +832,94 @@ impl Ctx {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// Soufflé's `.output` options this engine honours: `IO=file` (with `filename`,
+    /// `delimiter`, `headers`) and `IO=stdout`.
+    fn check_output_options(&mut self, options: &BTreeMap<String, String>, span: Span, rel: &str) {
+        for (key, value) in options {
+            let problem = match key.as_str() {
+                "io" if matches!(value.to_ascii_lowercase().as_str(), "file" | "stdout") => None,
+                "io" => Some(format!(
+                    "IO={value} is not supported; only IO=file and IO=stdout are"
+                )),
+                "filename" if !value.is_empty() => None,
+                "filename" => Some("the filename is empty".to_string()),
+                "delimiter" => {
+                    let d = if value == "\\t" { "\t" } else { value.as_str() };
+                    (!(d.len() == 1 && d.is_ascii())).then(|| {
+                        format!("the delimiter must be one ASCII character, not {value:?}")
+                    })
+                }
+                "headers" | "rfc4180" => {
+                    (!matches!(value.to_ascii_lowercase().as_str(), "true" | "false"))
+                        .then(|| format!("{key} must be true or false, not {value:?}"))
+                }
+                other => Some(format!(
+                    "unsupported option `{other}` (supported: IO, filename, delimiter, headers, rfc4180)"
+                )),
+            };
+            if let Some(p) = problem {
+                self.error(
+                    ErrorCode::BadDirective,
+                    span,
+                    format!("`.output {rel}`: {p}"),
+                    "write e.g. `.output rel(IO=file, filename=\"rel.csv\", delimiter=\",\")`",
+                );
+            }
+        }
+    }
+
+    /// A warning for every relation a rule reads that has no rule, no fact, no
+    /// `.input`, no declaration and no data: it is empty, and its name is probably a
+    /// misspelling of one that is defined.
+    fn undefined_relations(&mut self, modules: &[ast::Module], hints: &TypeHints) {
+        let n = self.rels.len();
+        let mut defined = vec![false; n];
+        let mut read: Vec<Option<Span>> = vec![None; n];
+        for item in modules.iter().flat_map(|m| &m.items) {
+            if let Item::Clause(c) = item {
+                for_each_atom(c, &mut |a, head| {
+                    let r = self.rel_ids[&a.name.name] as usize;
+                    if head {
+                        defined[r] = true;
+                    } else {
+                        read[r].get_or_insert(a.name.span);
+                    }
+                });
+            }
+        }
+        for (d, info) in defined.iter_mut().zip(&self.rels) {
+            if info.decl_span.is_some() || info.input.is_some() || hints.contains_key(&info.name) {
+                *d = true;
+            }
+        }
+        for r in 0..n {
+            let Some(span) = read[r] else { continue };
+            if defined[r] {
+                continue;
+            }
+            let name = self.rels[r].name.clone();
+            let candidates = (0..n)
+                .filter(|&o| defined[o])
+                .map(|o| self.rels[o].name.as_str());
+            let help = match did_you_mean(&name, candidates) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => format!(
+                    "give it facts (in the program, with `.input {name}`, or as data) or rules, \
+                     or declare it with `.decl {name}(…)` if it is meant to be empty"
+                ),
+            };
+            self.warnings.push(PendingError {
+                code: ErrorCode::UndefinedRelation,
+                span,
+                message: format!(
+                    "relation `{name}` is read here but has no rule, no fact, no `.input` and \
+                     no declaration: it is always empty"
+                ),
+                help,
+            });
         }
     }
 
@@ -851,6 +1061,7 @@ impl Ctx {
                 }
             }
         }
+        rules.append(&mut self.auxiliary_rules);
         (facts, rules)
     }
 
@@ -870,6 +1081,9 @@ impl Ctx {
                 columns,
                 input: info.input.take(),
                 output: info.output,
+                outputs: std::mem::take(&mut info.outputs),
+                printsize: info.printsize,
+                auxiliary: info.auxiliary,
                 functional: info.functional.take(),
                 text: info.text.take(),
                 span: info.span,
@@ -878,25 +1092,40 @@ impl Ctx {
         out
     }
 
-    /// A literal as a value of column type `ty`.
+    /// A literal as a value of column type `ty` ([`ColumnType::coerce`]).
     fn value(&mut self, lit: &Lit, ty: ColumnType, span: Span) -> Value {
-        let v = match (lit, ty) {
-            (Lit::Int(i), ColumnType::Number) => i64::try_from(*i).ok().map(Value::Number),
-            (Lit::Int(i), ColumnType::Unsigned) => u64::try_from(*i).ok().map(Value::Unsigned),
-            (Lit::Int(i), ColumnType::Float) => Some(Value::Float(*i as f64)),
-            (Lit::Unsigned(u), ColumnType::Unsigned) => Some(Value::Unsigned(*u)),
-            (Lit::Float(x), ColumnType::Float) => Some(Value::Float(*x)),
-            (Lit::Str(s), ColumnType::Symbol) => Some(Value::Symbol(s.clone())),
-            // Any other pairing was reported as a type mismatch already.
-            _ => return Value::Number(0),
+        let natural = match lit {
+            Lit::Int(i) => i64::try_from(*i)
+                .map(Value::Number)
+                .ok()
+                .or_else(|| u64::try_from(*i).ok().map(Value::Unsigned)),
+            Lit::Unsigned(u) => Some(Value::Unsigned(*u)),
+            Lit::Float(x) => Some(Value::Float(*x)),
+            Lit::Str(s) => Some(Value::Symbol(s.clone())),
         };
-        v.unwrap_or_else(|| {
+        let kinds_agree = matches!(
+            (lit, ty),
+            (
+                Lit::Int(_),
+                ColumnType::Number | ColumnType::Unsigned | ColumnType::Float
+            ) | (Lit::Unsigned(_), ColumnType::Unsigned)
+                | (Lit::Float(_), ColumnType::Float)
+                | (Lit::Str(_), ColumnType::Symbol)
+        );
+        if !kinds_agree {
+            // Reported as a type mismatch already.
+            return Value::Number(0);
+        }
+        natural.and_then(|v| ty.coerce(&v)).unwrap_or_else(|| {
             self.error(
                 ErrorCode::TypeMismatch,
                 span,
                 format!("constant `{lit}` does not fit in type {ty}"),
                 match ty {
                     ColumnType::Unsigned => "unsigned values are between 0 and 2^64-1",
+                    ColumnType::Float => {
+                        "a float holds integers up to 2^53 exactly; write the constant as a float"
+                    }
                     _ => {
                         "numbers are between -2^63 and 2^63-1; declare the column unsigned or float"
                     }
@@ -939,6 +1168,11 @@ impl Ctx {
                 ir::Expr::Binary(op, Box::new(self.ir_expr(*l)), Box::new(self.ir_expr(*r)))
             }
             LExpr::Neg(e) => ir::Expr::Neg(Box::new(self.ir_expr(*e))),
+            LExpr::Call(f, args, slots) => {
+                let types = slots.iter().map(|&s| self.types.resolve(s)).collect();
+                let args = args.into_iter().map(|a| self.ir_expr(a)).collect();
+                ir::Expr::Call(f, args, types)
+            }
             LExpr::Invalid => ir::Expr::Const(Value::Number(0)),
         }
     }
@@ -991,6 +1225,17 @@ impl Ctx {
                 func,
                 target: target.map(|t| self.ir_expr(t)),
                 body: body.into_iter().map(|l| self.ir_literal(l)).collect(),
+                span,
+            },
+            LLit::Test {
+                test,
+                args,
+                negated,
+                span,
+            } => ir::Literal::Test {
+                test,
+                args: args.into_iter().map(|a| self.ir_expr(a)).collect(),
+                negated,
                 span,
             },
         }
@@ -1146,7 +1391,7 @@ fn for_each_atom(c: &ast::Clause, f: &mut impl FnMut(&ast::Atom, bool)) {
                 ast::Literal::Atom(a) | ast::Literal::Negated(a, _) => f(a, false),
                 ast::Literal::Aggregate(agg) => lits(&agg.body, f),
                 ast::Literal::Disjunction(alts, _) => alts.iter().for_each(|c| lits(c, f)),
-                ast::Literal::Compare { .. } => {}
+                ast::Literal::Compare { .. } | ast::Literal::Test { .. } => {}
             }
         }
     }
@@ -1170,29 +1415,4 @@ fn placeholders(template: &str) -> Vec<usize> {
         }
     }
     out
-}
-
-/// The name closest to `name` by edit distance, if close enough to be a typo.
-fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).clamp(1, 3);
-    candidates
-        .map(|c| (edit_distance(name, c), c))
-        .filter(|&(d, _)| d <= limit)
-        .min_by_key(|&(d, c)| (d, c))
-        .map(|(_, c)| c)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use crate::diag::{ErrorCode, Span};
-use crate::ir::{AggFunc, ArithOp, CmpOp, RelId, VarId};
+use crate::ir::{AggFunc, ArithOp, CmpOp, Functor, RelId, TestFn, VarId};
 use crate::syntax::ast::{self, Expr, Lit};
 use crate::value::ColumnType;
 
@@ -32,6 +32,8 @@ pub(crate) enum LExpr {
     Const(Lit, Slot, Span),
     Binary(ArithOp, Box<LExpr>, Box<LExpr>),
     Neg(Box<LExpr>),
+    /// A functor, with its arguments' type slots.
+    Call(Functor, Vec<LExpr>, Vec<Slot>),
     /// Stands in for something already reported as an error.
     Invalid,
 }
@@ -61,6 +63,12 @@ pub(crate) enum LLit {
         func: AggFunc,
         target: Option<LExpr>,
         body: Vec<LLit>,
+        span: Span,
+    },
+    Test {
+        test: TestFn,
+        args: Vec<LExpr>,
+        negated: bool,
         span: Span,
     },
 }
@@ -96,6 +104,9 @@ pub(crate) struct Lowerer<'c> {
     in_head: bool,
     /// Variables not to report as unbound (their error was reported another way).
     excused: Vec<VarId>,
+    /// `v = expr` literals standing for expressions written as atom arguments
+    /// (`r(x + 1)` reads `r(v)` with `v = x + 1`), to add after the literal.
+    extra: Vec<LLit>,
 }
 
 fn expr_vars(e: &LExpr, out: &mut Vec<VarId>) {
@@ -106,6 +117,7 @@ fn expr_vars(e: &LExpr, out: &mut Vec<VarId>) {
             expr_vars(r, out);
         }
         LExpr::Neg(e) => expr_vars(e, out),
+        LExpr::Call(_, args, _) => args.iter().for_each(|a| expr_vars(a, out)),
         LExpr::Const(..) | LExpr::Invalid => {}
     }
 }
@@ -135,6 +147,7 @@ fn lit_vars(l: &LLit, out: &mut Vec<VarId>) {
             out.push(*result);
             agg_inner_vars(target, body, out);
         }
+        LLit::Test { args, .. } => args.iter().for_each(|a| expr_vars(a, out)),
     }
 }
 
@@ -156,6 +169,7 @@ impl<'c> Lowerer<'c> {
             deps: Vec::new(),
             in_head: false,
             excused: Vec::new(),
+            extra: Vec::new(),
         }
     }
 
@@ -229,7 +243,10 @@ impl<'c> Lowerer<'c> {
                 (LExpr::Invalid, s)
             }
             Expr::Binary {
-                op, left, right, ..
+                op,
+                left,
+                right,
+                span,
             } => {
                 let (l, ls) = self.expr(left);
                 let (r, rs) = self.expr(right);
@@ -237,8 +254,12 @@ impl<'c> Lowerer<'c> {
                 let subj = format!("the operand of `{}`", ast::arith_symbol(*op));
                 self.unify(s, ls, &subj, left.span());
                 self.unify(s, rs, &subj, right.span());
+                if op.integral() {
+                    self.ctx.integral.push((s, *span, ast::arith_symbol(*op)));
+                }
                 (LExpr::Binary(*op, Box::new(l), Box::new(r)), s)
             }
+            Expr::Call { name, args, span } => self.call(name, args, *span),
             Expr::Neg(inner, _) => {
                 let (e, s) = self.expr(inner);
                 let n = self.ctx.types.slot(Kind::Numeric, Origin::Arith);
@@ -246,6 +267,107 @@ impl<'c> Lowerer<'c> {
                 (LExpr::Neg(Box::new(e)), s)
             }
         }
+    }
+
+    /// A functor call: its arguments typed by its signature.
+    fn call(&mut self, name: &ast::Ident, args: &[Expr], span: Span) -> (LExpr, Slot) {
+        let lowered: Vec<(LExpr, Slot)> = args.iter().map(|a| self.expr(a)).collect();
+        let invalid = |this: &mut Self| {
+            let s = this.ctx.types.slot(Kind::Any, Origin::Arith);
+            (LExpr::Invalid, s)
+        };
+        let Some(f) = Functor::from_name(&name.name) else {
+            let (code, message, help) = match name.name.as_str() {
+                "as" => (
+                    ErrorCode::Unsupported,
+                    "type casts (`as(x, T)`) are not supported".to_string(),
+                    "use to_number, to_unsigned, to_float or to_string".to_string(),
+                ),
+                "range" => (
+                    ErrorCode::Unsupported,
+                    "the generator functor `range` is not supported".to_string(),
+                    "list the values in a relation and join with it".to_string(),
+                ),
+                other => (
+                    ErrorCode::Parse,
+                    format!("`{other}(…)` is not a functor"),
+                    "a relation can only appear as a body literal of its own; the functors \
+                     are cat, strlen, substr, ord, to_number, to_unsigned, to_float, \
+                     to_string, min, max, abs, bnot, lnot"
+                        .to_string(),
+                ),
+            };
+            self.ctx.error(code, name.span, message, help);
+            return invalid(self);
+        };
+        let n = lowered.len();
+        let arity_ok = match f {
+            Functor::Cat | Functor::Min | Functor::Max => n >= 1,
+            Functor::Substr => n == 3,
+            _ => n == 1,
+        };
+        if !arity_ok {
+            let want = match f {
+                Functor::Cat | Functor::Min | Functor::Max => "at least one argument",
+                Functor::Substr => "three arguments (symbol, start, length)",
+                _ => "one argument",
+            };
+            self.ctx.error(
+                ErrorCode::ArityMismatch,
+                span,
+                format!("`{}` takes {want}, not {n}", name.name),
+                format!("write e.g. {}", example(f)),
+            );
+            return invalid(self);
+        }
+        let exact = |this: &mut Self, t: ColumnType| {
+            this.ctx
+                .types
+                .slot(Kind::Exact(t), Origin::Functor(f.name()))
+        };
+        let subject = |i: usize| format!("argument {} of `{}`", i + 1, name.name);
+        let result = match f {
+            Functor::Cat | Functor::Strlen | Functor::Ord | Functor::Substr => {
+                for (i, (_, s)) in lowered.iter().enumerate() {
+                    let want = if f == Functor::Substr && i > 0 {
+                        ColumnType::Number
+                    } else {
+                        ColumnType::Symbol
+                    };
+                    let t = exact(self, want);
+                    self.unify(t, *s, &subject(i), args[i].span());
+                }
+                let out = match f {
+                    Functor::Cat | Functor::Substr => ColumnType::Symbol,
+                    _ => ColumnType::Number,
+                };
+                exact(self, out)
+            }
+            Functor::ToNumber => exact(self, ColumnType::Number),
+            Functor::ToUnsigned => exact(self, ColumnType::Unsigned),
+            Functor::ToFloat => exact(self, ColumnType::Float),
+            Functor::ToString => exact(self, ColumnType::Symbol),
+            Functor::Min | Functor::Max => {
+                let first = lowered[0].1;
+                for (i, (_, s)) in lowered.iter().enumerate().skip(1) {
+                    self.unify(first, *s, &subject(i), args[i].span());
+                }
+                first
+            }
+            Functor::Abs | Functor::BNot | Functor::LNot => {
+                let num = self
+                    .ctx
+                    .types
+                    .slot(Kind::Numeric, Origin::Functor(f.name()));
+                self.unify(num, lowered[0].1, &subject(0), args[0].span());
+                if f == Functor::BNot {
+                    self.ctx.integral.push((num, span, "bnot"));
+                }
+                num
+            }
+        };
+        let (exprs, slots): (Vec<LExpr>, Vec<Slot>) = lowered.into_iter().unzip();
+        (LExpr::Call(f, exprs, slots), result)
     }
 
     fn atom(&mut self, a: &ast::Atom, kind: DepKind) -> LAtom {
@@ -281,21 +403,27 @@ impl<'c> Lowerer<'c> {
                     LTerm::Const(l.clone(), s, *span)
                 }
                 other => {
-                    // Its variables are not reported again as unbound.
-                    let (lowered, _) = self.expr(other);
-                    let mut vs = Vec::new();
-                    expr_vars(&lowered, &mut vs);
-                    self.excused.extend(vs);
-                    self.ctx.error(
-                        ErrorCode::Parse,
-                        other.span(),
-                        format!("an expression (`{other}`) cannot be an argument of a body atom"),
-                        format!(
-                            "bind it to a variable first: add the literal `v = {other}` and \
-                             write `v` in the atom"
-                        ),
-                    );
-                    LTerm::Wildcard
+                    // `r(x + 1)` reads `r(v)` with `v = x + 1`.
+                    let (lowered, slot) = self.expr(other);
+                    let v = self.vars.len() as VarId;
+                    self.vars.push(VarInfo {
+                        name: format!("_e{v}"),
+                        slot,
+                        head_span: None,
+                        body_span: Some(other.span()),
+                        in_negation: kind == DepKind::Negated,
+                    });
+                    if let Some(col) = col {
+                        self.unify(col, slot, &format!("`{other}`"), other.span());
+                    }
+                    self.extra.push(LLit::Compare {
+                        op: CmpOp::Eq,
+                        left: LExpr::Var(v),
+                        right: lowered,
+                        assigns: None,
+                        span: other.span(),
+                    });
+                    LTerm::Var(v)
                 }
             };
             args.push(term);
@@ -353,6 +481,69 @@ impl<'c> Lowerer<'c> {
                     span: *span,
                 }
             }
+            ast::Literal::Test {
+                name,
+                args,
+                negated,
+                span,
+            } => {
+                let test = match name.name.as_str() {
+                    "match" => TestFn::Match,
+                    "contains" => TestFn::Contains,
+                    "true" => TestFn::True,
+                    _ => TestFn::False,
+                };
+                let want = if matches!(test, TestFn::Match | TestFn::Contains) {
+                    2
+                } else {
+                    0
+                };
+                let mut lowered = Vec::with_capacity(args.len());
+                for (i, a) in args.iter().enumerate() {
+                    let (e, slot) = self.expr(a);
+                    let t = self.ctx.types.slot(
+                        Kind::Exact(ColumnType::Symbol),
+                        Origin::Functor(test.name()),
+                    );
+                    self.unify(
+                        t,
+                        slot,
+                        &format!("argument {} of `{}`", i + 1, test.name()),
+                        a.span(),
+                    );
+                    lowered.push(e);
+                }
+                if args.len() != want {
+                    self.ctx.error(
+                        ErrorCode::ArityMismatch,
+                        *span,
+                        format!(
+                            "`{}` takes {want} arguments, not {}",
+                            test.name(),
+                            args.len()
+                        ),
+                        "write e.g. `match(\"a.*\", s)` or `contains(\"b\", s)`",
+                    );
+                }
+                if test == TestFn::Match
+                    && let Some(Expr::Lit(Lit::Str(p), pspan)) = args.first()
+                    && let Err(e) = regex::Regex::new(&format!("^(?:{p})$"))
+                {
+                    self.ctx.error(
+                        ErrorCode::Parse,
+                        *pspan,
+                        format!("invalid regular expression: {}", first_line(&e.to_string())),
+                        "`match` takes a regular expression (Rust's `regex` syntax) that must \
+                         match the whole symbol",
+                    );
+                }
+                LLit::Test {
+                    test,
+                    args: lowered,
+                    negated: *negated,
+                    span: *span,
+                }
+            }
             ast::Literal::Disjunction(_, span) => {
                 // Top-level disjunctions were expanded away; only aggregates reach here.
                 self.ctx.error(
@@ -381,15 +572,30 @@ impl<'c> Lowerer<'c> {
                 let result = self.var(&agg.result);
                 let rslot = self.vars[result as usize].slot;
                 let mut body = Vec::with_capacity(agg.body.len());
+                let outer_extra = std::mem::take(&mut self.extra);
                 for inner in &agg.body {
                     body.push(self.literal(inner, Some(agg.func)));
                 }
+                body.append(&mut self.extra);
+                self.extra = outer_extra;
                 let target = agg.target.as_ref().map(|t| {
                     let (e, s) = self.expr(t);
                     (e, s, t.span())
                 });
                 let subject = format!("the result of `{}`", ast::agg_keyword(agg.func));
                 match (agg.func, &target) {
+                    (AggFunc::Mean, Some((_, ts, tspan))) => {
+                        let s = self
+                            .ctx
+                            .types
+                            .slot(Kind::Numeric, Origin::Aggregate(AggFunc::Mean));
+                        self.unify(s, *ts, "the target of `mean`", *tspan);
+                        let f = self.ctx.types.slot(
+                            Kind::Exact(ColumnType::Float),
+                            Origin::Aggregate(AggFunc::Mean),
+                        );
+                        self.unify(f, rslot, &subject, agg.result.span);
+                    }
                     (AggFunc::Count, _) | (_, None) => {
                         let s = self.ctx.types.slot(
                             Kind::Exact(ColumnType::Number),
@@ -448,7 +654,9 @@ impl<'c> Lowerer<'c> {
         }
         self.in_head = false;
         let errors_before = self.ctx.error_count();
-        let lits: Vec<LLit> = body.iter().map(|l| self.literal(l, None)).collect();
+        let mut lits: Vec<LLit> = body.iter().map(|l| self.literal(l, None)).collect();
+        lits.append(&mut self.extra);
+        self.project_negations(&mut lits, &head_args);
         let ordered = self.order_rule(lits, &head_args, body.is_empty(), errors_before);
         LRule {
             name,
@@ -459,6 +667,109 @@ impl<'c> Lowerer<'c> {
             vars: self.vars.into_iter().map(|v| (v.name, v.slot)).collect(),
             deps: self.deps,
             span,
+        }
+    }
+
+    /// Nemo's negation: a variable that occurs in one negated atom and nowhere else in
+    /// the rule is existential inside it (`not s(x, p)`: no `p` exists). Such an atom
+    /// is read through a projection: an auxiliary relation of the atom's other
+    /// variables, computed by `aux(x) :- s(x, p).` (constants and repeated variables
+    /// kept, so `not s(x, p, p)` projects the facts whose last two columns agree), and
+    /// the rule negates `aux(x)` instead. The auxiliary rule is added after every rule
+    /// of the program, so rule numbers (and `RULE-n` tags) do not change.
+    fn project_negations(&mut self, lits: &mut [LLit], head: &[LExpr]) {
+        let n = self.vars.len();
+        // In how many places (head, literals) each variable occurs.
+        let mut places = vec![0u32; n];
+        let mut scratch = Vec::new();
+        let count = |vars: &mut Vec<VarId>, places: &mut Vec<u32>| {
+            vars.sort_unstable();
+            vars.dedup();
+            for &v in vars.iter() {
+                places[v as usize] += 1;
+            }
+            vars.clear();
+        };
+        for e in head {
+            expr_vars(e, &mut scratch);
+        }
+        count(&mut scratch, &mut places);
+        for l in lits.iter() {
+            lit_vars(l, &mut scratch);
+            count(&mut scratch, &mut places);
+        }
+        for l in lits.iter_mut() {
+            let LLit::Negated(atom) = l else { continue };
+            let local: Vec<VarId> = atom
+                .args
+                .iter()
+                .filter_map(|t| match t {
+                    LTerm::Var(v) if places[*v as usize] == 1 => Some(*v),
+                    _ => None,
+                })
+                .collect();
+            if local.is_empty() {
+                continue;
+            }
+            // Bound by the projection, not by this rule.
+            self.excused.extend(local.iter().copied());
+            let mut kept: Vec<VarId> = Vec::new();
+            for t in &atom.args {
+                if let LTerm::Var(v) = t
+                    && places[*v as usize] != 1
+                    && !kept.contains(v)
+                {
+                    kept.push(*v);
+                }
+            }
+            let slots: Vec<Slot> = kept.iter().map(|&v| self.vars[v as usize].slot).collect();
+            let aux = self.ctx.auxiliary_relation(atom.rel, &slots, atom.span);
+            // The projection rule: its variables are the kept ones, then the local
+            // ones, numbered afresh.
+            let mut renumber: HashMap<VarId, VarId> = HashMap::new();
+            let mut vars: Vec<(String, Slot)> = Vec::new();
+            for &v in kept.iter().chain(local.iter()) {
+                if let std::collections::hash_map::Entry::Vacant(e) = renumber.entry(v) {
+                    e.insert(vars.len() as VarId);
+                    let info = &self.vars[v as usize];
+                    vars.push((info.name.clone(), info.slot));
+                }
+            }
+            let body_atom = LAtom {
+                rel: atom.rel,
+                args: atom
+                    .args
+                    .iter()
+                    .map(|t| match t {
+                        LTerm::Var(v) => LTerm::Var(renumber[v]),
+                        other => other.clone(),
+                    })
+                    .collect(),
+                span: atom.span,
+            };
+            let rule = LRule {
+                name: Some(format!("{}: projection", self.ctx.rels[aux as usize].name)),
+                confidence: 1.0,
+                head: aux,
+                head_args: (0..kept.len()).map(|i| LExpr::Var(i as VarId)).collect(),
+                body: vec![LLit::Atom(body_atom)],
+                vars,
+                deps: vec![Dep {
+                    rel: atom.rel,
+                    kind: DepKind::Positive,
+                    span: atom.span,
+                }],
+                span: atom.span,
+            };
+            self.ctx.auxiliary_rules.push(rule);
+            // The rule now negates the projection.
+            for d in &mut self.deps {
+                if d.kind == DepKind::Negated && d.rel == atom.rel && d.span == atom.span {
+                    d.rel = aux;
+                }
+            }
+            atom.rel = aux;
+            atom.args = kept.into_iter().map(LTerm::Var).collect();
         }
     }
 
@@ -606,7 +917,9 @@ impl<'c> Lowerer<'c> {
             for l in &placed[placed_count..] {
                 let span = match l {
                     LLit::Negated(a) | LLit::Atom(a) => a.span,
-                    LLit::Compare { span, .. } | LLit::Aggregate { span, .. } => *span,
+                    LLit::Compare { span, .. }
+                    | LLit::Aggregate { span, .. }
+                    | LLit::Test { span, .. } => *span,
                 };
                 self.ctx.error(
                     ErrorCode::UnsafeVariable,
@@ -718,7 +1031,25 @@ fn ready(l: &mut LLit, group: &[VarId], bound: &[bool]) -> Option<Vec<VarId>> {
             .iter()
             .all(|&v| bound[v as usize])
             .then(|| vec![*result]),
+        LLit::Test { args, .. } => args.iter().all(all_bound).then(Vec::new),
     }
+}
+
+/// An example call of a functor, for messages.
+fn example(f: Functor) -> &'static str {
+    match f {
+        Functor::Cat => "`cat(first, \" \", last)`",
+        Functor::Substr => "`substr(s, 0, 3)`",
+        Functor::Min => "`min(a, b)`",
+        Functor::Max => "`max(a, b)`",
+        _ => "`strlen(s)`",
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines()
+        .rfind(|l| l.starts_with("error:"))
+        .unwrap_or_else(|| s.lines().next().unwrap_or(s))
 }
 
 /// Order literals safely (see the module doc). Returns the placed literals and the

@@ -81,6 +81,8 @@ pub(crate) enum Origin {
     Arith,
     /// The result of an aggregate.
     Aggregate(AggFunc),
+    /// An argument or the result of a functor or test.
+    Functor(&'static str),
 }
 
 /// One side of a [`Conflict`].

@@ -696,9 +696,25 @@ fn eval(e: &Expr, b: &[Option<Value>]) -> Option<Value> {
                 ArithOp::Mul => x.checked_mul(y),
                 ArithOp::Div => x.checked_div(y),
                 ArithOp::Rem => x.checked_rem(y),
+                ArithOp::Pow => u32::try_from(y).ok().and_then(|e| x.checked_pow(e)),
+                ArithOp::BAnd => Some(x & y),
+                ArithOp::BOr => Some(x | y),
+                ArithOp::BXor => Some(x ^ y),
+                ArithOp::Shl => u32::try_from(y).ok().and_then(|s| x.checked_shl(s)),
+                ArithOp::Shr => u32::try_from(y).ok().and_then(|s| x.checked_shr(s)),
+                ArithOp::ShrU => u32::try_from(y)
+                    .ok()
+                    .and_then(|s| (x as u64).checked_shr(s))
+                    .map(|v| v as i64),
+                ArithOp::LAnd => Some(i64::from(x != 0 && y != 0)),
+                ArithOp::LOr => Some(i64::from(x != 0 || y != 0)),
+                ArithOp::LXor => Some(i64::from((x != 0) != (y != 0))),
             }
             .map(Value::Number),
             _ => None,
         },
+        // Functor calls (`cat`, `strlen`, `max`, …) are not folded by detection: the
+        // binding is left unknown.
+        Expr::Call(..) => None,
     }
 }

@@ -7,6 +7,7 @@
 //! or the deadline passes (checked every [`WORK_CHECK`] candidate rows, in the
 //! innermost loops too). So no join, however large its output, runs unchecked.
 
+use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::time::Instant;
 
@@ -17,8 +18,39 @@ use crate::eval::FactId;
 use crate::eval::plan::{Access, AggPlan, CExpr, Cell, Plan, Step, Version};
 use crate::eval::relation::Relation;
 use crate::eval::symbols::Symbols;
-use crate::ir::{AggFunc, ArithOp, CmpOp};
+use crate::ir::{AggFunc, ArithOp, CmpOp, Functor, TestFn};
 use crate::value::ColumnType;
+
+/// The symbols a plan reads, and (during evaluation) the table that functors
+/// creating symbols (`cat`, `substr`, `to_string`) write to.
+#[derive(Clone, Copy)]
+pub(crate) enum Syms<'a> {
+    /// Read only (replaying a recorded derivation: every symbol it makes already
+    /// exists).
+    Read(&'a Symbols),
+    /// Evaluation: new symbols are interned.
+    Write(&'a RefCell<Symbols>),
+}
+
+impl Syms<'_> {
+    /// Run `f` with the symbol table.
+    #[inline]
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&Symbols) -> R) -> R {
+        match self {
+            Syms::Read(r) => f(r),
+            Syms::Write(c) => f(&c.borrow()),
+        }
+    }
+
+    /// The cell of symbol `s`, interning it when writing (`None` when reading and it
+    /// does not exist).
+    pub(crate) fn intern(&self, s: &str) -> Option<u64> {
+        match self {
+            Syms::Read(r) => r.get(s),
+            Syms::Write(c) => Some(c.borrow_mut().get_or_intern(s)),
+        }
+    }
+}
 
 /// What a plan reads: the relations and, per relation, how many rows each version
 /// covers in this round.
@@ -30,7 +62,7 @@ pub(crate) struct Ctx<'a> {
     pub full: &'a [u32],
     /// The delta rows of the plan's delta relation.
     pub delta: &'a [u32],
-    pub interner: &'a Symbols,
+    pub syms: Syms<'a>,
     /// Track heights and premise facts.
     pub provenance: bool,
     /// When to stop (checked every [`WORK_CHECK`] candidate rows).
@@ -50,7 +82,7 @@ impl<'a> Ctx<'a> {
         old: &'a [u32],
         full: &'a [u32],
         delta: &'a [u32],
-        interner: &'a Symbols,
+        syms: Syms<'a>,
         provenance: bool,
     ) -> Ctx<'a> {
         Ctx {
@@ -58,7 +90,7 @@ impl<'a> Ctx<'a> {
             old,
             full,
             delta,
-            interner,
+            syms,
             provenance,
             deadline: None,
             work: std::cell::Cell::new(0),
@@ -400,16 +432,33 @@ impl Run<'_, '_> {
                 left,
                 right,
             } => {
-                let (a, b) = match (eval(left, &frame.slots), eval(right, &frame.slots)) {
+                let (a, b) = match (
+                    eval(left, &frame.slots, ctx.syms),
+                    eval(right, &frame.slots, ctx.syms),
+                ) {
                     (Ok(a), Ok(b)) => (a, b),
                     (Err(f), _) | (_, Err(f)) => return ctx.fault(f),
                 };
-                if compare(*op, *ty, a, b, ctx.interner) {
+                if compare(*op, *ty, a, b, ctx.syms) {
+                    self.steps(steps, i + 1, frame, conf, height);
+                }
+            }
+            Step::Test {
+                test,
+                args,
+                negated,
+                regex,
+            } => {
+                let holds = match run_test(*test, args, regex.as_deref(), &frame.slots, ctx.syms) {
+                    Ok(h) => h,
+                    Err(f) => return ctx.fault(f),
+                };
+                if holds != *negated {
                     self.steps(steps, i + 1, frame, conf, height);
                 }
             }
             Step::Assign { slot, expr } => {
-                let v = match eval(expr, &frame.slots) {
+                let v = match eval(expr, &frame.slots, ctx.syms) {
                     Ok(v) => v,
                     Err(f) => return ctx.fault(f),
                 };
@@ -470,13 +519,14 @@ pub(crate) fn aggregate(
 ) -> Option<(u64, f64, u32)> {
     let mut count: u64 = 0;
     let mut acc: Option<u64> = None;
+    let mut mean_sum = 0.0f64;
     let mut failed: Option<Fault> = None;
     let mut min_conf = 1.0f64;
     let mut max_h = 0u32;
     let mut facts: Vec<FactId> = Vec::new();
     let mut seen: HashSet<FactId, FxBuildHasher> = HashSet::with_hasher(FxBuildHasher);
     let provenance = ctx.provenance;
-    let interner = ctx.interner;
+    let syms = ctx.syms;
     {
         let mut sink = |frame: &mut Frame, c: f64, h: u32| {
             count += 1;
@@ -493,13 +543,21 @@ pub(crate) fn aggregate(
             let Some((target, ty)) = &agg.target else {
                 return false;
             };
-            let v = match eval(target, &frame.slots) {
+            let v = match eval(target, &frame.slots, syms) {
                 Ok(v) => v,
                 Err(f) => {
                     failed = Some(failed.unwrap_or(f));
                     return false;
                 }
             };
+            if agg.func == AggFunc::Mean {
+                mean_sum += match ty {
+                    ColumnType::Number => v as i64 as f64,
+                    ColumnType::Unsigned => v as f64,
+                    _ => f64::from_bits(v),
+                };
+                return false;
+            }
             acc = match (acc, agg.func) {
                 (None, _) => Some(v),
                 (Some(a), AggFunc::Sum) => match arith(ArithOp::Add, *ty, a, v) {
@@ -509,17 +567,17 @@ pub(crate) fn aggregate(
                         Some(a)
                     }
                 },
-                (Some(a), AggFunc::Min) => Some(if compare(CmpOp::Lt, *ty, v, a, interner) {
+                (Some(a), AggFunc::Min) => Some(if compare(CmpOp::Lt, *ty, v, a, syms) {
                     v
                 } else {
                     a
                 }),
-                (Some(a), AggFunc::Max) => Some(if compare(CmpOp::Gt, *ty, v, a, interner) {
+                (Some(a), AggFunc::Max) => Some(if compare(CmpOp::Gt, *ty, v, a, syms) {
                     v
                 } else {
                     a
                 }),
-                (Some(a), AggFunc::Count) => Some(a),
+                (Some(a), AggFunc::Count | AggFunc::Mean) => Some(a),
             };
             false
         };
@@ -549,21 +607,30 @@ pub(crate) fn aggregate(
             ColumnType::Float => (count as f64).to_bits(),
             ColumnType::Symbol => return None,
         },
+        AggFunc::Mean => {
+            let mean = mean_sum / (count as f64);
+            if count == 0 || !mean.is_finite() {
+                return None;
+            }
+            mean.to_bits()
+        }
         _ => acc?,
     };
     Some((value, min_conf, max_h))
 }
 
 /// Evaluate an expression: its value, or why it has none (overflow, division by
-/// zero, a float result that is not finite, or a constant that never matches).
-pub(crate) fn eval(e: &CExpr, slots: &[u64]) -> Result<u64, Fault> {
+/// zero, a float result that is not finite, a conversion that has no value such as
+/// `to_number("x")`, or a constant that never matches).
+pub(crate) fn eval(e: &CExpr, slots: &[u64], syms: Syms<'_>) -> Result<u64, Fault> {
     match e {
         CExpr::Slot(s) => Ok(slots[*s]),
         CExpr::Const(c) => Ok(*c),
         CExpr::Never => Err(Fault::Never),
-        CExpr::Bin(op, ty, l, r) => arith(*op, *ty, eval(l, slots)?, eval(r, slots)?),
+        CExpr::Bin(op, ty, l, r) => arith(*op, *ty, eval(l, slots, syms)?, eval(r, slots, syms)?),
+        CExpr::Call(f, args, ty) => call(*f, args, *ty, slots, syms),
         CExpr::Neg(ty, x) => {
-            let v = eval(x, slots)?;
+            let v = eval(x, slots, syms)?;
             match ty {
                 ColumnType::Number => (v as i64)
                     .checked_neg()
@@ -587,6 +654,13 @@ fn checked(op: ArithOp, b_zero: bool, r: Option<u64>) -> Result<u64, Fault> {
 }
 
 fn arith(op: ArithOp, ty: ColumnType, a: u64, b: u64) -> Result<u64, Fault> {
+    // A shift by a negative amount or by 64 or more has no value.
+    let shift = |b: u64| {
+        u32::try_from(b)
+            .ok()
+            .filter(|&s| s < 64)
+            .ok_or(Fault::Overflow)
+    };
     match ty {
         ColumnType::Number => {
             let (a, b) = (a as i64, b as i64);
@@ -596,6 +670,16 @@ fn arith(op: ArithOp, ty: ColumnType, a: u64, b: u64) -> Result<u64, Fault> {
                 ArithOp::Mul => a.checked_mul(b),
                 ArithOp::Div => a.checked_div(b),
                 ArithOp::Rem => a.checked_rem(b),
+                ArithOp::Pow => a.checked_pow(u32::try_from(b).map_err(|_| Fault::Overflow)?),
+                ArithOp::BAnd => Some(a & b),
+                ArithOp::BOr => Some(a | b),
+                ArithOp::BXor => Some(a ^ b),
+                ArithOp::Shl => Some(a << shift(b as u64)?),
+                ArithOp::Shr => Some(a >> shift(b as u64)?),
+                ArithOp::ShrU => Some(((a as u64) >> shift(b as u64)?) as i64),
+                ArithOp::LAnd => Some(i64::from(a != 0 && b != 0)),
+                ArithOp::LOr => Some(i64::from(a != 0 || b != 0)),
+                ArithOp::LXor => Some(i64::from((a != 0) != (b != 0))),
             };
             checked(op, b == 0, r.map(|x| x as u64))
         }
@@ -606,17 +690,32 @@ fn arith(op: ArithOp, ty: ColumnType, a: u64, b: u64) -> Result<u64, Fault> {
                 ArithOp::Mul => a.checked_mul(b),
                 ArithOp::Div => a.checked_div(b),
                 ArithOp::Rem => a.checked_rem(b),
+                ArithOp::Pow => a.checked_pow(u32::try_from(b).map_err(|_| Fault::Overflow)?),
+                ArithOp::BAnd => Some(a & b),
+                ArithOp::BOr => Some(a | b),
+                ArithOp::BXor => Some(a ^ b),
+                ArithOp::Shl => Some(a << shift(b)?),
+                ArithOp::Shr | ArithOp::ShrU => Some(a >> shift(b)?),
+                ArithOp::LAnd => Some(u64::from(a != 0 && b != 0)),
+                ArithOp::LOr => Some(u64::from(a != 0 || b != 0)),
+                ArithOp::LXor => Some(u64::from((a != 0) != (b != 0))),
             };
             checked(op, b == 0, r)
         }
         ColumnType::Float => {
             let (a, b) = (f64::from_bits(a), f64::from_bits(b));
+            let truth = |t: bool| if t { 1.0 } else { 0.0 };
             let x = match op {
                 ArithOp::Add => a + b,
                 ArithOp::Sub => a - b,
                 ArithOp::Mul => a * b,
                 ArithOp::Div => a / b,
                 ArithOp::Rem => a % b,
+                ArithOp::Pow => a.powf(b),
+                ArithOp::LAnd => truth(a != 0.0 && b != 0.0),
+                ArithOp::LOr => truth(a != 0.0 || b != 0.0),
+                ArithOp::LXor => truth((a != 0.0) != (b != 0.0)),
+                _ => return Err(Fault::Never),
             };
             // Stored floats are finite: a result that is not is a failure.
             if x.is_finite() {
@@ -631,8 +730,171 @@ fn arith(op: ArithOp, ty: ColumnType, a: u64, b: u64) -> Result<u64, Fault> {
     }
 }
 
+/// Apply a functor; `args` are the argument expressions with their types, `ty` the
+/// result's type.
+fn call(
+    f: Functor,
+    args: &[(CExpr, ColumnType)],
+    ty: ColumnType,
+    slots: &[u64],
+    syms: Syms<'_>,
+) -> Result<u64, Fault> {
+    let arg = |i: usize| eval(&args[i].0, slots, syms);
+    let arg_ty = args.first().map_or(ty, |a| a.1);
+    match f {
+        Functor::Cat => {
+            let mut s = String::new();
+            for (a, _) in args {
+                let v = eval(a, slots, syms)?;
+                syms.with(|r| s.push_str(r.resolve(v)));
+            }
+            syms.intern(&s).ok_or(Fault::Never)
+        }
+        Functor::Strlen => {
+            let v = arg(0)?;
+            Ok(syms.with(|r| r.resolve(v).chars().count()) as u64)
+        }
+        Functor::Substr => {
+            let (v, i, n) = (arg(0)?, arg(1)? as i64, arg(2)? as i64);
+            let part: String = syms.with(|r| {
+                let text = r.resolve(v);
+                let len = text.chars().count() as i64;
+                if i < 0 || i > len {
+                    return String::new();
+                }
+                let n = if n < 0 { len - i } else { n.min(len - i) };
+                text.chars().skip(i as usize).take(n as usize).collect()
+            });
+            syms.intern(&part).ok_or(Fault::Never)
+        }
+        Functor::Ord => arg(0),
+        Functor::ToNumber | Functor::ToUnsigned | Functor::ToFloat => {
+            convert(arg(0)?, arg_ty, ty, syms).ok_or(Fault::Never)
+        }
+        Functor::ToString => {
+            let v = arg(0)?;
+            let text = match arg_ty {
+                ColumnType::Number => (v as i64).to_string(),
+                ColumnType::Unsigned => v.to_string(),
+                ColumnType::Float => f64::from_bits(v).to_string(),
+                ColumnType::Symbol => return Ok(v),
+            };
+            syms.intern(&text).ok_or(Fault::Never)
+        }
+        Functor::Min | Functor::Max => {
+            let op = if f == Functor::Min {
+                CmpOp::Lt
+            } else {
+                CmpOp::Gt
+            };
+            let mut best = arg(0)?;
+            for (a, _) in &args[1..] {
+                let v = eval(a, slots, syms)?;
+                if compare(op, arg_ty, v, best, syms) {
+                    best = v;
+                }
+            }
+            Ok(best)
+        }
+        Functor::Abs => {
+            let v = arg(0)?;
+            match arg_ty {
+                ColumnType::Number => (v as i64)
+                    .checked_abs()
+                    .map(|x| x as u64)
+                    .ok_or(Fault::Overflow),
+                ColumnType::Float => Ok(f64::from_bits(v).abs().to_bits()),
+                _ => Ok(v),
+            }
+        }
+        Functor::BNot => match arg_ty {
+            ColumnType::Number | ColumnType::Unsigned => Ok(!arg(0)?),
+            _ => Err(Fault::Never),
+        },
+        Functor::LNot => {
+            let v = arg(0)?;
+            match arg_ty {
+                ColumnType::Float => Ok((if f64::from_bits(v) == 0.0 {
+                    1.0f64
+                } else {
+                    0.0
+                })
+                .to_bits()),
+                _ => Ok(u64::from(v == 0)),
+            }
+        }
+    }
+}
+
+/// Convert a value of type `from` to type `to` (`to_number`, `to_unsigned`,
+/// `to_float`): symbols are parsed, floats truncated toward zero; `None` when the
+/// value has none of the target type.
+fn convert(v: u64, from: ColumnType, to: ColumnType, syms: Syms<'_>) -> Option<u64> {
+    use ColumnType::*;
+    match (from, to) {
+        (a, b) if a == b => Some(v),
+        (Symbol, _) => {
+            let value = syms.with(|r| to.parse(r.resolve(v)))?;
+            crate::value::cell::encode_scalar(&value, to).or(match (value, to) {
+                (crate::value::Value::Number(i), Float) => Some((i as f64).to_bits()),
+                (crate::value::Value::Unsigned(u), Float) => Some((u as f64).to_bits()),
+                _ => None,
+            })
+        }
+        (Number, Unsigned) => u64::try_from(v as i64).ok(),
+        (Number, Float) => Some((v as i64 as f64).to_bits()),
+        (Unsigned, Number) => i64::try_from(v).ok().map(|x| x as u64),
+        (Unsigned, Float) => Some((v as f64).to_bits()),
+        (Float, Number) => {
+            let x = f64::from_bits(v).trunc();
+            (-9.223_372_036_854_776e18..9.223_372_036_854_776e18)
+                .contains(&x)
+                .then_some(x as i64 as u64)
+        }
+        (Float, Unsigned) => {
+            let x = f64::from_bits(v).trunc();
+            (0.0..1.844_674_407_370_955_2e19)
+                .contains(&x)
+                .then_some(x as u64)
+        }
+        _ => None,
+    }
+}
+
+/// Run a built-in test; an error when an argument has no value.
+fn run_test(
+    test: TestFn,
+    args: &[CExpr],
+    regex: Option<&regex::Regex>,
+    slots: &[u64],
+    syms: Syms<'_>,
+) -> Result<bool, Fault> {
+    match test {
+        TestFn::True => Ok(true),
+        TestFn::False => Ok(false),
+        TestFn::Contains => {
+            let (a, b) = (eval(&args[0], slots, syms)?, eval(&args[1], slots, syms)?);
+            Ok(syms.with(|r| r.resolve(b).contains(r.resolve(a))))
+        }
+        TestFn::Match => {
+            let text = eval(&args[1], slots, syms)?;
+            match regex {
+                Some(re) => Ok(syms.with(|r| re.is_match(r.resolve(text)))),
+                None => {
+                    let pattern = eval(&args[0], slots, syms)?;
+                    let re = syms
+                        .with(|r| regex::Regex::new(&format!("^(?:{})$", r.resolve(pattern))))
+                        .ok();
+                    // An invalid pattern matches nothing (as in Soufflé).
+                    Ok(re.is_some_and(|re| syms.with(|r| re.is_match(r.resolve(text)))))
+                }
+            }
+        }
+    }
+}
+
 /// Compare two cells of type `ty` (symbols by their text).
-pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, interner: &Symbols) -> bool {
+pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, syms: Syms<'_>) -> bool {
     let ord = match ty {
         ColumnType::Number => (a as i64).cmp(&(b as i64)),
         ColumnType::Unsigned => a.cmp(&b),
@@ -644,7 +906,7 @@ pub(crate) fn compare(op: CmpOp, ty: ColumnType, a: u64, b: u64, interner: &Symb
             if a == b {
                 Ordering::Equal
             } else {
-                interner.resolve(a).cmp(interner.resolve(b))
+                syms.with(|r| r.resolve(a).cmp(r.resolve(b)))
             }
         }
     };

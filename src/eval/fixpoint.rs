@@ -18,7 +18,7 @@ use std::hash::Hasher;
 use std::time::Instant;
 
 use crate::diag::{Diagnostic, Limit, Result};
-use crate::eval::exec::{self, Ctx, Cursor, Fault, Faults, Frame, Stop};
+use crate::eval::exec::{self, Ctx, Cursor, Fault, Faults, Frame, Stop, Syms};
 use crate::eval::plan::{CExpr, Plan, Planner, Premise, Step, Version};
 use crate::eval::relation::{AGG_MARK, Meta, NO_EVIDENCE, Relation, tag_of};
 use crate::eval::symbols::Symbols;
@@ -62,7 +62,9 @@ pub(crate) struct Engine<'a> {
     pub program: &'a Program,
     pub options: &'a EvalOptions,
     pub rels: Vec<Relation>,
-    pub interner: Symbols,
+    /// Symbols; functors that make new ones (`cat`, `to_string`) intern them during
+    /// the joins, hence the cell.
+    pub interner: std::cell::RefCell<Symbols>,
     pub stats: Stats,
     /// Base plan (no delta) of every rule, by rule id.
     pub base_plans: Vec<Option<Plan>>,
@@ -141,7 +143,7 @@ impl<'a> Engine<'a> {
             program,
             options,
             rels,
-            interner,
+            interner: std::cell::RefCell::new(interner),
             stats: Stats::default(),
             base_plans: vec![None; program.rules.len()],
             queued,
@@ -344,7 +346,7 @@ impl<'a> Engine<'a> {
             if let Some(deltable) = &seeded {
                 let mut planner = Planner {
                     program,
-                    interner: &mut self.interner,
+                    interner: self.interner.get_mut(),
                     rels: &mut self.rels,
                     replay_only: false,
                 };
@@ -360,7 +362,7 @@ impl<'a> Engine<'a> {
             let recursive = stratum.recursive && reads_stratum(rule, &in_stratum);
             let mut planner = Planner {
                 program,
-                interner: &mut self.interner,
+                interner: self.interner.get_mut(),
                 rels: &mut self.rels,
                 replay_only: recursive,
             };
@@ -627,7 +629,7 @@ impl<'a> Engine<'a> {
                 let probe = negation_probe(rule, i);
                 let plan = Planner {
                     program,
-                    interner: &mut self.interner,
+                    interner: self.interner.get_mut(),
                     rels: &mut self.rels,
                     replay_only: false,
                 }
@@ -646,8 +648,16 @@ impl<'a> Engine<'a> {
             return false;
         }
         let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
-        let mut ctx = Ctx::new(&self.rels, &lens, &lens, delta, &self.interner, false);
+        let mut ctx = Ctx::new(
+            &self.rels,
+            &lens,
+            &lens,
+            delta,
+            Syms::Write(&self.interner),
+            false,
+        );
         ctx.deadline = self.deadline;
+        let syms = ctx.syms;
         let head = &self.rels[plan.head_rel as usize];
         let mut found = false;
         let mut cells = Vec::with_capacity(plan.head.len());
@@ -655,7 +665,7 @@ impl<'a> Engine<'a> {
         let mut sink = |frame: &mut Frame, _: f64, _: u32| {
             cells.clear();
             for e in &plan.head {
-                match exec::eval(e, &frame.slots) {
+                match exec::eval(e, &frame.slots, syms) {
                     Ok(v) => cells.push(v),
                     Err(_) => return false,
                 }
@@ -698,11 +708,20 @@ impl<'a> Engine<'a> {
         let mut cursor = Cursor::default();
         loop {
             let (stop, faults) = {
-                let mut ctx = Ctx::new(&self.rels, old, full, delta, &self.interner, provenance);
+                let mut ctx = Ctx::new(
+                    &self.rels,
+                    old,
+                    full,
+                    delta,
+                    Syms::Write(&self.interner),
+                    provenance,
+                );
                 ctx.deadline = self.deadline;
+                let syms = ctx.syms;
                 let mut head_faults = Faults::default();
                 let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
-                    if let Err(f) = emit(plan, frame, conf, height, provenance, &mut pending) {
+                    if let Err(f) = emit(plan, frame, conf, height, provenance, syms, &mut pending)
+                    {
                         head_faults.add(f);
                     }
                     pending.len() >= FLUSH
@@ -850,7 +869,7 @@ fn collect_reads(steps: &[Step], out: &mut Vec<usize>) {
         match step {
             Step::Scan { rel, .. } | Step::Absent { rel, .. } => out.push(*rel as usize),
             Step::Aggregate(agg) => collect_reads(&agg.body, out),
-            Step::Filter { .. } | Step::Assign { .. } => {}
+            Step::Filter { .. } | Step::Test { .. } | Step::Assign { .. } => {}
         }
     }
 }
@@ -863,6 +882,7 @@ fn emit(
     conf: f64,
     height: u32,
     provenance: bool,
+    syms: Syms<'_>,
     out: &mut Pending,
 ) -> Result<(), Fault> {
     let mark = out.cells.len();
@@ -873,7 +893,7 @@ fn emit(
         let v = match e {
             CExpr::Slot(s) => frame.slots[*s],
             CExpr::Const(c) => *c,
-            _ => match exec::eval(e, &frame.slots) {
+            _ => match exec::eval(e, &frame.slots, syms) {
                 Ok(v) => v,
                 Err(f) => {
                     out.cells.truncate(mark);

@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 
 use crate::diag::{Limit, Result};
 use crate::eval::FactId;
-use crate::eval::exec::{self, Ctx, Cursor, Frame};
+use crate::eval::exec::{self, Ctx, Cursor, Frame, Syms};
 use crate::eval::fixpoint::{Engine, push_premises};
 use crate::eval::plan::{Plan, Planner, Step, Version};
 use crate::eval::relation::{INPUT_RULE, Meta};
@@ -57,7 +57,7 @@ impl Engine<'_> {
         {
             let mut planner = Planner {
                 program,
-                interner: &mut self.interner,
+                interner: self.interner.get_mut(),
                 rels: &mut self.rels,
                 replay_only: false,
             };
@@ -191,14 +191,22 @@ impl Engine<'_> {
         pass.starts.push(0);
         pass.premises.clear();
         {
-            let mut ctx = Ctx::new(&self.rels, lens, lens, delta, &self.interner, true);
+            let mut ctx = Ctx::new(
+                &self.rels,
+                lens,
+                lens,
+                delta,
+                Syms::Write(&self.interner),
+                true,
+            );
             ctx.deadline = self.deadline();
+            let syms = ctx.syms;
             let relation = &self.rels[head];
             let mut cells = Vec::with_capacity(plan.head.len());
             let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
                 cells.clear();
                 for e in &plan.head {
-                    match exec::eval(e, &frame.slots) {
+                    match exec::eval(e, &frame.slots, syms) {
                         Ok(v) => cells.push(v),
                         Err(_) => return false,
                     }

@@ -482,25 +482,9 @@ impl FactBase {
     /// most `limit` of them. Nothing is decoded: memory is four bytes per match, and
     /// with a limit only the first `limit` matches are sorted.
     pub fn query_facts(&self, goal: &Goal, limit: Option<usize>) -> Result<Vec<FactId>> {
-        let rel = self.relation_id(&goal.predicate).ok_or_else(|| {
-            Diagnostic::new(
-                ErrorCode::UnknownRelation,
-                format!("the program has no relation `{}`", goal.predicate),
-            )
-        })?;
+        let resolved = crate::check::resolve_goal(&self.program, goal)?;
+        let rel = resolved.rel;
         let columns = &self.program.relation(rel).columns;
-        if columns.len() != goal.args.len() {
-            return Err(Diagnostic::new(
-                ErrorCode::ArityMismatch,
-                format!(
-                    "`{}` has {} columns, the query gives {}",
-                    goal.predicate,
-                    columns.len(),
-                    goal.args.len()
-                ),
-            )
-            .into());
-        }
         // Per column: a constant cell to equal, or the column holding the same
         // variable's first occurrence, or nothing.
         enum Pat {
@@ -510,7 +494,7 @@ impl FactBase {
         }
         let mut names: Vec<(&str, usize)> = Vec::new();
         let mut pats = Vec::with_capacity(columns.len());
-        for (c, (arg, col)) in goal.args.iter().zip(columns).enumerate() {
+        for (c, (arg, col)) in resolved.args.iter().zip(columns).enumerate() {
             pats.push(match arg {
                 GoalArg::Const(v) => match encode_lookup(v, col.ty, &self.interner) {
                     Some(x) => Pat::Const(x),
@@ -700,7 +684,7 @@ impl FactBase {
         FactBase {
             program,
             rels: Arc::new(rels),
-            interner,
+            interner: interner.into_inner(),
             provenance,
             evidence,
             plans: base_plans,
@@ -735,7 +719,14 @@ impl FactBase {
             }
         }
         let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
-        let ctx = Ctx::new(&self.rels[..], &lens, &lens, &[], &self.interner, false);
+        let ctx = Ctx::new(
+            &self.rels[..],
+            &lens,
+            &lens,
+            &[],
+            exec::Syms::Read(&self.interner),
+            false,
+        );
         let mut found: Vec<(usize, RelId, Vec<u64>)> = Vec::new();
         for step in &plan.steps {
             match step {
@@ -746,7 +737,7 @@ impl FactBase {
                         frame.slots[s] = cells[c];
                     }
                 }
-                Step::Assign { slot, expr } => match exec::eval(expr, &frame.slots) {
+                Step::Assign { slot, expr } => match exec::eval(expr, &frame.slots, ctx.syms) {
                     Ok(v) => frame.slots[*slot] = v,
                     Err(_) => break,
                 },
@@ -758,6 +749,9 @@ impl FactBase {
                         }
                     }
                 }
+                // A projection (a negation with variables of its own) stands for a
+                // pattern, not a fact: like a negation with `_`, it has no node.
+                Step::Absent { rel, .. } if self.program.relation(*rel).auxiliary => {}
                 Step::Absent {
                     rel,
                     access: Access::Exact { key },
@@ -772,7 +766,7 @@ impl FactBase {
                         .collect();
                     found.push((*literal, *rel, cells));
                 }
-                Step::Absent { .. } | Step::Filter { .. } => {}
+                Step::Absent { .. } | Step::Filter { .. } | Step::Test { .. } => {}
             }
         }
         found.sort_by_key(|(lit, _, _)| *lit);
@@ -1032,6 +1026,37 @@ fn load_inputs(
     Ok(added)
 }
 
+/// What [`evaluate`] reads: input facts given one by one ([`InputFact`]s) or as a
+/// [`Loader`](crate::store::Loader) typed them ([`InputFacts`](crate::store::InputFacts)).
+pub trait Inputs {
+    /// The facts in their owned form.
+    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]>;
+}
+
+impl Inputs for [InputFact] {
+    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]> {
+        std::borrow::Cow::Borrowed(self)
+    }
+}
+
+impl<const N: usize> Inputs for [InputFact; N] {
+    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]> {
+        std::borrow::Cow::Borrowed(self)
+    }
+}
+
+impl Inputs for Vec<InputFact> {
+    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]> {
+        std::borrow::Cow::Borrowed(self)
+    }
+}
+
+impl Inputs for crate::store::InputFacts {
+    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]> {
+        std::borrow::Cow::Owned(self.to_vec())
+    }
+}
+
 /// Evaluate a program over input facts.
 ///
 /// The input facts are the facts written in the program text (`Program::facts`, with
@@ -1043,11 +1068,13 @@ fn load_inputs(
 /// relation, of the wrong arity, with a value its column cannot hold, with a
 /// confidence outside [0, 1], or with an `edge_idx` another fact owns is a
 /// `bad_input` error.
-pub fn evaluate(
+pub fn evaluate<I: Inputs + ?Sized>(
     program: Arc<Program>,
-    inputs: &[InputFact],
+    inputs: &I,
     options: &EvalOptions,
 ) -> Result<FactBase> {
+    let inputs = inputs.facts();
+    let inputs: &[InputFact] = &inputs;
     let mut interner = Symbols::new();
     let mut rels: Vec<Relation> = program
         .relations

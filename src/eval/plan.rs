@@ -7,10 +7,14 @@
 //! as the variables they read are bound. Constants are encoded once here, so the
 //! executor only moves raw `u64` cells.
 
+use std::sync::Arc;
+
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::relation::Relation;
 use crate::eval::symbols::Symbols;
-use crate::ir::{AggFunc, ArithOp, Atom, CmpOp, Expr, Literal, Program, RelId, Rule, Term};
+use crate::ir::{
+    AggFunc, ArithOp, Atom, CmpOp, Expr, Functor, Literal, Program, RelId, Rule, Term, TestFn,
+};
 use crate::value::{ColumnType, Value};
 
 /// Which version of a relation a scan reads in a semi-naive round.
@@ -51,6 +55,8 @@ pub(crate) enum CExpr {
     Never,
     Bin(ArithOp, ColumnType, Box<CExpr>, Box<CExpr>),
     Neg(ColumnType, Box<CExpr>),
+    /// A functor: its arguments with their types, and the result's type.
+    Call(Functor, Vec<(CExpr, ColumnType)>, ColumnType),
 }
 
 /// One step of a plan.
@@ -78,6 +84,14 @@ pub(crate) enum Step {
         ty: ColumnType,
         left: CExpr,
         right: CExpr,
+    },
+    /// Continue only if the test holds (fails, when `negated`). `regex` is the
+    /// compiled pattern of a `match` whose pattern is a constant.
+    Test {
+        test: TestFn,
+        args: Vec<CExpr>,
+        negated: bool,
+        regex: Option<Arc<regex::Regex>>,
     },
     /// Bind a slot to an expression's value (no value: the binding is dropped).
     Assign { slot: usize, expr: CExpr },
@@ -146,27 +160,7 @@ pub(crate) fn encode(value: &Value, ty: ColumnType, interner: &mut Symbols) -> O
     }
 }
 
-/// Encode a number, unsigned or float value (no interner needed); symbols, inexact
-/// conversions and non-finite floats are `None`.
-fn encode_scalar(value: &Value, ty: ColumnType) -> Option<u64> {
-    match (value, ty) {
-        (Value::Number(i), ColumnType::Number) => Some(*i as u64),
-        (Value::Number(i), ColumnType::Unsigned) => u64::try_from(*i).ok(),
-        (Value::Number(i), ColumnType::Float) => {
-            let f = *i as f64;
-            (f as i128 == i128::from(*i)).then(|| f.to_bits())
-        }
-        (Value::Unsigned(u), ColumnType::Unsigned) => Some(*u),
-        (Value::Unsigned(u), ColumnType::Number) => i64::try_from(*u).ok().map(|i| i as u64),
-        (Value::Unsigned(u), ColumnType::Float) => {
-            let f = *u as f64;
-            (f as u128 == u128::from(*u)).then(|| f.to_bits())
-        }
-        // Non-finite floats are never stored (arithmetic that would make one fails).
-        (Value::Float(f), ColumnType::Float) => f.is_finite().then(|| f.to_bits()),
-        _ => None,
-    }
-}
+use crate::value::cell::encode_scalar;
 
 /// Like [`encode`] but never interns: an unknown symbol is `None` (it matches nothing).
 pub(crate) fn encode_lookup(value: &Value, ty: ColumnType, interner: &Symbols) -> Option<u64> {
@@ -378,6 +372,11 @@ impl Planner<'_> {
                         Literal::Aggregate { .. } => {
                             groupings[i].iter().all(|&v| bound[v as usize])
                         }
+                        Literal::Test { args, .. } => {
+                            let mut vs = Vec::new();
+                            args.iter().for_each(|a| expr_vars(a, &mut vs));
+                            vs.iter().all(|&v| bound[v as usize])
+                        }
                         Literal::Atom(_) => false,
                     };
                     if ready {
@@ -578,8 +577,9 @@ impl Planner<'_> {
                         expr,
                     });
                 }
-                let ty = expr_type(left, rule)
-                    .or_else(|| expr_type(right, rule))
+                let ty = left
+                    .column_type(rule)
+                    .or_else(|| right.column_type(rule))
                     .unwrap_or(ColumnType::Number);
                 Ok(Step::Filter {
                     op: *op,
@@ -623,7 +623,9 @@ impl Planner<'_> {
                 let target = match (func, target) {
                     (AggFunc::Count, _) | (_, None) => None,
                     (_, Some(t)) => {
-                        let ty = expr_type(t, rule).unwrap_or(rule.vars[*result as usize].ty);
+                        let ty = t
+                            .column_type(rule)
+                            .unwrap_or(rule.vars[*result as usize].ty);
                         Some((self.expr(t, ty, scope), ty))
                     }
                 };
@@ -649,6 +651,32 @@ impl Planner<'_> {
                     agg: agg_no,
                 })))
             }
+            Literal::Test {
+                test,
+                args,
+                negated,
+                ..
+            } => {
+                let args: Vec<CExpr> = args
+                    .iter()
+                    .map(|a| self.expr(a, ColumnType::Symbol, scope))
+                    .collect();
+                let regex = match (test, args.first()) {
+                    (TestFn::Match, Some(CExpr::Const(p))) => {
+                        let pattern = self.interner.resolve(*p);
+                        regex::Regex::new(&format!("^(?:{pattern})$"))
+                            .ok()
+                            .map(Arc::new)
+                    }
+                    _ => None,
+                };
+                Ok(Step::Test {
+                    test: *test,
+                    args,
+                    negated: *negated,
+                    regex,
+                })
+            }
             Literal::Atom(_) => Err(internal("atom placed as a filter")),
         }
     }
@@ -667,31 +695,16 @@ impl Planner<'_> {
                 Box::new(self.expr(r, ty, scope)),
             ),
             Expr::Neg(x) => CExpr::Neg(ty, Box::new(self.expr(x, ty, scope))),
+            Expr::Call(f, args, types) => CExpr::Call(
+                *f,
+                args.iter()
+                    .zip(types)
+                    .map(|(a, &t)| (self.expr(a, t, scope), t))
+                    .collect(),
+                ty,
+            ),
         }
     }
-}
-
-/// The type of an expression: that of its first variable, else of its first constant.
-fn expr_type(e: &Expr, rule: &Rule) -> Option<ColumnType> {
-    fn first_var(e: &Expr) -> Option<u32> {
-        match e {
-            Expr::Var(v) => Some(*v),
-            Expr::Const(_) => None,
-            Expr::Binary(_, l, r) => first_var(l).or_else(|| first_var(r)),
-            Expr::Neg(x) => first_var(x),
-        }
-    }
-    fn first_const(e: &Expr) -> Option<ColumnType> {
-        match e {
-            Expr::Var(_) => None,
-            Expr::Const(c) => Some(c.column_type()),
-            Expr::Binary(_, l, r) => first_const(l).or_else(|| first_const(r)),
-            Expr::Neg(x) => first_const(x),
-        }
-    }
-    first_var(e)
-        .and_then(|v| rule.vars.get(v as usize).map(|x| x.ty))
-        .or_else(|| first_const(e))
 }
 
 pub(crate) fn expr_vars(e: &Expr, out: &mut Vec<u32>) {
@@ -703,6 +716,7 @@ pub(crate) fn expr_vars(e: &Expr, out: &mut Vec<u32>) {
             expr_vars(r, out);
         }
         Expr::Neg(x) => expr_vars(x, out),
+        Expr::Call(_, args, _) => args.iter().for_each(|a| expr_vars(a, out)),
     }
 }
 
@@ -732,6 +746,7 @@ fn literal_vars(l: &Literal, out: &mut Vec<u32>) {
             out.push(*result);
             out.extend(agg_body_vars(body, target.as_ref()));
         }
+        Literal::Test { args, .. } => args.iter().for_each(|a| expr_vars(a, out)),
     }
 }
 

@@ -117,6 +117,9 @@ impl Builder {
                 .collect(),
             input: None,
             output: false,
+            outputs: Vec::new(),
+            printsize: false,
+            auxiliary: false,
             functional: None,
             text: None,
             span: Span::default(),
@@ -976,14 +979,14 @@ fn query_binds_variables() {
         .unwrap();
     assert_eq!(all.len(), fb.len(fb.relation_id("path").unwrap()));
     assert!(all[0].bindings.is_empty());
-    // A symbol no fact holds matches nothing.
-    let none = fb
+    // A symbol in a number column is a type error, as it is for a proof.
+    let err = fb
         .query(&goal(vec![
             GoalArg::Const(Value::Symbol("x".into())),
             var("y"),
         ]))
-        .unwrap();
-    assert!(none.is_empty());
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::TypeMismatch);
     let unknown = Goal {
         predicate: "nope".into(),
         args: vec![],

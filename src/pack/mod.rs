@@ -439,7 +439,7 @@ impl PackSet {
         let mut set = PackSet {
             packs,
             program,
-            program_facts: loaded.facts,
+            program_facts: loaded.facts.to_vec(),
             tables: BTreeMap::new(),
             goals: Vec::new(),
         };

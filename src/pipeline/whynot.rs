@@ -389,6 +389,21 @@ impl Attempt<'_> {
                     }
                 }
             }
+            Literal::Test { test, negated, .. } => {
+                self.fail(
+                    satisfied,
+                    Blocker::Condition {
+                        text: format!(
+                            "the {}`{}` condition of rule {}",
+                            if *negated { "negated " } else { "" },
+                            test.name(),
+                            self.rule.name
+                        ),
+                    },
+                    None,
+                );
+                false
+            }
             Literal::Aggregate { .. } => {
                 self.fail(
                     satisfied,
@@ -447,6 +462,7 @@ fn eval(e: &Expr, env: &[Option<Value>]) -> Option<Value> {
             Value::Float(f) => Some(Value::Float(-f)),
             _ => None,
         },
+        Expr::Call(..) => None,
         Expr::Binary(op, l, r) => {
             let (l, r) = (eval(l, env)?, eval(r, env)?);
             match (l, r) {
@@ -456,6 +472,8 @@ fn eval(e: &Expr, env: &[Option<Value>]) -> Option<Value> {
                     ArithOp::Mul => a.checked_mul(b),
                     ArithOp::Div => a.checked_div(b),
                     ArithOp::Rem => a.checked_rem(b),
+                    // Functors and bitwise operators are not replayed here.
+                    _ => None,
                 }
                 .map(Value::Number),
                 (Value::Unsigned(a), Value::Unsigned(b)) => match op {
@@ -464,6 +482,7 @@ fn eval(e: &Expr, env: &[Option<Value>]) -> Option<Value> {
                     ArithOp::Mul => a.checked_mul(b),
                     ArithOp::Div => a.checked_div(b),
                     ArithOp::Rem => a.checked_rem(b),
+                    _ => None,
                 }
                 .map(Value::Unsigned),
                 (Value::Float(a), Value::Float(b)) => {
@@ -473,6 +492,7 @@ fn eval(e: &Expr, env: &[Option<Value>]) -> Option<Value> {
                         ArithOp::Mul => a * b,
                         ArithOp::Div => a / b,
                         ArithOp::Rem => a % b,
+                        _ => return None,
                     };
                     (!x.is_nan()).then_some(Value::Float(x))
                 }

@@ -9,7 +9,7 @@ use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::{Derivation, FactId};
 use crate::ir::{Program, RelId, RuleId};
 use crate::syntax::Goal;
-use crate::value::{ColumnType, Value, fact_text, write_fact_text};
+use crate::value::{Value, fact_text, write_fact_text};
 
 use super::{
     AbsenceKind, AbsenceNode, ConclusionKind, ConclusionNode, EdgeRef, EdgeRole, EvidenceKind,
@@ -48,6 +48,10 @@ pub fn build_proof<S: ProofSource + ?Sized>(
 /// in the fact base's sorted match order, at most `limit` of them. The trees' ids are
 /// `<proof_id>#1`, `<proof_id>#2`, … in that order. No match gives an empty list.
 ///
+/// The trees are one request: their `STEP` tags are numbered on from one tree to the
+/// next (the second tree's first step follows the first tree's last), so no tag names
+/// two different facts.
+///
 /// Only the first `limit` matches are selected and proved (see [`prove_each`] to
 /// handle one tree at a time).
 pub fn prove_all<S: ProofSource + ?Sized>(
@@ -77,11 +81,52 @@ pub fn prove_each<S: ProofSource + ?Sized>(
 ) -> Result<usize> {
     require_provenance(source)?;
     let facts = source.matching_facts(pattern, limit)?;
+    let mut first_step = options.first_step;
     for (i, &fact) in facts.iter().enumerate() {
         let id = format!("{}#{}", options.proof_id, i + 1);
-        each(build_from(source, fact, source.args(fact), &id, options)?)?;
+        let opts = options.with_first_step(first_step);
+        let tree = build_from(source, fact, source.args(fact), &id, &opts)?;
+        first_step += tree.step_count();
+        each(tree)?;
     }
     Ok(facts.len())
+}
+
+/// Prove several goals as one request (ground goals one tree each, patterns one per
+/// match, at most `limit` per pattern), numbering `STEP` tags on across all the trees
+/// so that a context block over them never repeats a tag. With one goal the trees carry
+/// `options.proof_id` as [`build_proof`] and [`prove_all`] do; with several, goal `k`
+/// (from 1) uses `<proof_id>.<k>`.
+pub fn prove_request<S: ProofSource + ?Sized>(
+    goals: &[Goal],
+    source: &S,
+    options: &ProofOptions<'_>,
+    limit: Option<usize>,
+) -> Result<Vec<ProofTree>> {
+    let mut first_step = options.first_step;
+    let mut out = Vec::new();
+    for (k, goal) in goals.iter().enumerate() {
+        let id = if goals.len() == 1 {
+            options.proof_id.to_string()
+        } else {
+            format!("{}.{}", options.proof_id, k + 1)
+        };
+        let opts = ProofOptions {
+            proof_id: &id,
+            provenance_resolver: options.provenance_resolver,
+            first_step,
+        };
+        let trees = if goal.is_ground() {
+            vec![build_proof(&Fact::from_goal(goal)?, source, &opts)?]
+        } else {
+            prove_all(goal, source, &opts, limit)?
+        };
+        for tree in trees {
+            first_step += tree.step_count();
+            out.push(tree);
+        }
+    }
+    Ok(out)
 }
 
 fn require_provenance<S: ProofSource + ?Sized>(source: &S) -> Result<()> {
@@ -100,53 +145,10 @@ fn require_provenance<S: ProofSource + ?Sized>(source: &S) -> Result<()> {
 }
 
 /// Check the goal against the program and bring its values to the column types
-/// (`42` for a `float` column is `42.0`).
+/// (`42` for a `float` column is `42.0`): the one goal resolver,
+/// [`resolve_fact`](crate::check::resolve_fact).
 fn resolve_goal(program: &Program, goal: &Fact) -> Result<(RelId, Vec<Value>)> {
-    let Some(rel) = program.relation_id(&goal.predicate) else {
-        return Err(Diagnostic::new(
-            ErrorCode::UnknownRelation,
-            format!("the program has no relation `{}`", goal.predicate),
-        )
-        .with_help("check the goal's predicate name against the program's relations")
-        .into());
-    };
-    let relation = program.relation(rel);
-    if relation.arity() != goal.args.len() {
-        return Err(Diagnostic::new(
-            ErrorCode::ArityMismatch,
-            format!(
-                "goal `{goal}` has {} arguments; relation `{}` has {}",
-                goal.args.len(),
-                relation.name,
-                relation.arity()
-            ),
-        )
-        .into());
-    }
-    let mut args = Vec::with_capacity(goal.args.len());
-    for (v, col) in goal.args.iter().zip(&relation.columns) {
-        let fitted = match (v, col.ty) {
-            (Value::Number(i), ColumnType::Float) => Some(Value::Float(*i as f64)),
-            (Value::Number(i), ColumnType::Unsigned) => u64::try_from(*i).ok().map(Value::Unsigned),
-            (Value::Unsigned(u), ColumnType::Number) => i64::try_from(*u).ok().map(Value::Number),
-            (v, ty) if v.column_type() == ty => Some(v.clone()),
-            _ => None,
-        };
-        match fitted {
-            Some(f) => args.push(f),
-            None => {
-                return Err(Diagnostic::new(
-                    ErrorCode::TypeMismatch,
-                    format!(
-                        "goal `{goal}`: {v} does not fit column `{}` of type {}",
-                        col.name, col.ty
-                    ),
-                )
-                .into());
-            }
-        }
-    }
-    Ok((rel, args))
+    crate::check::resolve_fact(program, &goal.predicate, &goal.args)
 }
 
 fn unproved(proof_id: &str, predicate: String, args: Vec<Value>, program: &Program) -> ProofTree {
@@ -357,7 +359,7 @@ impl<S: ProofSource + ?Sized> Walk<'_, S> {
                 args,
                 rule: rule.name.clone(),
                 rule_tag: self.rules_fired[fired].clone(),
-                step_tag: numbered("STEP-", step),
+                step_tag: numbered("STEP-", self.options.first_step + step),
                 confidence: self.source.confidence(fact),
                 premises: Vec::new(),
             }));

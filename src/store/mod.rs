@@ -30,6 +30,7 @@
 //! (relation names, arities, column types) but nothing of evaluation.
 
 mod delimited;
+pub(crate) mod facts;
 pub mod hyperedge;
 mod json;
 mod jsonpos;
@@ -43,11 +44,12 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diag::{Diagnostic, Error, Result, SourceMap};
+use crate::diag::{Diagnostic, Error, ErrorCode, Result, Severity, SourceMap, did_you_mean};
 use crate::ir::{Program, RelId};
 use crate::value::Value;
 
 pub use delimited::Dialect;
+pub use facts::InputFacts;
 pub use hyperedge::{DocSpan, Hyperedge, read_hyperedges};
 pub use numbering::{EdgeOwners, complete_inputs, number_inputs};
 pub use raw::{DEFAULT_MAX_INPUT, RawInputs, read_bounded, read_file};
@@ -97,7 +99,10 @@ pub struct Loaded {
     /// The checked program (shared: evaluation and proofs keep a handle).
     pub program: Arc<Program>,
     /// Every input fact, each with its `edge_idx` assigned.
-    pub facts: Vec<InputFact>,
+    pub facts: InputFacts,
+    /// What is worth saying but did not stop the load: data for relations no rule
+    /// mentions, relations read by rules that nothing defines (with a did-you-mean).
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Loads a program and its inputs in one go: collect program sources, fact files and
@@ -120,6 +125,7 @@ pub struct Loader {
     problems: Vec<Diagnostic>,
     /// The data files (or texts) in the order they were added.
     added: Vec<String>,
+    strict: bool,
 }
 
 impl Loader {
@@ -194,6 +200,12 @@ impl Loader {
         self
     }
 
+    /// Turn warnings into errors (the command line's `--strict`).
+    pub fn strict(&mut self, strict: bool) -> &mut Loader {
+        self.strict = strict;
+        self
+    }
+
     /// The records read so far.
     pub fn inputs(&self) -> &RawInputs {
         &self.inputs
@@ -206,20 +218,75 @@ impl Loader {
     /// files were added, each file's by line. When the program does not compile, the
     /// data is not typed against it (that would only repeat the program's errors as
     /// data errors); its unreadable lines are still reported.
+    ///
+    /// Data for a relation the program never mentions is loaded all the same: it is
+    /// the extensional database, a relation of its own (typed by its values) that
+    /// `--all` shows and goals can query. Each such relation is a warning
+    /// (`unused_relation`, with a did-you-mean when its name is close to one the
+    /// program uses), as is a relation a rule reads that nothing defines
+    /// (`undefined_relation`). With [`strict`](Self::strict) warnings are errors.
     pub fn load(self) -> Result<Loaded> {
         let hints = self.inputs.type_hints();
-        let program = match crate::check::compile(self.sources, &hints) {
+        let (program, report) = match crate::check::compile_with_report(self.sources, &hints) {
             Ok(p) => p,
             Err(mut e) => {
                 e.diagnostics.extend(self.problems);
                 return Err(e);
             }
         };
+        let mut warnings = report.warnings;
+        for rel in program.relations[report.program_relations..]
+            .iter()
+            .filter(|r| !r.auxiliary)
+        {
+            let mut d = Diagnostic::warning(
+                ErrorCode::UnusedRelation,
+                format!("`{}` is not used by any rule", rel.name),
+            );
+            let used = program.relations[..report.program_relations]
+                .iter()
+                .filter(|r| !r.auxiliary)
+                .map(|r| r.name.as_str());
+            d = match did_you_mean(&rel.name, used) {
+                Some(s) => d.with_help(format!(
+                    "did you mean `{s}`? The data is loaded as relation `{}` all the same",
+                    rel.name
+                )),
+                None => d.with_help(format!(
+                    "its facts are loaded as relation `{}` (shown by --all); declare it or use \
+                     it in a rule to silence this",
+                    rel.name
+                )),
+            };
+            if let Some(at) = self
+                .inputs
+                .facts
+                .iter()
+                .find(|f| f.predicate == rel.name)
+                .map(|f| f.origin.location())
+            {
+                d = d.at(at);
+            }
+            warnings.push(d);
+        }
+        if self.strict && !warnings.is_empty() {
+            let mut diagnostics: Vec<Diagnostic> = warnings
+                .into_iter()
+                .map(|mut d| {
+                    d.severity = Severity::Error;
+                    d
+                })
+                .collect();
+            diagnostics.extend(self.problems);
+            return Err(Error { diagnostics });
+        }
         let resolved = self.inputs.resolve(&program);
         if self.problems.is_empty() {
+            let facts = InputFacts::from_facts(&program, &resolved?)?;
             return Ok(Loaded {
                 program: Arc::new(program),
-                facts: resolved?,
+                facts,
+                warnings,
             });
         }
         let mut all = self.problems;

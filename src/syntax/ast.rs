@@ -207,6 +207,18 @@ pub enum Literal {
     /// `( a, b ; c )`: alternatives inside a body; `check` expands the rule into one
     /// rule per alternative.
     Disjunction(Vec<Vec<Literal>>, Span),
+    /// A built-in test: `match(p, s)`, `contains(a, s)`, `true`, `false`, possibly
+    /// negated (`!match(…)`).
+    Test {
+        /// `match`, `contains`, `true` or `false`.
+        name: Ident,
+        /// Its arguments (none for `true`/`false`).
+        args: Vec<Expr>,
+        /// Written with `!` or `not`.
+        negated: bool,
+        /// The whole literal.
+        span: Span,
+    },
 }
 
 impl Literal {
@@ -218,6 +230,7 @@ impl Literal {
             Literal::Compare { span, .. } => *span,
             Literal::Aggregate(a) => a.span,
             Literal::Disjunction(_, s) => *s,
+            Literal::Test { span, .. } => *span,
         }
     }
 }
@@ -273,6 +286,16 @@ pub enum Expr {
     },
     /// `-e`
     Neg(Box<Expr>, Span),
+    /// A functor applied to arguments: `cat(a, b)`, `strlen(s)`; also `bnot x` and
+    /// `lnot x` (written as calls of `bnot` and `lnot`).
+    Call {
+        /// The functor's name (checked by `check`).
+        name: Ident,
+        /// Its arguments.
+        args: Vec<Expr>,
+        /// The whole call.
+        span: Span,
+    },
 }
 
 impl Expr {
@@ -281,18 +304,31 @@ impl Expr {
         match self {
             Expr::Var(v) => v.span,
             Expr::Wildcard(s) | Expr::Lit(_, s) | Expr::Neg(_, s) => *s,
-            Expr::Binary { span, .. } => *span,
+            Expr::Binary { span, .. } | Expr::Call { span, .. } => *span,
         }
     }
 }
 
 /// Binding strength of an arithmetic operator (higher binds tighter).
+/// Soufflé's order, loosest first: `lor`, `lxor`, `land`, `bor`, `bxor`, `band`,
+/// shifts, `+ -`, `* / %`, `^` (which groups to the right).
 pub(crate) fn precedence(op: ArithOp) -> u8 {
     match op {
-        ArithOp::Add | ArithOp::Sub => 1,
-        ArithOp::Mul | ArithOp::Div | ArithOp::Rem => 2,
+        ArithOp::LOr => 1,
+        ArithOp::LXor => 2,
+        ArithOp::LAnd => 3,
+        ArithOp::BOr => 4,
+        ArithOp::BXor => 5,
+        ArithOp::BAnd => 6,
+        ArithOp::Shl | ArithOp::Shr | ArithOp::ShrU => 7,
+        ArithOp::Add | ArithOp::Sub => 8,
+        ArithOp::Mul | ArithOp::Div | ArithOp::Rem => 9,
+        ArithOp::Pow => 10,
     }
 }
+
+/// Binds tighter than any binary operator.
+const PREFIX: u8 = 11;
 
 /// The operator's symbol.
 pub(crate) fn arith_symbol(op: ArithOp) -> &'static str {
@@ -302,6 +338,16 @@ pub(crate) fn arith_symbol(op: ArithOp) -> &'static str {
         ArithOp::Mul => "*",
         ArithOp::Div => "/",
         ArithOp::Rem => "%",
+        ArithOp::Pow => "^",
+        ArithOp::BAnd => "band",
+        ArithOp::BOr => "bor",
+        ArithOp::BXor => "bxor",
+        ArithOp::Shl => "bshl",
+        ArithOp::Shr => "bshr",
+        ArithOp::ShrU => "bshru",
+        ArithOp::LAnd => "land",
+        ArithOp::LOr => "lor",
+        ArithOp::LXor => "lxor",
     }
 }
 
@@ -324,6 +370,7 @@ pub(crate) fn agg_keyword(f: AggFunc) -> &'static str {
         AggFunc::Sum => "sum",
         AggFunc::Min => "min",
         AggFunc::Max => "max",
+        AggFunc::Mean => "mean",
     }
 }
 
@@ -364,9 +411,15 @@ impl Expr {
                 if p < min_prec {
                     f.write_str("(")?;
                 }
-                left.fmt_prec(f, p)?;
+                // `^` groups to the right, the others to the left.
+                let (lp, rp) = if *op == ArithOp::Pow {
+                    (p + 1, p)
+                } else {
+                    (p, p + 1)
+                };
+                left.fmt_prec(f, lp)?;
                 write!(f, " {} ", arith_symbol(*op))?;
-                right.fmt_prec(f, p + 1)?;
+                right.fmt_prec(f, rp)?;
                 if p < min_prec {
                     f.write_str(")")?;
                 }
@@ -376,16 +429,23 @@ impl Expr {
                 f.write_str("-")?;
                 match &**e {
                     // `-5` would read back as the literal -5, `-x` is fine as is.
-                    Expr::Var(_) | Expr::Neg(..) | Expr::Wildcard(_) => e.fmt_prec(f, 3),
-                    Expr::Lit(Lit::Int(i), _) if *i < 0 => e.fmt_prec(f, 3),
-                    Expr::Lit(Lit::Float(x), _) if x.is_sign_negative() => e.fmt_prec(f, 3),
-                    Expr::Lit(Lit::Str(_) | Lit::Unsigned(_), _) => e.fmt_prec(f, 3),
+                    Expr::Var(_) | Expr::Neg(..) | Expr::Wildcard(_) | Expr::Call { .. } => {
+                        e.fmt_prec(f, PREFIX)
+                    }
+                    Expr::Lit(Lit::Int(i), _) if *i < 0 => e.fmt_prec(f, PREFIX),
+                    Expr::Lit(Lit::Float(x), _) if x.is_sign_negative() => e.fmt_prec(f, PREFIX),
+                    Expr::Lit(Lit::Str(_) | Lit::Unsigned(_), _) => e.fmt_prec(f, PREFIX),
                     _ => {
                         f.write_str("(")?;
                         e.fmt_prec(f, 0)?;
                         f.write_str(")")
                     }
                 }
+            }
+            Expr::Call { name, args, .. } => {
+                write!(f, "{name}(")?;
+                write_list(f, args, ", ")?;
+                f.write_str(")")
             }
         }
     }
@@ -420,6 +480,23 @@ impl fmt::Display for Literal {
         match self {
             Literal::Atom(a) => write!(f, "{a}"),
             Literal::Negated(a, _) => write!(f, "!{a}"),
+            Literal::Test {
+                name,
+                args,
+                negated,
+                ..
+            } => {
+                if *negated {
+                    f.write_str("!")?;
+                }
+                write!(f, "{name}")?;
+                if matches!(name.name.as_str(), "true" | "false") {
+                    return Ok(());
+                }
+                f.write_str("(")?;
+                write_list(f, args, ", ")?;
+                f.write_str(")")
+            }
             Literal::Compare {
                 op, left, right, ..
             } => write!(f, "{left} {} {right}", cmp_symbol(*op)),

@@ -52,6 +52,8 @@ pub(crate) enum Tok {
     At,
     Pipe,
     Hash,
+    Caret,
+    Dollar,
     Eof,
 }
 
@@ -99,6 +101,8 @@ impl Tok {
             Tok::At => "@",
             Tok::Pipe => "|",
             Tok::Hash => "#",
+            Tok::Caret => "^",
+            Tok::Dollar => "$",
             _ => "?",
         }
     }
@@ -217,6 +221,8 @@ pub(crate) fn lex(file: FileId, text: &str, errors: &mut Errors) -> Vec<Token> {
                 (b'@', _) => (Tok::At, 1),
                 (b'|', _) => (Tok::Pipe, 1),
                 (b'#', _) => (Tok::Hash, 1),
+                (b'^', _) => (Tok::Caret, 1),
+                (b'$', _) => (Tok::Dollar, 1),
                 _ => {
                     let ch = text[i..].chars().next().unwrap_or('?');
                     let len = ch.len_utf8();
@@ -439,10 +445,10 @@ mod tests {
     #[test]
     fn errors_are_collected_and_lexing_continues() {
         let mut errs = Errors::default();
-        let toks = lex(0, "a $ \"open\nb 99999999999999999999 1e999", &mut errs);
+        let toks = lex(0, "a ~ \"open\nb 99999999999999999999 1e999", &mut errs);
         let errs: Vec<_> = errs.iter().collect();
         assert_eq!(errs.len(), 4);
-        assert!(errs[0].message.contains("unexpected character `$`"));
+        assert!(errs[0].message.contains("unexpected character `~`"));
         assert!(errs[1].message.contains("unterminated string"));
         assert!(errs[2].message.contains("too large"));
         assert!(errs[3].message.contains("out of range"), "{:?}", errs[3]);

@@ -118,6 +118,8 @@ pub(crate) fn shorten(s: &str) -> std::borrow::Cow<'_, str> {
 /// A syntax error before it is resolved to a line and column.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SyntaxError {
+    /// `parse_error`, or `unsupported` for a construct of another dialect.
+    pub code: ErrorCode,
     /// The offending text.
     pub span: Span,
     /// What is wrong.
@@ -129,14 +131,27 @@ pub(crate) struct SyntaxError {
 impl SyntaxError {
     pub(crate) fn new(span: Span, message: impl Into<String>, help: impl Into<String>) -> Self {
         SyntaxError {
+            code: ErrorCode::Parse,
             span,
             message: message.into(),
             help: help.into(),
         }
     }
 
+    /// A construct prooflog does not implement, named in `message`.
+    pub(crate) fn unsupported(
+        span: Span,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) -> Self {
+        SyntaxError {
+            code: ErrorCode::Unsupported,
+            ..SyntaxError::new(span, message, help)
+        }
+    }
+
     fn into_diagnostic(self, sources: &SourceMap) -> Diagnostic {
-        Diagnostic::new(ErrorCode::Parse, self.message)
+        Diagnostic::new(self.code, self.message)
             .at_span(sources, self.span)
             .with_help(self.help)
     }

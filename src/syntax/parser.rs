@@ -47,6 +47,35 @@ const QUALIFIERS: &[&str] = &[
     "overridable",
 ];
 
+/// Names that are functors when followed by `(` in an expression (so a `(` that
+/// holds one is arithmetic, not a sub-formula).
+const FUNCTORS: &[&str] = &[
+    "cat",
+    "strlen",
+    "substr",
+    "ord",
+    "to_number",
+    "to_unsigned",
+    "to_float",
+    "to_string",
+    "ftoi",
+    "utoi",
+    "itou",
+    "ftou",
+    "itof",
+    "utof",
+    "min",
+    "max",
+    "abs",
+    "bnot",
+    "lnot",
+];
+
+/// Binary operators written as words.
+const OPERATOR_WORDS: &[&str] = &[
+    "band", "bor", "bxor", "bshl", "bshr", "bshru", "land", "lor", "lxor",
+];
+
 /// Parse a whole file.
 pub(crate) fn parse_module(file: FileId, text: &str) -> (Module, Errors) {
     let mut errors = Errors::default();
@@ -415,11 +444,26 @@ impl Parser {
                 })
             }
             other => {
+                let what = match other {
+                    "comp" | "init" => "components (`.comp`, `.init`) are not supported",
+                    "functor" => "user-defined functors (`.functor`) are not supported",
+                    "plan" => {
+                        "query plans (`.plan`) are not supported: prooflog orders joins itself"
+                    }
+                    "limitsize" => "`.limitsize` is not supported",
+                    "override" => "`.override` (component inheritance) is not supported",
+                    _ => "",
+                };
+                let span = start.to(name.span);
+                let help = "supported directives: .decl .type .input .output .printsize .text \
+                     .functional .pragma";
+                if !what.is_empty() {
+                    return Err(SyntaxError::unsupported(span, what, help));
+                }
                 return Err(SyntaxError::new(
-                    start.to(name.span),
+                    span,
                     format!("directive `.{other}` is not supported"),
-                    "supported directives: .decl .type .input .output .printsize .text \
-                     .functional .pragma",
+                    help,
                 ));
             }
         };
@@ -444,6 +488,13 @@ impl Parser {
         let mut end = self.expect(Tok::RParen, "`)` or `,`")?;
         let mut qualifiers = Vec::new();
         while let Tok::Ident(q) = self.peek() {
+            if q == "choice" {
+                return Err(SyntaxError::unsupported(
+                    self.span(),
+                    "`choice-domain` relations are not supported",
+                    "remove the choice-domain and select one fact per key in the rules",
+                ));
+            }
             if !QUALIFIERS.contains(&q.as_str()) {
                 break;
             }
@@ -467,17 +518,33 @@ impl Parser {
             _ => return Err(self.unexpected("`<:` or `=`")),
         };
         self.bump();
-        if matches!(self.peek(), Tok::LBracket | Tok::LBrace) {
-            return Err(SyntaxError::new(
+        if matches!(self.peek(), Tok::LBracket) {
+            return Err(SyntaxError::unsupported(
                 self.span(),
-                "record and algebraic data types are not supported",
+                "record types are not supported",
                 "use a primitive type: number, unsigned, float or symbol",
             ));
         }
+        let adt = |p: &Parser| {
+            SyntaxError::unsupported(
+                p.span(),
+                "algebraic data types (`.type T = A {…} | B {…}`) are not supported",
+                "use a primitive type: number, unsigned, float or symbol",
+            )
+        };
+        if matches!(self.peek(), Tok::LBrace) {
+            return Err(adt(self));
+        }
         let mut bases = vec![self.ident("a type name")?];
+        if self.peek() == &Tok::LBrace {
+            return Err(adt(self));
+        }
         if kind == TypeDefKind::Equal {
             while self.eat(&Tok::Pipe) {
                 bases.push(self.ident("a type name after `|`")?);
+                if self.peek() == &Tok::LBrace {
+                    return Err(adt(self));
+                }
             }
         }
         let end = self.prev_span();
@@ -531,6 +598,13 @@ impl Parser {
             heads.push(self.atom()?);
         }
         let mut body = Vec::new();
+        if self.peek() == &Tok::Le {
+            return Err(SyntaxError::unsupported(
+                self.span(),
+                "subsumptive rules (`head <= head :- …`) are not supported",
+                "compute the dominated facts into a relation and negate it",
+            ));
+        }
         if self.eat(&Tok::If) {
             body.push(self.conjunction()?);
             while self.eat(&Tok::Semi) {
@@ -624,6 +698,9 @@ impl Parser {
         match self.peek() {
             Tok::Bang => {
                 self.bump();
+                if let Some(test) = self.test(true, start)? {
+                    return Ok(test);
+                }
                 let atom = self.atom()?;
                 let span = start.to(atom.span);
                 return Ok(Literal::Negated(atom, span));
@@ -634,11 +711,19 @@ impl Parser {
                     && self.peek_at(2) == &Tok::LParen =>
             {
                 self.bump();
+                if let Some(test) = self.test(true, start)? {
+                    return Ok(test);
+                }
                 let atom = self.atom()?;
                 let span = start.to(atom.span);
                 return Ok(Literal::Negated(atom, span));
             }
-            Tok::Ident(_) if self.peek_at(1) == &Tok::LParen => {
+            Tok::Ident(_) if self.test_ahead() => {
+                if let Some(test) = self.test(false, start)? {
+                    return Ok(test);
+                }
+            }
+            Tok::Ident(w) if self.peek_at(1) == &Tok::LParen && !FUNCTORS.contains(&w.as_str()) => {
                 return Ok(Literal::Atom(self.atom()?));
             }
             _ => {}
@@ -686,19 +771,65 @@ impl Parser {
         })
     }
 
+    /// Whether a built-in test starts here: `match(`, `contains(`, or `true`/`false`
+    /// standing alone as a literal.
+    fn test_ahead(&self) -> bool {
+        match self.peek() {
+            Tok::Ident(w) if w == "match" || w == "contains" => self.peek_at(1) == &Tok::LParen,
+            Tok::Ident(w) if w == "true" || w == "false" => matches!(
+                self.peek_at(1),
+                Tok::Comma | Tok::Dot | Tok::Semi | Tok::RParen | Tok::RBrace
+            ),
+            _ => false,
+        }
+    }
+
+    /// A built-in test at the cursor, if one starts here.
+    fn test(&mut self, negated: bool, start: Span) -> PResult<Option<Literal>> {
+        if !self.test_ahead() {
+            return Ok(None);
+        }
+        let name = self.ident("a test")?;
+        let mut args = Vec::new();
+        if matches!(name.name.as_str(), "match" | "contains") {
+            self.expect(Tok::LParen, "`(`")?;
+            if self.peek() != &Tok::RParen {
+                loop {
+                    args.push(self.expr()?);
+                    if !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+            }
+            self.expect(Tok::RParen, "`,` or `)` in the argument list")?;
+        }
+        Ok(Some(Literal::Test {
+            name,
+            args,
+            negated,
+            span: start.to(self.prev_span()),
+        }))
+    }
+
     /// `(` whose parentheses hold a formula rather than an arithmetic expression:
     /// something no expression contains (`;`, `,`, `!`, a comparison, an atom).
     fn looks_like_nested_formula(&self) -> bool {
         let mut depth = 0usize;
+        // Inside a functor's argument list (its depth), where commas are arguments.
+        let mut call_depth: Option<usize> = None;
         for (k, t) in self.toks[self.pos..].iter().enumerate() {
             match t.tok {
                 Tok::LParen => depth += 1,
                 Tok::RParen => {
+                    if call_depth == Some(depth) {
+                        call_depth = None;
+                    }
                     depth -= 1;
                     if depth == 0 {
                         return false;
                     }
                 }
+                _ if call_depth.is_some() => {}
                 Tok::Semi
                 | Tok::Bang
                 | Tok::Comma
@@ -708,7 +839,15 @@ impl Parser {
                 | Tok::Le
                 | Tok::Gt
                 | Tok::Ge => return true,
-                Tok::Ident(_) if self.peek_at(k + 1) == &Tok::LParen => return true,
+                Tok::Ident(ref w) if self.peek_at(k + 1) == &Tok::LParen => {
+                    if OPERATOR_WORDS.contains(&w.as_str()) {
+                        continue;
+                    }
+                    if !FUNCTORS.contains(&w.as_str()) {
+                        return true;
+                    }
+                    call_depth = Some(depth + 1);
+                }
                 Tok::Dot | Tok::Eof => return false,
                 _ => {}
             }
@@ -724,6 +863,8 @@ impl Parser {
         let next = self.peek_at(1);
         match w.as_str() {
             "count" if next == &Tok::Colon => Some(AggFunc::Count),
+            // `min(a, b)` is a functor unless the target it starts ends with `:`.
+            "min" | "max" if next == &Tok::LParen && !self.colon_after_parens(1) => None,
             "sum" | "min" | "max" | "mean"
                 if matches!(
                     next,
@@ -740,23 +881,33 @@ impl Parser {
                     "sum" => Some(AggFunc::Sum),
                     "min" => Some(AggFunc::Min),
                     "max" => Some(AggFunc::Max),
-                    // Reported as unsupported by `aggregate`.
-                    _ => Some(AggFunc::Count),
+                    _ => Some(AggFunc::Mean),
                 }
             }
             _ => None,
         }
     }
 
-    fn aggregate(&mut self, result: Ident, func: AggFunc, start: Span) -> PResult<Literal> {
-        let kw = self.ident("an aggregate")?;
-        if kw.name == "mean" {
-            return Err(SyntaxError::new(
-                kw.span,
-                "aggregate `mean` is not supported",
-                "compute it as `s = sum x : {…}, n = count : {…}` and divide",
-            ));
+    /// Whether the expression starting `k` tokens ahead is followed by `:` (the
+    /// target of an aggregate) rather than ending the literal.
+    fn colon_after_parens(&self, k: usize) -> bool {
+        let mut depth = 0usize;
+        for t in &self.toks[(self.pos + k).min(self.toks.len())..] {
+            match t.tok {
+                Tok::LParen => depth += 1,
+                Tok::RParen if depth == 0 => return false,
+                Tok::RParen => depth -= 1,
+                Tok::Colon if depth == 0 => return true,
+                Tok::Comma | Tok::Semi | Tok::RBrace | Tok::LBrace if depth == 0 => return false,
+                Tok::Dot | Tok::Eof => return false,
+                _ => {}
+            }
         }
+        false
+    }
+
+    fn aggregate(&mut self, result: Ident, func: AggFunc, start: Span) -> PResult<Literal> {
+        let _kw = self.ident("an aggregate")?;
         let target = if func == AggFunc::Count {
             None
         } else {
@@ -783,25 +934,47 @@ impl Parser {
         Ok(self.binary(1)?.0)
     }
 
+    /// The binary operator at the cursor, if any.
+    fn binary_op(&self) -> Option<ArithOp> {
+        Some(match self.peek() {
+            Tok::Plus => ArithOp::Add,
+            Tok::Minus => ArithOp::Sub,
+            Tok::Star => ArithOp::Mul,
+            Tok::Slash => ArithOp::Div,
+            Tok::Percent => ArithOp::Rem,
+            Tok::Caret => ArithOp::Pow,
+            Tok::Ident(w) => match w.as_str() {
+                "band" => ArithOp::BAnd,
+                "bor" => ArithOp::BOr,
+                "bxor" => ArithOp::BXor,
+                "bshl" => ArithOp::Shl,
+                "bshr" => ArithOp::Shr,
+                "bshru" => ArithOp::ShrU,
+                "land" => ArithOp::LAnd,
+                "lor" => ArithOp::LOr,
+                "lxor" => ArithOp::LXor,
+                _ => return None,
+            },
+            _ => return None,
+        })
+    }
+
     /// An expression and the depth of its tree (0 for a leaf), which stays within
     /// [`MAX_NESTING`] even where parsing it does not recurse (`a + b + c + …`).
     fn binary(&mut self, min_prec: u8) -> PResult<(Expr, usize)> {
         let (mut left, mut depth) = self.unary()?;
         loop {
-            let op = match self.peek() {
-                Tok::Plus => ArithOp::Add,
-                Tok::Minus => ArithOp::Sub,
-                Tok::Star => ArithOp::Mul,
-                Tok::Slash => ArithOp::Div,
-                Tok::Percent => ArithOp::Rem,
-                _ => return Ok((left, depth)),
+            let Some(op) = self.binary_op() else {
+                return Ok((left, depth));
             };
             let prec = precedence(op);
             if prec < min_prec {
                 return Ok((left, depth));
             }
             let at = self.bump();
-            let (right, right_depth) = self.nested(|p| p.binary(prec + 1))?;
+            // `^` groups to the right.
+            let next = if op == ArithOp::Pow { prec } else { prec + 1 };
+            let (right, right_depth) = self.nested(|p| p.binary(next))?;
             depth = depth.max(right_depth) + 1;
             if depth > MAX_NESTING {
                 return Err(self.too_deep(at));
@@ -816,6 +989,25 @@ impl Parser {
     }
 
     fn unary(&mut self) -> PResult<(Expr, usize)> {
+        if let Tok::Ident(w) = self.peek()
+            && (w == "bnot" || w == "lnot")
+            && self.peek_at(1) != &Tok::LParen
+        {
+            let name = self.ident("an operator")?;
+            let (e, depth) = self.nested(|p| p.unary())?;
+            if depth + 1 > MAX_NESTING {
+                return Err(self.too_deep(name.span));
+            }
+            let span = name.span.to(e.span());
+            return Ok((
+                Expr::Call {
+                    name,
+                    args: vec![e],
+                    span,
+                },
+                depth + 1,
+            ));
+        }
         if self.peek() != &Tok::Minus {
             return self.primary();
         }
@@ -841,14 +1033,42 @@ impl Parser {
         }
     }
 
-    /// (Parenthesised expressions recurse through here: the frame is kept small, the
-    /// other primaries are parsed by [`Self::leaf`].)
+    /// (Parenthesised expressions and functor calls recurse through here: the frame
+    /// is kept small, the other primaries are parsed by [`Self::leaf`].)
     fn primary(&mut self) -> PResult<(Expr, usize)> {
         if self.peek() == &Tok::LParen {
             self.bump();
             let e = self.nested(|p| p.binary(1))?;
             self.expect(Tok::RParen, "`)`")?;
             return Ok(e);
+        }
+        if matches!(self.peek(), Tok::Ident(_)) && self.peek_at(1) == &Tok::LParen {
+            let name = self.ident("a functor")?;
+            self.bump();
+            let mut args = Vec::new();
+            let mut depth = 0;
+            if self.peek() != &Tok::RParen {
+                loop {
+                    let (arg, arg_depth) = self.nested(|p| p.binary(1))?;
+                    depth = depth.max(arg_depth + 1);
+                    args.push(arg);
+                    if !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+            }
+            if depth > MAX_NESTING {
+                return Err(self.too_deep(name.span));
+            }
+            let close = self.expect(Tok::RParen, "`,` or `)` in the argument list")?;
+            return Ok((
+                Expr::Call {
+                    span: name.span.to(close),
+                    name,
+                    args,
+                },
+                depth,
+            ));
         }
         Ok((self.leaf()?, 0))
     }
@@ -858,12 +1078,11 @@ impl Parser {
         let span = self.span();
         let e = match self.peek().clone() {
             Tok::Ident(name) => {
-                if self.peek_at(1) == &Tok::LParen {
-                    return Err(SyntaxError::new(
+                if name == "nil" {
+                    return Err(SyntaxError::unsupported(
                         span,
-                        format!("`{name}(…)` cannot be used as a value"),
-                        "functors are not supported; a relation can only appear as a body \
-                         literal of its own",
+                        "records (`nil`, `[a, b]`) are not supported",
+                        "store the fields in a relation of their own, keyed by an id",
                     ));
                 }
                 if matches!(name.as_str(), "count" | "sum" | "min" | "max" | "mean")
@@ -882,6 +1101,28 @@ impl Parser {
             Tok::Unsigned(n) => Expr::Lit(Lit::Unsigned(n), span),
             Tok::Float(x) => Expr::Lit(Lit::Float(x), span),
             Tok::Str(s) => Expr::Lit(Lit::Str(s), span),
+            Tok::LBracket => {
+                return Err(SyntaxError::unsupported(
+                    span,
+                    "records (`[a, b]`) are not supported",
+                    "store the fields in a relation of their own, keyed by an id",
+                ));
+            }
+            Tok::Dollar => {
+                return Err(SyntaxError::unsupported(
+                    span,
+                    "`$` (algebraic data type branches, `$` counters) is not supported",
+                    "number facts in the input data instead",
+                ));
+            }
+            Tok::At => {
+                return Err(SyntaxError::unsupported(
+                    span,
+                    "user-defined functors (`@f(…)`) are not supported",
+                    "use a built-in functor (cat, strlen, substr, to_number, …) or compute the \
+                     value in the input data",
+                ));
+            }
             _ => return Err(self.unexpected("a variable, a constant or `(`")),
         };
         self.bump();

@@ -17,8 +17,11 @@
 use std::collections::BTreeMap;
 
 use prooflog::Value;
-use prooflog::ir::{AggFunc, ArithOp, CmpOp, Expr, Literal, Program, RelId, Term, VarId};
+use prooflog::ir::{
+    AggFunc, ArithOp, CmpOp, Expr, Functor, Literal, Program, RelId, Term, TestFn, VarId,
+};
 use prooflog::store::InputFact;
+use prooflog::value::ColumnType;
 
 /// Relation name → (row → confidence).
 pub type Relations = BTreeMap<String, BTreeMap<Vec<Value>, f64>>;
@@ -218,7 +221,7 @@ fn stratify(program: &Program) -> Vec<usize> {
                             }
                         }
                     }
-                    Literal::Compare { .. } => {}
+                    Literal::Compare { .. } | Literal::Test { .. } => {}
                 }
             }
             if level[h] < need {
@@ -292,6 +295,32 @@ fn solve(
             } else if let (Some(l), Some(r)) = (eval_expr(left, env), eval_expr(right, env))
                 && compare(*op, &l, &r)
             {
+                solve(db, rest, env, conf, trail, emit);
+            }
+        }
+        Literal::Test {
+            test,
+            args,
+            negated,
+            ..
+        } => {
+            let texts: Option<Vec<String>> = args
+                .iter()
+                .map(|a| match eval_expr(a, env)? {
+                    Value::Symbol(s) => Some(s),
+                    _ => None,
+                })
+                .collect();
+            let Some(texts) = texts else { return };
+            let holds = match test {
+                TestFn::True => true,
+                TestFn::False => false,
+                TestFn::Contains => texts[1].contains(texts[0].as_str()),
+                // The pattern must match the whole text.
+                TestFn::Match => regex::Regex::new(&format!("^(?:{})$", texts[0]))
+                    .is_ok_and(|re| re.is_match(&texts[1])),
+            };
+            if holds != *negated {
                 solve(db, rest, env, conf, trail, emit);
             }
         }
@@ -390,6 +419,104 @@ fn aggregate(func: AggFunc, values: &[Value]) -> Option<Value> {
             rest.iter()
                 .try_fold(first.clone(), |acc, v| arith(ArithOp::Add, &acc, v))
         }
+        AggFunc::Mean => {
+            if values.is_empty() {
+                return None;
+            }
+            let total: f64 = values.iter().map(as_f64).sum();
+            Some(Value::Float(total / values.len() as f64))
+        }
+    }
+}
+
+fn as_f64(v: &Value) -> f64 {
+    match v {
+        Value::Number(i) => *i as f64,
+        Value::Unsigned(u) => *u as f64,
+        Value::Float(x) => *x,
+        Value::Symbol(_) => f64::NAN,
+    }
+}
+
+/// Apply a functor to evaluated arguments (`types`: their column types).
+fn call(f: Functor, args: &[Value], types: &[ColumnType]) -> Option<Value> {
+    let text = |v: &Value| match v {
+        Value::Symbol(s) => Some(s.clone()),
+        _ => None,
+    };
+    Some(match f {
+        Functor::Cat => Value::Symbol(args.iter().map(text).collect::<Option<String>>()?),
+        Functor::Strlen => Value::Number(text(&args[0])?.chars().count() as i64),
+        Functor::Substr => {
+            let s: Vec<char> = text(&args[0])?.chars().collect();
+            let (Value::Number(i), Value::Number(n)) = (&args[1], &args[2]) else {
+                return None;
+            };
+            let (i, n) = (*i, *n);
+            let len = s.len() as i64;
+            if i < 0 || i > len {
+                Value::Symbol(String::new())
+            } else {
+                let end = if n < 0 { len } else { (i + n).min(len) };
+                Value::Symbol(s[i as usize..end as usize].iter().collect())
+            }
+        }
+        Functor::Ord => return None,
+        Functor::ToNumber => match &args[0] {
+            Value::Symbol(s) => Value::Number(s.trim().parse().ok()?),
+            Value::Number(i) => Value::Number(*i),
+            Value::Unsigned(u) => Value::Number(i64::try_from(*u).ok()?),
+            Value::Float(x) if x.is_finite() => Value::Number(x.trunc() as i64),
+            Value::Float(_) => return None,
+        },
+        Functor::ToUnsigned => match &args[0] {
+            Value::Symbol(s) => Value::Unsigned(s.trim().parse().ok()?),
+            Value::Number(i) => Value::Unsigned(u64::try_from(*i).ok()?),
+            Value::Unsigned(u) => Value::Unsigned(*u),
+            Value::Float(x) if *x >= 0.0 && x.is_finite() => Value::Unsigned(x.trunc() as u64),
+            Value::Float(_) => return None,
+        },
+        Functor::ToFloat => match &args[0] {
+            Value::Symbol(s) => {
+                Value::Float(s.trim().parse().ok().filter(|x: &f64| x.is_finite())?)
+            }
+            other => Value::Float(as_f64(other)),
+        },
+        Functor::ToString => Value::Symbol(match &args[0] {
+            Value::Symbol(s) => s.clone(),
+            Value::Number(i) => i.to_string(),
+            Value::Unsigned(u) => u.to_string(),
+            Value::Float(x) => x.to_string(),
+        }),
+        Functor::Min => args.iter().min_by(|a, b| cmp_values(a, b))?.clone(),
+        Functor::Max => args.iter().max_by(|a, b| cmp_values(a, b))?.clone(),
+        Functor::Abs => match &args[0] {
+            Value::Number(i) => Value::Number(i.checked_abs()?),
+            Value::Float(x) => Value::Float(x.abs()),
+            other => other.clone(),
+        },
+        Functor::BNot => match &args[0] {
+            Value::Number(i) => Value::Number(!i),
+            Value::Unsigned(u) => Value::Unsigned(!u),
+            _ => return None,
+        },
+        Functor::LNot => {
+            let _ = types;
+            match &args[0] {
+                Value::Number(i) => Value::Number(i64::from(*i == 0)),
+                Value::Unsigned(u) => Value::Unsigned(u64::from(*u == 0)),
+                Value::Float(x) => Value::Float(if *x == 0.0 { 1.0 } else { 0.0 }),
+                Value::Symbol(_) => return None,
+            }
+        }
+    })
+}
+
+/// Values of one type in their natural order (floats numerically).
+fn cmp_values(a: &Value, b: &Value) -> std::cmp::Ordering {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => x.partial_cmp(y).unwrap_or(std::cmp::Ordering::Equal),
+        _ => a.cmp(b),
     }
 }
 
@@ -405,6 +532,10 @@ pub fn eval_expr(expr: &Expr, env: &[Option<Value>]) -> Option<Value> {
             Value::Unsigned(0) => Some(Value::Unsigned(0)),
             _ => None,
         },
+        Expr::Call(f, args, types) => {
+            let values: Option<Vec<Value>> = args.iter().map(|a| eval_expr(a, env)).collect();
+            call(*f, &values?, types)
+        }
     }
 }
 
@@ -420,6 +551,16 @@ pub fn arith(op: ArithOp, l: &Value, r: &Value) -> Option<Value> {
                 ArithOp::Mul => a.checked_mul(b),
                 ArithOp::Div => a.checked_div(b),
                 ArithOp::Rem => a.checked_rem(b),
+                ArithOp::Pow => u32::try_from(b).ok().and_then(|e| a.checked_pow(e)),
+                ArithOp::BAnd => Some(a & b),
+                ArithOp::BOr => Some(a | b),
+                ArithOp::BXor => Some(a ^ b),
+                ArithOp::Shl => (0..64).contains(&b).then(|| a << b),
+                ArithOp::Shr => (0..64).contains(&b).then(|| a >> b),
+                ArithOp::ShrU => (0..64).contains(&b).then(|| ((a as u64) >> b) as i64),
+                ArithOp::LAnd => Some(i64::from(a != 0 && b != 0)),
+                ArithOp::LOr => Some(i64::from(a != 0 || b != 0)),
+                ArithOp::LXor => Some(i64::from((a != 0) ^ (b != 0))),
             }
             .map(Value::Number)
         }
@@ -431,6 +572,15 @@ pub fn arith(op: ArithOp, l: &Value, r: &Value) -> Option<Value> {
                 ArithOp::Mul => a.checked_mul(b),
                 ArithOp::Div => a.checked_div(b),
                 ArithOp::Rem => a.checked_rem(b),
+                ArithOp::Pow => u32::try_from(b).ok().and_then(|e| a.checked_pow(e)),
+                ArithOp::BAnd => Some(a & b),
+                ArithOp::BOr => Some(a | b),
+                ArithOp::BXor => Some(a ^ b),
+                ArithOp::Shl => (b < 64).then(|| a << b),
+                ArithOp::Shr | ArithOp::ShrU => (b < 64).then(|| a >> b),
+                ArithOp::LAnd => Some(u64::from(a != 0 && b != 0)),
+                ArithOp::LOr => Some(u64::from(a != 0 || b != 0)),
+                ArithOp::LXor => Some(u64::from((a != 0) ^ (b != 0))),
             }
             .map(Value::Unsigned)
         }
@@ -439,12 +589,18 @@ pub fn arith(op: ArithOp, l: &Value, r: &Value) -> Option<Value> {
             if matches!(op, ArithOp::Div | ArithOp::Rem) && b == 0.0 {
                 return None;
             }
+            let truth = |t: bool| if t { 1.0 } else { 0.0 };
             Some(Value::Float(match op {
                 ArithOp::Add => a + b,
                 ArithOp::Sub => a - b,
                 ArithOp::Mul => a * b,
                 ArithOp::Div => a / b,
                 ArithOp::Rem => a % b,
+                ArithOp::Pow => a.powf(b),
+                ArithOp::LAnd => truth(a != 0.0 && b != 0.0),
+                ArithOp::LOr => truth(a != 0.0 || b != 0.0),
+                ArithOp::LXor => truth((a != 0.0) != (b != 0.0)),
+                _ => return None,
             }))
         }
         _ => None,

@@ -1,0 +1,229 @@
+//! Typed input facts by columns: what a load produces and evaluation consumes.
+//!
+//! Every fact is a row of raw cells (the evaluator's encoding: see
+//! `value::cell`) in one flat array, with its relation, confidence, edge index and
+//! the index of a provenance record shared by every fact of the same file (a record
+//! of its own only when the input gave one). Symbols are interned once, in the
+//! table's own interner, which evaluation starts from. So loading a fact allocates
+//! nothing of its own, and a fact base keeps its evidence without a copy per fact.
+
+use lasso::Rodeo;
+
+use crate::diag::{Diagnostic, ErrorCode, Result};
+use crate::ir::{Program, RelId};
+use crate::store::{InputFact, Provenance};
+use crate::value::{ColumnType, Value, cell};
+
+/// One fact's record.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Row {
+    pub rel: RelId,
+    /// Start of its cells in [`Table::cells`] (arity from the relation).
+    pub start: usize,
+    pub confidence: f64,
+    /// Its provenance record in [`Table::provenances`].
+    pub provenance: u32,
+    /// Its edge index (assigned for every fact of a finished load).
+    pub edge_idx: Option<u64>,
+}
+
+/// Input facts as rows of encoded cells; the symbols are keys of an interner kept
+/// beside the table (the facts' own, or a fact base's).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Table {
+    pub rows: Vec<Row>,
+    pub cells: Vec<u64>,
+    pub provenances: Vec<Provenance>,
+}
+
+impl Table {
+    /// Add a shared provenance record; returns its index.
+    pub fn provenance(&mut self, p: Provenance) -> u32 {
+        self.provenances.push(p);
+        (self.provenances.len() - 1) as u32
+    }
+
+    /// Append an owned fact, encoding its values (interning into `interner`).
+    pub fn push_fact(
+        &mut self,
+        program: &Program,
+        interner: &mut Rodeo,
+        fact: &InputFact,
+        k: usize,
+    ) -> Result<()> {
+        let Some(relation) = program.relations.get(fact.rel as usize) else {
+            return Err(bad_fact(k, fact, program, "unknown relation"));
+        };
+        if relation.arity() != fact.args.len() {
+            return Err(bad_fact(
+                k,
+                fact,
+                program,
+                &format!("`{}` has {} columns", relation.name, relation.arity()),
+            ));
+        }
+        if !(0.0..=1.0).contains(&fact.confidence) {
+            return Err(bad_fact(k, fact, program, "confidence must be in [0, 1]"));
+        }
+        let start = self.cells.len();
+        for (v, c) in fact.args.iter().zip(&relation.columns) {
+            match cell::encode(v, c.ty, interner) {
+                Some(x) => self.cells.push(x),
+                None => {
+                    self.cells.truncate(start);
+                    return Err(bad_fact(
+                        k,
+                        fact,
+                        program,
+                        &format!("{v} is not a {} value for column `{}`", c.ty, c.name),
+                    ));
+                }
+            }
+        }
+        let mut p = fact.provenance.clone();
+        let edge_idx = p.edge_idx.take();
+        let provenance = self.provenance(p);
+        self.rows.push(Row {
+            rel: fact.rel,
+            start,
+            confidence: fact.confidence,
+            provenance,
+            edge_idx,
+        });
+        Ok(())
+    }
+}
+
+fn bad_fact(k: usize, fact: &InputFact, program: &Program, what: &str) -> crate::diag::Error {
+    let name = program
+        .relations
+        .get(fact.rel as usize)
+        .map_or("?", |r| r.name.as_str());
+    Diagnostic::new(
+        ErrorCode::BadInput,
+        format!(
+            "input fact {} ({}): {what}",
+            k + 1,
+            crate::value::fact_text(name, &fact.args)
+        ),
+    )
+    .into()
+}
+
+/// The input facts of one load, typed by a program: what [`Loader::load`] returns and
+/// [`evaluate`](crate::eval::evaluate) reads.
+///
+/// Stored by columns (no allocation per fact); [`get`](Self::get) and
+/// [`iter`](Self::iter) give each fact in its owned form, [`InputFact`].
+#[derive(Debug, Clone, Default)]
+pub struct InputFacts {
+    pub(crate) table: Table,
+    pub(crate) symbols: Rodeo,
+    /// Column types, per relation.
+    pub(crate) types: Vec<Vec<ColumnType>>,
+}
+
+impl InputFacts {
+    /// No facts, for the relations of `program`.
+    pub fn new(program: &Program) -> InputFacts {
+        InputFacts {
+            table: Table::default(),
+            symbols: Rodeo::new(),
+            types: program
+                .relations
+                .iter()
+                .map(|r| r.columns.iter().map(|c| c.ty).collect())
+                .collect(),
+        }
+    }
+
+    /// Facts given in their owned form (checked and encoded as
+    /// [`evaluate`](crate::eval::evaluate) would).
+    pub fn from_facts(program: &Program, facts: &[InputFact]) -> Result<InputFacts> {
+        let mut out = InputFacts::new(program);
+        for (k, f) in facts.iter().enumerate() {
+            out.table.push_fact(program, &mut out.symbols, f, k)?;
+        }
+        Ok(out)
+    }
+
+    /// Append one fact in its owned form.
+    pub fn push(&mut self, program: &Program, fact: &InputFact) -> Result<()> {
+        let k = self.len();
+        self.table.push_fact(program, &mut self.symbols, fact, k)
+    }
+
+    /// Number of facts.
+    pub fn len(&self) -> usize {
+        self.table.rows.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.table.rows.is_empty()
+    }
+
+    /// Fact `i`'s relation.
+    pub fn rel(&self, i: usize) -> RelId {
+        self.table.rows[i].rel
+    }
+
+    /// Fact `i`'s confidence.
+    pub fn confidence(&self, i: usize) -> f64 {
+        self.table.rows[i].confidence
+    }
+
+    /// Fact `i`'s edge index (set for every fact a [`Loader`](crate::store::Loader)
+    /// returns).
+    pub fn edge_idx(&self, i: usize) -> Option<u64> {
+        self.table.rows[i].edge_idx
+    }
+
+    /// Fact `i`'s values.
+    pub fn args(&self, i: usize) -> Vec<Value> {
+        let row = self.table.rows[i];
+        let types = &self.types[row.rel as usize];
+        self.table.cells[row.start..row.start + types.len()]
+            .iter()
+            .zip(types)
+            .map(|(&c, &ty)| cell::decode(c, ty, &self.symbols))
+            .collect()
+    }
+
+    /// Fact `i`'s provenance (with its edge index).
+    pub fn provenance(&self, i: usize) -> Provenance {
+        let row = self.table.rows[i];
+        let mut p = self.table.provenances[row.provenance as usize].clone();
+        p.edge_idx = row.edge_idx;
+        p
+    }
+
+    /// Fact `i` in its owned form. Panics when `i >= len()`.
+    pub fn get(&self, i: usize) -> InputFact {
+        InputFact {
+            rel: self.rel(i),
+            args: self.args(i),
+            confidence: self.confidence(i),
+            provenance: self.provenance(i),
+        }
+    }
+
+    /// Every fact in load order, in its owned form.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = InputFact> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// Every fact in its owned form.
+    pub fn to_vec(&self) -> Vec<InputFact> {
+        self.iter().collect()
+    }
+}
+
+impl<'a> IntoIterator for &'a InputFacts {
+    type Item = InputFact;
+    type IntoIter = Box<dyn ExactSizeIterator<Item = InputFact> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
