@@ -1099,7 +1099,9 @@ mod tests {
                 let text_p = passage.join(" ");
                 if is_supported(&text_c, &text_p).is_supported() {
                     let without_article = match claim.split_first() {
-                        Some((first, rest)) if first == "the" => rest.join(" "),
+                        Some((first, rest)) if matches!(first.as_str(), "the" | "a" | "an") => {
+                            rest.join(" ")
+                        }
                         _ => text_c.clone(),
                     };
                     prop_assert!(

@@ -268,7 +268,10 @@ fn type_record(
             raw.origin.member_location(&["predicate"]),
             format!("unknown relation `{}`", raw.predicate),
         );
-        d = match closest(program, &raw.predicate) {
+        d = match crate::diag::did_you_mean(
+            &raw.predicate,
+            program.relations.iter().map(|r| r.name.as_str()),
+        ) {
             Some(name) => d.with_help(format!("did you mean `{name}`?")),
             None => d.with_help(format!(
                 "the program neither declares nor uses `{}`; add `.decl {}(…)` or fix the name",
@@ -373,31 +376,6 @@ fn article(ty: ColumnType) -> String {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-/// The program's relation name closest to a misspelt one (edit distance ≤ 2).
-fn closest<'p>(program: &'p Program, name: &str) -> Option<&'p str> {
-    program
-        .relations
-        .iter()
-        .map(|r| (edit_distance(&r.name, name), r.name.as_str()))
-        .filter(|&(d, n)| d <= 2 && d < n.len().max(name.len()))
-        .min()
-        .map(|(_, n)| n)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            let subst = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = subst.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// Where a span of the program is, when the program carries its sources.
@@ -831,14 +809,5 @@ mod tests {
         );
         let raw = evidence("{\"predicate\": \"edge\", \"args\": [5, 6]}\n");
         assert_eq!(raw.resolve(&p).unwrap().len(), 2);
-    }
-
-    #[test]
-    fn edit_distance_counts_edits() {
-        assert_eq!(edit_distance("edge", "edge"), 0);
-        assert_eq!(edit_distance("edge", "edgee"), 1);
-        assert_eq!(edit_distance("path", "bath"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }
