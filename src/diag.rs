@@ -244,6 +244,8 @@ pub enum ErrorCode {
     BadPack,
     /// A text generator (a language model) failed to answer.
     Generation,
+    /// A service request without the bearer token the service requires.
+    Unauthorized,
 }
 
 impl ErrorCode {
@@ -273,6 +275,7 @@ impl ErrorCode {
             ErrorCode::PackMismatch => "pack_mismatch",
             ErrorCode::BadPack => "bad_pack",
             ErrorCode::Generation => "generation_error",
+            ErrorCode::Unauthorized => "unauthorized",
         }
     }
 }
