@@ -5,117 +5,12 @@
 use std::collections::BTreeMap;
 
 use prooflog::pack::PackSet;
+pub use prooflog::store::FactRecord;
 use prooflog::store::{Hyperedge, InputFact};
-use prooflog::value::ColumnType;
-use prooflog::{Provenance, Value};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::error::ApiError;
-
-/// One input fact as a request gives it: the evidence JSONL form of the command line
-/// (`{"predicate", "args", "confidence"?, "provenance"?}`).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FactRecord {
-    /// The relation.
-    pub predicate: String,
-    /// Its values: JSON numbers and strings, typed as the relation's columns.
-    #[schema(value_type = Vec<Object>)]
-    pub args: Vec<serde_json::Value>,
-    /// In [0, 1]; 1.0 when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub confidence: Option<f64>,
-    /// Where it came from: `source`, `table`, `edge_idx`, `event_ts`, `member_ids`
-    /// and any extra fields. Without an `edge_idx` the engine numbers it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
-    pub provenance: Option<Provenance>,
-}
-
-impl FactRecord {
-    /// The record of an input fact (as the evidence store keeps it).
-    pub fn of(program: &prooflog::Program, fact: &InputFact) -> FactRecord {
-        FactRecord {
-            predicate: program.relation(fact.rel).name.clone(),
-            args: fact.args.iter().map(Value::to_json).collect(),
-            confidence: Some(fact.confidence),
-            provenance: Some(fact.provenance.clone()),
-        }
-    }
-
-    /// This record typed against `program`; `at` names it in errors
-    /// (`facts[3]`).
-    pub fn to_input(&self, program: &prooflog::Program, at: &str) -> Result<InputFact, ApiError> {
-        let rel = program.relation_id(&self.predicate).ok_or_else(|| {
-            ApiError::bad_input(format!(
-                "{at}: the packs have no relation `{}`",
-                self.predicate
-            ))
-        })?;
-        let columns = &program.relation(rel).columns;
-        if columns.len() != self.args.len() {
-            return Err(ApiError::bad_input(format!(
-                "{at}: `{}` takes {} arguments, the record gives {}",
-                self.predicate,
-                columns.len(),
-                self.args.len()
-            )));
-        }
-        let args = self
-            .args
-            .iter()
-            .zip(columns)
-            .enumerate()
-            .map(|(i, (v, col))| {
-                coerce(v, col.ty).ok_or_else(|| {
-                    ApiError::bad_input(format!(
-                        "{at}.args[{i}]: {v} is not a {} (column `{}` of `{}`)",
-                        col.ty.as_str(),
-                        col.name,
-                        self.predicate
-                    ))
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let confidence = self.confidence.unwrap_or(1.0);
-        if !(0.0..=1.0).contains(&confidence) {
-            return Err(ApiError::bad_input(format!(
-                "{at}.confidence: {confidence} is not in [0, 1]"
-            )));
-        }
-        let mut provenance = self.provenance.clone().unwrap_or_default();
-        if provenance.source.is_empty() {
-            provenance.source = "hyperedge".into();
-        }
-        Ok(InputFact {
-            rel,
-            args,
-            confidence,
-            provenance,
-        })
-    }
-}
-
-/// A JSON value as a value of a column: numbers and strings as the one coercion of
-/// the library says, a number into a symbol column as its decimal text, a numeric
-/// string into a numeric column.
-fn coerce(v: &serde_json::Value, ty: ColumnType) -> Option<Value> {
-    let value = Value::from_json(v)?;
-    match (&value, ty) {
-        (Value::Symbol(_), ColumnType::Symbol) => Some(value),
-        (Value::Symbol(s), _) => {
-            let parsed = serde_json::from_str::<serde_json::Value>(s.trim()).ok()?;
-            parsed
-                .is_number()
-                .then(|| Value::from_json(&parsed))
-                .flatten()
-                .and_then(|n| ty.coerce(&n))
-        }
-        (_, ColumnType::Symbol) => Some(Value::Symbol(v.to_string())),
-        _ => ty.coerce(&value),
-    }
-}
 
 /// Evidence a request carries: stored hyperedges (mapped through the packs' tables)
 /// and input facts.
@@ -128,7 +23,28 @@ pub struct Evidence {
     pub evidence: Vec<serde_json::Value>,
     /// Input facts.
     #[serde(default)]
+    #[schema(value_type = Vec<FactRecordSchema>)]
     pub facts: Vec<FactRecord>,
+}
+
+/// An input fact as a request gives it: the evidence JSONL line of the command line.
+/// (The schema of [`FactRecord`].)
+#[derive(Debug, Clone, ToSchema)]
+#[schema(as = FactRecord)]
+pub struct FactRecordSchema {
+    /// The relation.
+    pub predicate: String,
+    /// Its values: JSON numbers and strings, typed as the relation's columns (a
+    /// number into a symbol column as its decimal text, a numeric string into a
+    /// numeric column).
+    #[schema(value_type = Vec<Object>)]
+    pub args: Vec<serde_json::Value>,
+    /// In [0, 1]; 1.0 when absent.
+    pub confidence: Option<f64>,
+    /// Where it came from: `source`, `table`, `edge_idx`, `event_ts`, `member_ids`
+    /// and any extra fields. Without an `edge_idx` the engine numbers it.
+    #[schema(value_type = Option<Object>)]
+    pub provenance: Option<serde_json::Value>,
 }
 
 impl Evidence {
@@ -190,6 +106,7 @@ pub struct AskRequest {
     pub evidence: Vec<serde_json::Value>,
     /// Input facts retrieved for this request.
     #[serde(default)]
+    #[schema(value_type = Vec<FactRecordSchema>)]
     pub facts: Vec<FactRecord>,
     /// `strict`, `standard` (the default) or `audit`.
     #[serde(default)]
@@ -212,6 +129,7 @@ pub struct ProveRequest {
     pub evidence: Vec<serde_json::Value>,
     /// Input facts for this request only.
     #[serde(default)]
+    #[schema(value_type = Vec<FactRecordSchema>)]
     pub facts: Vec<FactRecord>,
     /// The proof id (default `proof-1`).
     #[serde(default)]
@@ -335,6 +253,7 @@ pub struct EvidenceRequest {
     pub evidence: Vec<serde_json::Value>,
     /// Input facts.
     #[serde(default)]
+    #[schema(value_type = Vec<FactRecordSchema>)]
     pub facts: Vec<FactRecord>,
 }
 
@@ -396,29 +315,4 @@ pub struct ErrorDetail {
     /// Further diagnostics.
     #[schema(value_type = Option<Vec<Object>>)]
     pub more: Option<Vec<BTreeMap<String, serde_json::Value>>>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn values_coerce_to_their_columns() {
-        let n = |v: serde_json::Value, t| coerce(&v, t);
-        assert_eq!(
-            n(serde_json::json!(42), ColumnType::Number),
-            Some(Value::Number(42))
-        );
-        assert_eq!(
-            n(serde_json::json!("42"), ColumnType::Number),
-            Some(Value::Number(42))
-        );
-        assert_eq!(
-            n(serde_json::json!(7), ColumnType::Symbol),
-            Some(Value::Symbol("7".into()))
-        );
-        assert_eq!(n(serde_json::json!("x"), ColumnType::Number), None);
-        assert_eq!(n(serde_json::json!(1.5), ColumnType::Number), None);
-        assert_eq!(n(serde_json::json!([1]), ColumnType::Number), None);
-    }
 }

@@ -21,8 +21,8 @@ use utoipa::OpenApi;
 
 use crate::api::{
     AskRequest, CheckRequest, CitedFactRecord, ErrorBody, ErrorDetail, Evidence, EvidenceRequest,
-    EvidenceResponse, FactRecord, GateRequest, GroundRequest, Health, PacksResponse, ProveRequest,
-    ProveResponse,
+    EvidenceResponse, FactRecordSchema, GateRequest, GroundRequest, Health, PacksResponse,
+    ProveRequest, ProveResponse,
 };
 use crate::error::ApiError;
 use crate::metrics::endpoint_index;
@@ -47,7 +47,7 @@ use crate::service::Service;
         CitedFactRecord,
         EvidenceRequest,
         EvidenceResponse,
-        FactRecord,
+        FactRecordSchema,
         PacksResponse,
         Health,
         ErrorBody,

@@ -108,8 +108,7 @@ impl Service {
                     .iter()
                     .enumerate()
                     .map(|(i, r)| r.to_input(&program, &format!("stored record {i}")))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| prooflog::Error::from(*e.diagnostic))?;
+                    .collect::<prooflog::Result<Vec<_>>>()?;
                 pipeline = pipeline.with_base_evidence(&facts, &EvalOptions::default())?;
             }
         }
