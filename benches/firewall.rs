@@ -6,7 +6,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use prooflog::Value;
-use prooflog::answer::firewall::HallucinationFirewall;
+use prooflog::answer::firewall::{CheckOptions, HallucinationFirewall};
 use prooflog::answer::{CitedFact, TagResolver};
 
 /// Every HEDGE-n names `member(n, n % 7)`; every STEP-k a coordinated threat.
@@ -33,13 +33,7 @@ impl TagResolver for Facts {
             ),
             _ => return Vec::new(),
         };
-        vec![CitedFact {
-            tag: tag.to_string(),
-            predicate: predicate.to_string(),
-            args,
-            text,
-            functional_key: None,
-        }]
+        vec![CitedFact::new(tag, predicate, args, text)]
     }
 }
 
@@ -81,11 +75,11 @@ fn bench(c: &mut Criterion) {
         b.iter(|| prooflog::answer::segment::segment(black_box(&text)))
     });
     group.bench_function("check_10kb", |b| {
-        b.iter(|| firewall.check(black_box(&text), &allowed, true, false))
+        b.iter(|| firewall.check(black_box(&text), &allowed, &CheckOptions::default()))
     });
     let verifying = HallucinationFirewall::new().with_gate_verification(&Facts);
     group.bench_function("check_10kb_gate_verification", |b| {
-        b.iter(|| verifying.check(black_box(&text), &allowed, true, false))
+        b.iter(|| verifying.check(black_box(&text), &allowed, &CheckOptions::default()))
     });
     group.finish();
 }

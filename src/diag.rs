@@ -126,7 +126,8 @@ impl SourceMap {
         &self.files
     }
 
-    /// Resolve a span to a location with a caret snippet.
+    /// Resolve a span to a location with a caret snippet (a long line is cut to a
+    /// window around the column).
     pub fn locate(&self, span: Span) -> Location {
         let file = self.file(span.file);
         let (line, col) = file.line_col(span.start);
@@ -137,25 +138,78 @@ impl SourceMap {
         } else {
             1
         };
-        let gutter = line.to_string().len();
-        let prefix: String = text
-            .chars()
-            .take(col - 1)
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
-        let snippet = format!(
-            "{:gutter$} |\n{line} | {text}\n{:gutter$} | {prefix}{}",
-            "",
-            "",
-            "^".repeat(width)
-        );
         Location {
             file: file.name.clone(),
             line,
             col,
-            snippet: Some(snippet),
+            snippet: Some(snippet(text, line, col, width)),
         }
     }
+}
+
+/// How many characters of a source line a snippet shows at most.
+const SNIPPET_WINDOW: usize = 100;
+
+/// A caret snippet: line `line` (whose text is `text`) with `width` carets under
+/// 1-based column `col`. A line longer than [`SNIPPET_WINDOW`] characters is cut to a
+/// window around the column, marked with `…`, so that a snippet's size never depends
+/// on the line's.
+pub(crate) fn snippet(text: &str, line: usize, col: usize, width: usize) -> String {
+    let col = col.max(1);
+    // Only the characters up to the window's end are ever looked at.
+    let chars: Vec<char> = text.chars().take(col + SNIPPET_WINDOW).collect();
+    let long = text.chars().nth(col + SNIPPET_WINDOW).is_some();
+    let len = chars.len();
+    let start = if (len > SNIPPET_WINDOW || long) && col > SNIPPET_WINDOW / 2 {
+        (col - SNIPPET_WINDOW / 2).min(len.saturating_sub(SNIPPET_WINDOW))
+    } else {
+        0
+    };
+    let end = (start + SNIPPET_WINDOW).min(len);
+    let mut shown: String = chars[start.min(end)..end].iter().collect();
+    let mut caret_at = col - 1 - start.min(col - 1);
+    if start > 0 {
+        shown.insert(0, '…');
+        caret_at += 1;
+    }
+    if end < len || long {
+        shown.push('…');
+    }
+    let prefix: String = shown
+        .chars()
+        .take(caret_at)
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    let width = width.clamp(1, SNIPPET_WINDOW);
+    let gutter = line.to_string().len();
+    format!(
+        "{:gutter$} |\n{line} | {shown}\n{:gutter$} | {prefix}{}",
+        "",
+        "",
+        "^".repeat(width)
+    )
+}
+
+/// How many diagnostics one error carries at most: parse errors, check errors and
+/// input problems beyond it are only counted, in a last "N more errors not shown"
+/// diagnostic ([`more_not_shown`]). Costs stay linear however many there are.
+pub const MAX_DIAGNOSTICS: usize = 20;
+
+/// How many diagnostics `d` stands for, when it is a [`more_not_shown`] note.
+pub(crate) fn not_shown_count(d: &Diagnostic) -> Option<usize> {
+    let (n, rest) = d.message.split_once(' ')?;
+    if d.location.is_some() || !matches!(rest, "more error not shown" | "more errors not shown") {
+        return None;
+    }
+    n.parse().ok()
+}
+
+/// The diagnostic that stands for `n` diagnostics not shown.
+pub fn more_not_shown(code: ErrorCode, n: usize) -> Diagnostic {
+    let noun = if n == 1 { "error" } else { "errors" };
+    Diagnostic::new(code, format!("{n} more {noun} not shown")).with_help(format!(
+        "only the first {MAX_DIAGNOSTICS} are reported; fix those first"
+    ))
 }
 
 /// Where a diagnostic points.
@@ -212,10 +266,15 @@ pub enum ErrorCode {
     BadInput,
     /// A file could not be read or written.
     Io,
-    /// Evaluation stopped by a budget (facts, rounds, deadline).
+    /// Work stopped by a limit: evaluation's facts, rounds, time or memory, or the
+    /// size of the input read ([`Diagnostic::limit`] says which).
     BudgetExceeded,
     /// A command-line usage error.
     Usage,
+    /// Arithmetic that failed during evaluation (integer overflow, division by zero, a
+    /// float result that is not finite): the derivation is dropped, reported as a
+    /// warning, or an error when asked to be strict.
+    Arithmetic,
     /// A proof was asked of a fact base whose derivation record is off (or is
     /// inconsistent).
     ProvenanceUnavailable,
@@ -265,6 +324,7 @@ impl ErrorCode {
             ErrorCode::Io => "io_error",
             ErrorCode::BudgetExceeded => "budget_exceeded",
             ErrorCode::Usage => "usage",
+            ErrorCode::Arithmetic => "arithmetic_error",
             ErrorCode::ProvenanceUnavailable => "provenance_unavailable",
             ErrorCode::UnusedRelation => "unused_relation",
             ErrorCode::UndefinedRelation => "undefined_relation",
@@ -281,6 +341,53 @@ impl ErrorCode {
 }
 
 impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A limit that stops work before the machine does (see [`crate::eval::Budget`] and
+/// [`crate::store::Loader::max_input_bytes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    /// Facts derived by rules (`Budget::max_facts`, `--max-facts`).
+    MaxFacts,
+    /// Rounds one stratum may take (`Budget::max_rounds`, `--max-rounds`).
+    MaxRounds,
+    /// Time (`Budget::timeout` or `Budget::deadline`, `--timeout`).
+    Timeout,
+    /// Bytes of the engine's own storage (`Budget::max_memory`, `--max-memory`).
+    MaxMemory,
+    /// Bytes of input read by one load (`Loader::max_input_bytes`, `--max-input`).
+    MaxInput,
+}
+
+impl Limit {
+    /// The stable string form, e.g. `"max_memory"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limit::MaxFacts => "max_facts",
+            Limit::MaxRounds => "max_rounds",
+            Limit::Timeout => "timeout",
+            Limit::MaxMemory => "max_memory",
+            Limit::MaxInput => "max_input",
+        }
+    }
+
+    /// The command-line flag that sets it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Limit::MaxFacts => "--max-facts",
+            Limit::MaxRounds => "--max-rounds",
+            Limit::Timeout => "--timeout",
+            Limit::MaxMemory => "--max-memory",
+            Limit::MaxInput => "--max-input",
+        }
+    }
+}
+
+impl fmt::Display for Limit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -310,6 +417,9 @@ pub struct Diagnostic {
     pub location: Option<Location>,
     /// How to fix it, when there is something useful to say.
     pub help: Option<String>,
+    /// For a `budget_exceeded` error: which limit stopped the work. (An evaluation's
+    /// limit error names, and is located at, the rule that derived the most facts.)
+    pub limit: Option<Limit>,
 }
 
 impl Diagnostic {
@@ -321,7 +431,15 @@ impl Diagnostic {
             message: message.into(),
             location: None,
             help: None,
+            limit: None,
         }
+    }
+
+    /// A `budget_exceeded` diagnostic for a limit.
+    pub fn limit_exceeded(limit: Limit, message: impl Into<String>) -> Diagnostic {
+        let mut d = Diagnostic::new(ErrorCode::BudgetExceeded, message);
+        d.limit = Some(limit);
+        d
     }
 
     /// A warning with no location.
@@ -343,8 +461,12 @@ impl Diagnostic {
         self
     }
 
-    /// Attach a location resolved from a span.
+    /// Attach a location resolved from a span (none when `sources` does not hold
+    /// the span's file, as for a program built without source text).
     pub fn at_span(self, sources: &SourceMap, span: Span) -> Diagnostic {
+        if sources.files().get(span.file as usize).is_none() {
+            return self;
+        }
         let loc = sources.locate(span);
         self.at(loc)
     }
@@ -356,9 +478,10 @@ impl Diagnostic {
     }
 
     /// The JSON form printed by `--format json`:
-    /// `{"error": {"code", "message", "file"?, "line"?, "col"?, "help"?}}` (a warning's
-    /// key is `"warning"`). Location fields are present only when the diagnostic has a
-    /// location, `help` only when there is a hint: no field is ever `null`.
+    /// `{"error": {"code", "message", "file"?, "line"?, "col"?, "help"?, "limit"?}}`
+    /// (a warning's key is `"warning"`). Location fields are present only when the
+    /// diagnostic has a location, `help` only when there is a hint, `limit` (its name)
+    /// only for a limit: no field is ever `null`.
     pub fn to_json(&self) -> serde_json::Value {
         match self.severity {
             Severity::Error => serde_json::json!({ "error": self.to_json_body() }),
@@ -379,6 +502,9 @@ impl Diagnostic {
         }
         if let Some(h) = &self.help {
             obj.insert("help".into(), h.clone().into());
+        }
+        if let Some(l) = self.limit {
+            obj.insert("limit".into(), l.as_str().into());
         }
         serde_json::Value::Object(obj)
     }
@@ -433,6 +559,11 @@ impl Error {
     /// The primary diagnostic's code.
     pub fn code(&self) -> ErrorCode {
         self.primary().code
+    }
+
+    /// The limit that stopped the work, for a `budget_exceeded` error.
+    pub fn limit(&self) -> Option<Limit> {
+        self.primary().limit
     }
 }
 

@@ -12,8 +12,8 @@
 //!
 //! ```
 //! use prooflog::{
-//!     Fact, HallucinationFirewall, Loader, ProofOptions, Value, bundled, build_proof,
-//!     evaluate, render, EvalOptions,
+//!     CheckOptions, CitationTable, Fact, HallucinationFirewall, Loader, ProofOptions, Value,
+//!     bundled, build_proof, evaluate, render, EvalOptions,
 //! };
 //!
 //! # fn main() -> prooflog::Result<()> {
@@ -34,15 +34,20 @@
 //! let goal = Fact::new("threatens", vec![Value::Number(42), Value::Symbol("airport".into())]);
 //! let proof = build_proof(&goal, &facts, &ProofOptions::new("proof-1"))?;
 //! assert_eq!(proof.status, prooflog::proof::ProofStatus::Proved);
-//! let tags = proof.evidence_tags();
+//! // The request's one tag table: what each tag may be cited for.
+//! let table = CitationTable::from_proofs(std::slice::from_ref(&proof));
 //!
 //! // Render: the tagged context block that goes into the model's prompt.
 //! let context = render::context(&proof);
 //! assert!(context.contains("[STEP-1] group 42 threatens zone airport"));
 //!
-//! // Check: a sentence that cites the proof is kept; an uncited claim is stripped.
-//! let answer = "Group 42 threatens zone airport [STEP-1]. Drone 3 carries explosives.";
-//! let checked = HallucinationFirewall::new().check(answer, &tags, true, true);
+//! // Check: a sentence that cites the proof and says what the cited fact says is
+//! // kept; an uncited claim, and a cited one the fact does not say, are stripped.
+//! let answer = "Group 42 threatens zone airport [STEP-1]. Drone 3 carries explosives. \
+//!               Drone 9 was cleared by an operator [STEP-3].";
+//! let firewall = HallucinationFirewall::new().with_gate_verification(&table);
+//! let options = CheckOptions::new().proved(proof.is_proved()).require_proof(true);
+//! let checked = firewall.check(answer, &table, &options);
 //! assert_eq!(checked.outcome.as_str(), "stripped");
 //! assert_eq!(checked.supported.len(), 1);
 //! assert_eq!(checked.answer, "Group 42 threatens zone airport [STEP-1].");
@@ -72,13 +77,16 @@ pub mod store;
 pub mod syntax;
 pub mod value;
 
-pub use answer::firewall::{FirewallResult, HallucinationFirewall};
+pub use answer::firewall::{CheckOptions, FirewallResult, HallucinationFirewall};
 pub use answer::gate::{Gate, GateResult};
 pub use answer::grounding::{GroundingReport, ground_tags};
 pub use answer::{CitedFact, TagResolver};
 pub use diag::{Diagnostic, Error, ErrorCode, Result};
 pub use eval::{Budget, Derivation, EvalOptions, FactBase, FactId, Match, evaluate};
 pub use ir::Program;
-pub use proof::{Fact, ProofOptions, ProofSource, ProofTree, build_proof, prove_all, render};
+pub use proof::{
+    CitationTable, Fact, ProofOptions, ProofSource, ProofTree, build_proof, prove_all,
+    prove_request, render,
+};
 pub use store::{InputFact, Loaded, Loader, Provenance};
 pub use value::Value;

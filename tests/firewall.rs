@@ -6,8 +6,8 @@ use std::collections::{HashMap, HashSet};
 
 use prooflog::Value;
 use prooflog::answer::firewall::{
-    AS_DICT_STRIPPED_LIMIT, DEFAULT_ABSTAIN_MESSAGE, FirewallResult, HallucinationFirewall,
-    Outcome, SentenceKind, StripReason, cited_tags,
+    AS_DICT_STRIPPED_LIMIT, CheckOptions, DEFAULT_ABSTAIN_MESSAGE, FirewallResult,
+    HallucinationFirewall, Outcome, SentenceKind, StripReason, cited_tags,
 };
 use prooflog::answer::segment::segment;
 use prooflog::answer::{CitedFact, TagResolver};
@@ -18,7 +18,7 @@ fn tags(list: &[&str]) -> HashSet<String> {
 }
 
 fn check(answer: &str, allowed: &[&str]) -> FirewallResult {
-    HallucinationFirewall::new().check(answer, &tags(allowed), true, false)
+    HallucinationFirewall::new().check(answer, &tags(allowed), &CheckOptions::default())
 }
 
 const SEED_ALLOWED: [&str; 3] = ["HEDGE-42", "RULE-0", "STEP-1"];
@@ -105,11 +105,12 @@ fn unverified_marker_is_kept_and_not_counted() {
     assert_eq!(r.sentences[0].kind, SentenceKind::Unverified);
     assert_eq!(r.supported.len(), 1);
     assert_eq!(r.coverage, 1.0);
+    // Markers alone say nothing verified: no supported sentence, no `supported`.
     let r = check(
         "Drone 42 may have been refuelled at sea [UNVERIFIED: single witness].",
         &SEED_ALLOWED,
     );
-    assert_eq!(r.outcome, Outcome::Supported);
+    assert_eq!(r.outcome, Outcome::Abstained);
     assert_eq!(r.coverage, 1.0);
 }
 
@@ -159,17 +160,31 @@ fn pattern_tags_are_citations() {
 fn require_proof_without_proof_abstains() {
     let fw = HallucinationFirewall::new();
     let answer = "Drone 42 is a coordinated threat [STEP-1].";
-    let r = fw.check(answer, &tags(&SEED_ALLOWED), false, true);
+    let r = fw.check(
+        answer,
+        &tags(&SEED_ALLOWED),
+        &CheckOptions::new().proved(false).require_proof(true),
+    );
     assert_eq!(r.outcome, Outcome::Abstained);
     assert!(r.abstained);
     assert_eq!(r.answer, DEFAULT_ABSTAIN_MESSAGE);
     // Proved, or proof not required: the same answer passes.
     assert_eq!(
-        fw.check(answer, &tags(&SEED_ALLOWED), true, true).outcome,
+        fw.check(
+            answer,
+            &tags(&SEED_ALLOWED),
+            &CheckOptions::new().proved(true).require_proof(true)
+        )
+        .outcome,
         Outcome::Supported
     );
     assert_eq!(
-        fw.check(answer, &tags(&SEED_ALLOWED), false, false).outcome,
+        fw.check(
+            answer,
+            &tags(&SEED_ALLOWED),
+            &CheckOptions::new().proved(false).require_proof(false)
+        )
+        .outcome,
         Outcome::Supported
     );
 }
@@ -180,8 +195,7 @@ fn all_factual_sentences_stripped_abstains_with_custom_message() {
     let r = fw.check(
         "Drone 42 is a coordinated threat [STEP-9]. Drone 42 carries explosives.",
         &tags(&SEED_ALLOWED),
-        true,
-        false,
+        &CheckOptions::default(),
     );
     assert_eq!(r.outcome, Outcome::Abstained);
     assert_eq!(r.answer, "No verified answer.");
@@ -190,18 +204,32 @@ fn all_factual_sentences_stripped_abstains_with_custom_message() {
 }
 
 #[test]
-fn only_glue_is_supported_with_full_coverage() {
-    let r = check("Yes. In short: no.", &[]);
-    assert_eq!(r.outcome, Outcome::Supported);
+fn an_answer_without_a_supported_sentence_is_never_supported() {
+    // Glue alone: nothing factual (coverage 1.0, as the seed defines it), but nothing
+    // supported either.
+    let r = check("Yes. In short: yes.", &[]);
+    assert_eq!(r.outcome, Outcome::Abstained);
     assert_eq!(r.coverage, 1.0);
-    assert_eq!(r.answer, "Yes. In short: no.");
+    assert_eq!(r.answer, DEFAULT_ABSTAIN_MESSAGE);
+    // "No." is not a connective: it answers.
+    let r = check("Yes. In short: no.", &[]);
+    assert_eq!(r.sentences[1].kind, SentenceKind::Stripped);
+    for glue_like in ["No threat exists.", "Drone 7: hostile", "OK."] {
+        let r = check(glue_like, &SEED_ALLOWED);
+        assert_eq!(r.outcome, Outcome::Abstained, "{glue_like}");
+        assert_eq!(
+            r.sentences[0].reason,
+            Some(StripReason::NoCitation),
+            "{glue_like}"
+        );
+    }
 }
 
 #[test]
 fn coverage_is_supported_over_factual() {
     let r = check(
         "Drone 42 is a coordinated threat [STEP-1]. Drone 42 is a member of group 7 [HEDGE-42]. \
-         Drone 42 launched from the north shore. OK.",
+         Drone 42 launched from the north shore. In short: yes.",
         &SEED_ALLOWED,
     );
     assert_eq!(r.outcome, Outcome::Stripped);
@@ -265,23 +293,21 @@ fn facts() -> Facts {
     let mut m = HashMap::new();
     m.insert(
         "HEDGE-42".to_string(),
-        vec![CitedFact {
-            tag: "HEDGE-42".into(),
-            predicate: "member".into(),
-            args: vec![Value::Number(42), Value::Number(7)],
-            text: "drone 42 is a member of group 7".into(),
-            functional_key: None,
-        }],
+        vec![CitedFact::new(
+            "HEDGE-42",
+            "member",
+            vec![Value::Number(42), Value::Number(7)],
+            "drone 42 is a member of group 7",
+        )],
     );
     m.insert(
         "STEP-1".to_string(),
-        vec![CitedFact {
-            tag: "STEP-1".into(),
-            predicate: "coordinated_threat".into(),
-            args: vec![Value::Number(42)],
-            text: "drone 42 is a coordinated threat".into(),
-            functional_key: None,
-        }],
+        vec![CitedFact::new(
+            "STEP-1",
+            "coordinated_threat",
+            vec![Value::Number(42)],
+            "drone 42 is a coordinated threat",
+        )],
     );
     Facts(m)
 }
@@ -307,8 +333,7 @@ fn content_verification_strips_a_sentence_its_facts_do_not_say() {
     let r = fw.check(
         "Drone 42 is a member of group 7 [HEDGE-42]. Drone 42 is a member of group 9 [HEDGE-42].",
         &allowed,
-        true,
-        false,
+        &CheckOptions::default(),
     );
     assert_eq!(r.outcome, Outcome::Stripped);
     assert_eq!(
@@ -322,17 +347,27 @@ fn content_verification_strips_a_sentence_its_facts_do_not_say() {
 }
 
 #[test]
-fn content_verification_reads_several_facts_together() {
+fn content_verification_checks_each_fact_on_its_own() {
     let resolver = facts();
+    let sentence =
+        "Drone 42 is a coordinated threat; drone 42 is a member of group 7 [STEP-1, HEDGE-42].";
+    // A plain predicate sees one fact at a time: the two clauses together are in
+    // neither fact, and facts are never spliced.
     let support = words_contained;
     let fw = HallucinationFirewall::new().with_content_verification(&resolver, &support);
+    let r = fw.check(sentence, &tags(&SEED_ALLOWED), &CheckOptions::default());
+    assert_eq!(r.outcome, Outcome::Abstained);
+    // The gate checks clause by clause, each clause against one fact.
+    let fw = HallucinationFirewall::new().with_gate_verification(&resolver);
+    let r = fw.check(sentence, &tags(&SEED_ALLOWED), &CheckOptions::default());
+    assert_eq!(r.outcome, Outcome::Supported, "{:?}", r.sentences);
+    // A splice of the two facts' words is not a clause of either.
     let r = fw.check(
-        "Drone 42 is a coordinated threat; drone 42 is a member of group 7 [STEP-1, HEDGE-42].",
+        "Drone 42 is a coordinated threat member of group 7 [STEP-1, HEDGE-42].",
         &tags(&SEED_ALLOWED),
-        true,
-        false,
+        &CheckOptions::default(),
     );
-    assert_eq!(r.outcome, Outcome::Supported);
+    assert_eq!(r.outcome, Outcome::Abstained);
 }
 
 #[test]
@@ -343,8 +378,7 @@ fn content_verification_fails_rule_only_citations() {
     let r = fw.check(
         "Coordinated threats are flagged by the rule [RULE-0].",
         &tags(&SEED_ALLOWED),
-        true,
-        false,
+        &CheckOptions::default(),
     );
     assert_eq!(r.outcome, Outcome::Abstained);
     assert_eq!(
@@ -407,7 +441,7 @@ proptest! {
     fn never_keeps_a_factual_sentence_without_an_allowed_tag(
         text in answer(), allowed in allowed_set(), proved in any::<bool>(), require in any::<bool>()
     ) {
-        let r = HallucinationFirewall::new().check(&text, &allowed, proved, require);
+        let r = HallucinationFirewall::new().check(&text, &allowed, &CheckOptions::new().proved(proved).require_proof(require));
         for s in &r.supported {
             let cited = cited_tags(s);
             prop_assert!(!cited.is_empty());
@@ -424,7 +458,7 @@ proptest! {
 
     #[test]
     fn kept_and_stripped_partition_the_sentences(text in answer(), allowed in allowed_set()) {
-        let r = HallucinationFirewall::new().check(&text, &allowed, true, false);
+        let r = HallucinationFirewall::new().check(&text, &allowed, &CheckOptions::default());
         let kept: Vec<&str> = r.sentences.iter().filter(|s| s.kept()).map(|s| s.text.as_str()).collect();
         let stripped: Vec<&str> = r.sentences.iter().filter(|s| !s.kept()).map(|s| s.text.as_str()).collect();
         prop_assert_eq!(&stripped, &r.stripped.iter().map(String::as_str).collect::<Vec<_>>());
@@ -442,7 +476,7 @@ proptest! {
 
     #[test]
     fn coverage_is_a_ratio_consistent_with_the_outcome(text in answer(), allowed in allowed_set()) {
-        let r = HallucinationFirewall::new().check(&text, &allowed, true, false);
+        let r = HallucinationFirewall::new().check(&text, &allowed, &CheckOptions::default());
         prop_assert!((0.0..=1.0).contains(&r.coverage));
         let factual = r.supported.len() + r.stripped.len();
         if factual == 0 {
@@ -451,9 +485,10 @@ proptest! {
             prop_assert!((r.coverage - r.supported.len() as f64 / factual as f64).abs() < 1e-12);
         }
         match r.outcome {
-            Outcome::Supported => prop_assert!(r.stripped.is_empty()),
+            Outcome::Supported => prop_assert!(r.stripped.is_empty() && !r.supported.is_empty()),
             Outcome::Stripped => prop_assert!(!r.stripped.is_empty() && !r.supported.is_empty()),
-            Outcome::Abstained => prop_assert!(factual > 0 && r.supported.is_empty()),
+            // No supported sentence (or a required proof missing).
+            _ => prop_assert!(r.abstained && r.supported.is_empty()),
         }
     }
 }
@@ -468,8 +503,7 @@ fn gate_verification_rejects_negation_and_inversion() {
          Drone 42 is not a member of group 7 [HEDGE-42]. \
          Group 7 is a member of drone 42 [HEDGE-42].",
         &allowed,
-        true,
-        false,
+        &CheckOptions::default(),
     );
     assert_eq!(
         r.supported,
@@ -507,11 +541,13 @@ fn free_text() -> impl Strategy<Value = String> {
 proptest! {
     #[test]
     fn arbitrary_text_keeps_the_invariants(text in free_text(), allowed in allowed_set()) {
-        let r = HallucinationFirewall::new().check(&text, &allowed, true, false);
+        let r = HallucinationFirewall::new().check(&text, &allowed, &CheckOptions::default());
         prop_assert!((0.0..=1.0).contains(&r.coverage));
         for s in r.sentences.iter().filter(|s| s.kept()) {
             prop_assert!(cited_tags(&s.text).iter().all(|t| allowed.contains(t)));
-            prop_assert_eq!(text.get(s.start..s.end), Some(s.text.as_str()));
+            // Offsets index the answer as checked: without invisible characters.
+            let checked = prooflog::answer::normalize::strip_invisible(&text);
+            prop_assert_eq!(checked.get(s.start..s.end), Some(s.text.as_str()));
         }
         for s in &r.supported {
             prop_assert!(!cited_tags(s).is_empty());
@@ -521,10 +557,10 @@ proptest! {
     #[test]
     fn content_verification_only_narrows(text in answer(), allowed in allowed_set()) {
         let resolver = facts();
-        let plain = HallucinationFirewall::new().check(&text, &allowed, true, false);
+        let plain = HallucinationFirewall::new().check(&text, &allowed, &CheckOptions::default());
         let verified = HallucinationFirewall::new()
             .with_gate_verification(&resolver)
-            .check(&text, &allowed, true, false);
+            .check(&text, &allowed, &CheckOptions::default());
         prop_assert_eq!(plain.sentences.len(), verified.sentences.len());
         for (p, v) in plain.sentences.iter().zip(&verified.sentences) {
             prop_assert!(p.kept() || !v.kept(), "verification kept {:?}", v.text);
@@ -558,7 +594,7 @@ fn one_firewall_serves_many_threads() {
                 s.spawn(move || {
                     let group = if i % 2 == 0 { 7 } else { 9 };
                     let answer = format!("Drone 42 is a member of group {group} [HEDGE-42].");
-                    fw.check(&answer, allowed, true, false).outcome
+                    fw.check(&answer, allowed, &CheckOptions::default()).outcome
                 })
             })
             .collect();
@@ -582,12 +618,7 @@ fn one_firewall_serves_many_threads() {
 fn unverified_marker_with_allowed_tags_is_kept_uncounted() {
     let resolver = facts();
     let fw = HallucinationFirewall::new().with_gate_verification(&resolver);
-    let r = fw.check(
-        "Drone 42 may also lead group 9 [HEDGE-42] [UNVERIFIED]. Drone 42 is a member of group 7 [HEDGE-42].",
-        &tags(&SEED_ALLOWED),
-        true,
-        false,
-    );
+    let r = fw.check("Drone 42 may also lead group 9 [HEDGE-42] [UNVERIFIED]. Drone 42 is a member of group 7 [HEDGE-42].", &tags(&SEED_ALLOWED), &CheckOptions::default());
     assert_eq!(r.sentences[0].kind, SentenceKind::Unverified);
     assert_eq!(r.outcome, Outcome::Supported);
     assert_eq!(r.supported.len(), 1);

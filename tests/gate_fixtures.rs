@@ -11,7 +11,7 @@ mod support;
 use std::collections::BTreeMap;
 
 use prooflog::answer::gate::{
-    Gate, Verdict, align, claim_tokens, is_supported_v1, is_supported_v2,
+    Gate, Verdict, align, claim_tokens, is_supported, is_supported_v1, is_supported_v2,
 };
 use prooflog::answer::segment::segment;
 use serde::Deserialize;
@@ -30,6 +30,9 @@ struct Case {
     shape: String,
     passage: usize,
     answer: String,
+    /// `"reject"`: a seed control that the current gate rejects on purpose.
+    #[serde(default)]
+    gate: Option<String>,
 }
 
 struct Fixture {
@@ -39,6 +42,7 @@ struct Fixture {
     shape: String,
     passage: String,
     answer: String,
+    gate_rejects: bool,
 }
 
 fn load() -> Vec<Fixture> {
@@ -61,6 +65,7 @@ fn load() -> Vec<Fixture> {
                 shape: case.shape,
                 passage: file.passages[case.passage].clone(),
                 answer: case.answer,
+                gate_rejects: case.gate.as_deref() == Some("reject"),
             });
         }
     }
@@ -132,9 +137,10 @@ fn gate_rejects_every_attack_at_zero_false_rejection() {
     let fx = load();
     let attacks: Vec<&Fixture> = fx.iter().filter(|f| f.kind == "attack").collect();
     let controls: Vec<&Fixture> = fx.iter().filter(|f| f.kind == "control").collect();
-    let variants: [(&str, Predicate); 4] = [
+    let variants: [(&str, Predicate); 5] = [
         ("v1 token-set containment", v1),
         ("gate (v2)", v2),
+        ("gate (current)", v3),
         ("ablation: ordered, no polarity guard", ordered_no_polarity),
         ("ablation: contiguity only", contiguous_only),
     ];
@@ -189,6 +195,17 @@ fn gate_rejects_every_attack_at_zero_false_rejection() {
         );
     }
 
+    let (rej, fr) = figures["gate (current)"];
+    assert_eq!(
+        rej,
+        attacks.len(),
+        "the current gate must reject every attack"
+    );
+    let on_purpose = controls.iter().filter(|f| f.gate_rejects).count();
+    assert_eq!(
+        fr, on_purpose,
+        "only the controls marked `gate: reject` are rejected"
+    );
     let (rej, fr) = figures["gate (v2)"];
     assert_eq!(rej, attacks.len(), "the gate must reject every attack");
     assert_eq!(fr, 0, "the gate must not reject a faithful control");
@@ -220,12 +237,26 @@ fn negation_attacks_fail_on_polarity_and_the_rest_on_order() {
     }
 }
 
+fn v3(claim: &str, passage: &str) -> bool {
+    is_supported(claim, passage).is_supported()
+}
+
 #[test]
 fn gate_check_agrees_with_the_predicate_and_drops_attacks() {
     for f in load() {
         let result = Gate::check(&f.answer, &[f.passage.as_str()]);
-        let expected = accepts(v2, &f.answer, &f.passage);
+        let expected = accepts(v3, &f.answer, &f.passage);
         assert_eq!(result.all_claims_verified, expected, "{}", f.id);
+        // The gate rejects every attack, and every seed control except the ones
+        // marked as rejected on purpose.
+        assert_eq!(
+            expected,
+            f.kind == "control" && !f.gate_rejects || f.kind == "limitation" && expected,
+            "{} ({}): {:?}",
+            f.id,
+            f.shape,
+            Gate::check(&f.answer, &[f.passage.as_str()]).claims
+        );
         if f.kind == "attack" {
             // Mixed into a faithful answer, the attack is dropped, the rest kept.
             let control = load()
@@ -260,4 +291,48 @@ fn gate_result_golden_json() {
     let back: prooflog::answer::gate::GateResult =
         serde_json::from_str(&json).expect("round-trips");
     assert_eq!(back, result);
+}
+
+/// A 4 KB answer against a 400 KB passage: every claim gets a verdict or a refusal,
+/// and the work is bounded per claim (not a timing assertion: work units are counted).
+#[test]
+fn a_large_passage_costs_bounded_work() {
+    use prooflog::answer::gate::Reason;
+    use prooflog::answer::verify::{MAX_ALIGN_STATES, MAX_CLAIM_TOKENS, MAX_CLAIM_WORK};
+    let passage = "The tenant shall pay the rent on the first day of the month. ".repeat(6_600);
+    assert!(passage.len() >= 400_000);
+    let sentence = "The tenant shall pay the rent on the first day of the month and the landlord \
+                    shall not. ";
+    let answer = sentence.repeat(4_096 / sentence.len() + 1);
+    let gate = Gate::new(&[passage.as_str()]);
+    let (result, work) = gate.verify_with_work(&answer);
+    assert!(result.claims.len() >= 40);
+    let per_claim = MAX_CLAIM_WORK + MAX_ALIGN_STATES;
+    assert!(
+        work <= result.claims.len() as u64 * per_claim,
+        "work {work} over {} claims",
+        result.claims.len()
+    );
+    for c in &result.claims {
+        assert!(!c.supported, "{}", c.text);
+        assert!(c.reason.is_some());
+    }
+    // The same words as one 4 KB sentence: refused before any alignment work.
+    let one = answer.replace(". ", " ");
+    let check = gate.verify_claim(&one);
+    assert!(
+        matches!(check.reason(), Some(Reason::ClaimTooLong { limit, .. }) if *limit == MAX_CLAIM_TOKENS),
+        "{check:?}"
+    );
+    assert_eq!(check.work(), 0);
+    // A dense passage of one repeated word: the alignment's state bound refuses it.
+    let dense = "rent ".repeat(400_000 / 5);
+    let gate = Gate::new(&[dense.as_str()]);
+    let check = gate.verify_claim(&"rent ".repeat(20));
+    assert!(
+        matches!(check.reason(), Some(Reason::TooMuchWork { .. })),
+        "{:?}",
+        check.reason()
+    );
+    assert!(check.work() <= per_claim);
 }

@@ -20,13 +20,7 @@ fn sym(s: &str) -> Value {
 }
 
 fn fact(tag: &str, predicate: &str, args: Vec<Value>, text: &str) -> CitedFact {
-    CitedFact {
-        tag: tag.into(),
-        predicate: predicate.into(),
-        args,
-        text: text.into(),
-        functional_key: None,
-    }
+    CitedFact::new(tag, predicate, args, text)
 }
 
 /// `member(42, 7)`, "drone 42 is a member of group 7".
@@ -302,12 +296,8 @@ fn arb_fact() -> impl Strategy<Value = CitedFact> {
         prop::collection::vec(arb_value(), 0..4),
         any::<bool>(),
     )
-        .prop_map(|(p, args, functional)| CitedFact {
-            tag: "HEDGE-1".into(),
-            predicate: p.into(),
-            text: String::new(),
-            functional_key: functional.then(|| vec![0]),
-            args,
+        .prop_map(|(p, args, functional)| {
+            CitedFact::new("HEDGE-1", p, args, "").with_functional_key(functional.then(|| vec![0]))
         })
 }
 

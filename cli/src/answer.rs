@@ -1,32 +1,40 @@
 //! `prooflog check`, `prooflog gate`, `prooflog ground`: the answer checkers.
 //!
-//! Proof files are read as plain JSON (a ProofTree object, or an array of them): the
-//! allowed tags are every node's `rule_tag`, `step_tag` and `hedge_tag` (plus a
-//! top-level `evidence_tags` list when present), and the fact a `STEP`/`HEDGE` tag
-//! names is its node's `predicate` and `args`, in words its `text`, else its
-//! predicate's `--texts` template filled in, else its `fact`. Reading the JSON rather
-//! than the proof module's types keeps the checkers usable on proofs produced by any
-//! version of the engine, or by another system.
+//! Tags and the facts they name come from the library's one table,
+//! [`CitationTable`]. Proof files are never taken on trust: `check` and `ground`
+//! rebuild every tree of a `--proof`/`--cited` proof file from its goal against the
+//! rule pack and evidence (the embedded default pack, or `--program` with
+//! `--evidence`/`--facts`) and refuse the file (exit 2) when it differs. `check --goal`
+//! proves the goals itself.
 
-use std::collections::{BTreeSet, HashMap};
-use std::io::Read;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use prooflog::answer::firewall::{HallucinationFirewall, Outcome, canonical_tag};
+use prooflog::answer::firewall::{
+    CheckOptions, HallucinationFirewall, Outcome, SentenceKind, StripReason, canonical_tag,
+};
 use prooflog::answer::gate::Gate;
 use prooflog::answer::grounding::{
     Claim, GroundingOptions, GroundingReport, GroundingThresholds, ground_tags,
 };
-use prooflog::answer::{CitedFact, TagResolver};
+use prooflog::answer::normalize::escape_line;
 use prooflog::diag::{Diagnostic, ErrorCode, Location};
-use prooflog::proof::verbalise;
-use prooflog::{Error, Value};
+use prooflog::proof::{
+    CitationTable, ProofOptions, ProofTree, prove_request, read_proofs, verify_proof,
+};
+use prooflog::{Error, FactBase};
 use serde_json::Value as Json;
 
 use prooflog::value::format_confidence;
 
-use super::common::{DEFAULT_PROGRAM, Diagnostics, Format, fail, warn};
+use super::common::{
+    DEFAULT_PROGRAM, Diagnostics, Format, Setting, evaluate_on_terminal, fail, finish, load_inputs,
+    parse_size, print, warn,
+};
 
 /// Arguments of `prooflog check`.
 #[derive(Args)]
@@ -34,45 +42,68 @@ pub struct CheckArgs {
     /// The answer text to check (`-` reads standard input).
     #[arg(long, value_name = "FILE")]
     answer: String,
-    /// Proof JSON files (a ProofTree or an array of them) whose tags are allowed.
+    /// Proof JSON files (a ProofTree or an array of them) whose tags are allowed. Each
+    /// tree is rebuilt from its goal against the rule pack and evidence and refused
+    /// (exit 2) if it differs.
     #[arg(long = "proof", value_name = "FILE", num_args = 1..)]
     proofs: Vec<String>,
+    /// Goals to prove against the rule pack and evidence; their proofs' tags are
+    /// allowed (repeatable; steps are numbered across all goals, as `prove` does).
+    #[arg(long = "goal", value_name = "GOAL")]
+    goals: Vec<String>,
+    /// The proof id of `--goal` proofs (as `prove --proof-id`).
+    #[arg(long = "proof-id", value_name = "ID", default_value = "proof-1")]
+    proof_id: String,
+    /// At most this many proofs per `--goal` with variables.
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
     /// Allowed tags, comma-separated (`HEDGE-42,RULE-0,STEP-1`); adds to the proofs'.
     #[arg(long, value_name = "TAG,…", value_delimiter = ',')]
     allowed: Vec<String>,
-    /// Abstain unless a goal was proved.
+    /// Abstain unless a goal was proved (by `--goal`, or by a verified `--proof`).
     #[arg(long)]
     require_proof: bool,
-    /// Treat the answer as backed by a proof (default: some `--proof` has status
-    /// "proved", or only `--allowed` was given).
+    /// Treat the answer as backed by a proof even without a proved goal.
     #[arg(long, conflicts_with = "not_proved")]
     proved: bool,
     /// Treat the answer as not backed by a proof.
     #[arg(long)]
     not_proved: bool,
-    /// Also require each cited sentence to follow from its cited facts' verbalisations
-    /// (the faithfulness gate); needs `--proof`.
+    /// Also require each cited sentence to follow from its cited facts' words (the
+    /// faithfulness gate, each fact on its own); needs `--proof` or `--goal`.
     #[arg(long)]
     verify_content: bool,
     /// The message returned when the firewall abstains.
     #[arg(long, value_name = "TEXT")]
     abstain_message: Option<String>,
-    /// Verbalisation templates, a JSON object `{"member": "drone {1} is a member of
-    /// group {0}"}` as a rule pack's `.text` directives give them. Proofs from
-    /// `prooflog prove` carry each fact's words in its node's `text` field already;
-    /// templates say the fact in words for nodes without one.
-    #[arg(long, value_name = "FILE")]
-    texts: Option<String>,
-    /// Rule pack files (`.dl`) whose `.text` verbalisations and `.functional`
-    /// declarations describe the cited facts, for proofs whose nodes carry no `text`
-    /// (repeatable; `--texts` entries win). A warning says when the proofs were made
-    /// with another pack.
+    /// A connective that may stand as a sentence of its own and claim nothing (adds to
+    /// the default glue list: "Yes.", "In short:", …). Repeatable.
+    #[arg(long = "glue", value_name = "PHRASE")]
+    glue: Vec<String>,
+    /// Use only the `--glue` phrases, not the default list.
+    #[arg(long)]
+    no_default_glue: bool,
+    /// Rule pack files (`.dl`) the proofs are checked against and whose `.text`
+    /// verbalisations say the cited facts (repeatable; default: the embedded pack with
+    /// its evidence).
     #[arg(long = "program", value_name = "FILE.dl")]
-    programs: Vec<std::path::PathBuf>,
+    programs: Vec<PathBuf>,
+    /// Fact files or directories for the rule pack (as for `run`). Repeatable.
+    #[arg(long = "facts", value_name = "FILE|DIR")]
+    facts: Vec<PathBuf>,
+    /// Evidence files for the rule pack (as for `run`). Repeatable.
+    #[arg(long = "evidence", value_name = "FILE.jsonl")]
+    evidence: Vec<PathBuf>,
+    /// Where `.input` relations' files are looked up.
+    #[arg(long = "fact-dir", value_name = "DIR")]
+    fact_dir: Option<PathBuf>,
     /// Also print every sentence's verdict and reason (`sentences` in JSON; one line
     /// per sentence in text).
     #[arg(long)]
     explain: bool,
+    /// Most bytes of input files read in all, e.g. 64M [default: 512M].
+    #[arg(long = "max-input", value_name = "SIZE|none", value_parser = parse_size)]
+    max_input: Option<Setting<usize>>,
     /// Output format: json (the default) for programs, text for people.
     #[arg(long, value_enum)]
     format: Option<Format>,
@@ -87,6 +118,9 @@ pub struct GateArgs {
     /// A passage the answer may be built from; repeat for several candidates.
     #[arg(long = "passage", value_name = "FILE", num_args = 1.., required = true)]
     passages: Vec<String>,
+    /// Most bytes of input files read in all, e.g. 64M [default: 512M].
+    #[arg(long = "max-input", value_name = "SIZE|none", value_parser = parse_size)]
+    max_input: Option<Setting<usize>>,
     /// Output format: json (the default) for programs, text for people.
     #[arg(long, value_enum)]
     format: Option<Format>,
@@ -99,14 +133,15 @@ pub struct GroundArgs {
     #[arg(long, value_name = "JSON")]
     claim: String,
     /// Cited facts: a JSON array of `{"tag", "predicate", "args", "text"?,
-    /// "functional_key"?}`, or a proof JSON file.
+    /// "functional_key"?}`, or a proof JSON file (rebuilt and checked against the rule
+    /// pack and evidence, as `check --proof` does).
     #[arg(long, value_name = "FILE", required_unless_present = "evidence")]
     cited: Option<String>,
     /// Evidence JSONL whose facts may be cited by their `HEDGE-<edge_idx>` tags (as
     /// `prooflog run` numbers them), typed and verbalised by `--program` (default: the
     /// embedded rule pack). Repeatable; combines with `--cited`.
     #[arg(long, value_name = "FILE.jsonl")]
-    evidence: Vec<std::path::PathBuf>,
+    evidence: Vec<PathBuf>,
     /// The tags the claim cites, comma-separated (default: every fact in `--cited`).
     #[arg(long, value_name = "TAG,…", value_delimiter = ',')]
     tags: Vec<String>,
@@ -116,18 +151,21 @@ pub struct GroundArgs {
     /// Scores at or above this are grounded.
     #[arg(long, value_name = "Y")]
     permit: Option<f64>,
-    /// Verbalisation templates, a JSON object `{"member": "drone {1} is a member of
-    /// group {0}"}` as a rule pack's `.text` directives give them; they say a cited
-    /// fact in words where it has no `text` of its own.
+    /// Verbalisation templates for a cited-fact array, a JSON object `{"member": "{0}
+    /// is a member of group {1}"}` as the rule pack's `.text` directives give them; they
+    /// say a cited fact in words where it has no `text`.
     #[arg(long, value_name = "FILE")]
     texts: Option<String>,
     /// Rule pack files (`.dl`) whose `.text` verbalisations and `.functional`
     /// declarations describe the cited facts (repeatable; `--texts` entries win).
     #[arg(long = "program", value_name = "FILE.dl")]
-    programs: Vec<std::path::PathBuf>,
+    programs: Vec<PathBuf>,
     /// Match the claim's predicate against relation names only, not verbalisations.
     #[arg(long)]
     no_predicate_in_text: bool,
+    /// Most bytes of input files read in all, e.g. 64M [default: 512M].
+    #[arg(long = "max-input", value_name = "SIZE|none", value_parser = parse_size)]
+    max_input: Option<Setting<usize>>,
     /// Output format: json (the default) for programs, text for people.
     #[arg(long, value_enum)]
     format: Option<Format>,
@@ -137,36 +175,96 @@ pub struct GroundArgs {
 /// abstained, 2 bad input.
 pub fn check(args: CheckArgs) -> ExitCode {
     let style = Diagnostics::for_format(args.format);
-    match run_check(&args, style) {
-        Ok(code) => code,
+    set_input_limit(args.max_input);
+    let mut out = String::new();
+    match run_check(&args, style, &mut out) {
+        Ok(code) => finish(code, print(&out), style),
         Err(e) => fail(&e, style),
     }
 }
 
-fn run_check(args: &CheckArgs, style: Diagnostics) -> Result<ExitCode, Error> {
-    if args.proofs.is_empty() && args.allowed.is_empty() {
+/// Evaluate the rule pack and evidence with provenance: the fact base proofs are
+/// built and checked against.
+fn fact_base(
+    programs: &[PathBuf],
+    facts: &[PathBuf],
+    evidence: &[PathBuf],
+    fact_dir: Option<&std::path::Path>,
+    style: Diagnostics,
+) -> Result<FactBase, Error> {
+    let (program, inputs) = load_inputs(
+        programs,
+        facts,
+        evidence,
+        fact_dir,
+        false,
+        input_left(),
+        style,
+    )?;
+    evaluate_on_terminal(program, &inputs, true)
+}
+
+/// Read proof files and rebuild each tree against the fact base.
+fn verified_proofs(paths: &[String], base: &FactBase) -> Result<Vec<ProofTree>, Error> {
+    let mut out = Vec::new();
+    for path in paths {
+        let trees = read_proofs(path, &read_input(path)?)?;
+        for tree in &trees {
+            out.push(verify_proof(tree, base).map_err(|e| in_file(e, path))?);
+        }
+    }
+    Ok(out)
+}
+
+fn in_file(mut err: Error, path: &str) -> Error {
+    for d in &mut err.diagnostics {
+        if d.location.is_none() {
+            d.message = format!("{path}: {}", d.message);
+        }
+    }
+    err
+}
+
+fn run_check(args: &CheckArgs, style: Diagnostics, out: &mut String) -> Result<ExitCode, Error> {
+    if args.proofs.is_empty() && args.goals.is_empty() && args.allowed.is_empty() {
         return Err(usage(
-            "give the allowed tags with --proof FILE or --allowed TAG,…",
+            "give the allowed tags with --goal GOAL, --proof FILE or --allowed TAG,…",
         ));
     }
-    if args.verify_content && args.proofs.is_empty() {
+    if args.verify_content && args.proofs.is_empty() && args.goals.is_empty() {
         return Err(usage(
-            "--verify-content needs --proof: the facts to verify against come from proofs",
+            "--verify-content needs --goal or --proof: the facts to verify against come from proofs",
         ));
     }
     let answer = read_input(&args.answer)?;
-    let mut table = FactTable::with_texts(args.texts.as_deref(), &args.programs)?;
-    for path in &args.proofs {
-        table.add_proofs(path, &parse_json(path, &read_input(path)?)?)?;
-    }
-    if let Some(w) = table.pack_mismatch() {
-        warn(&w, style);
+    let mut trees: Vec<ProofTree> = Vec::new();
+    if !args.proofs.is_empty() || !args.goals.is_empty() {
+        let base = fact_base(
+            &args.programs,
+            &args.facts,
+            &args.evidence,
+            args.fact_dir.as_deref(),
+            style,
+        )?;
+        trees = verified_proofs(&args.proofs, &base)?;
+        if !args.goals.is_empty() {
+            let goals = args
+                .goals
+                .iter()
+                .map(|g| prooflog::syntax::parse_goal(g))
+                .collect::<Result<Vec<_>, _>>()?;
+            let first_step = trees.iter().map(|t| t.first_step() + t.step_count()).max();
+            let options =
+                ProofOptions::new(&args.proof_id).with_first_step(first_step.unwrap_or(0));
+            trees.extend(prove_request(&goals, &base, &options, args.limit)?);
+        }
     }
     if args.verify_content
-        && let Some(w) = table.unworded_warning()
+        && let Some(w) = unworded_warning(&trees)
     {
         warn(&w, style);
     }
+    let mut table = CitationTable::from_proofs(&trees);
     for tag in &args.allowed {
         let canon = canonical_tag(tag.trim()).ok_or_else(|| {
             Error::from(
@@ -174,41 +272,54 @@ fn run_check(args: &CheckArgs, style: Diagnostics) -> Result<ExitCode, Error> {
                     .with_help("tags look like HEDGE-42, RULE-0, STEP-1 or PATTERN-3"),
             )
         })?;
-        table.allowed.insert(canon);
+        table.allow(canon);
     }
     let proved = if args.proved {
         true
     } else if args.not_proved {
         false
     } else {
-        table.proved || args.proofs.is_empty()
+        table.is_proved()
     };
 
     let mut firewall = HallucinationFirewall::new();
     if let Some(msg) = &args.abstain_message {
         firewall = firewall.with_abstain_message(msg.clone());
     }
+    if args.no_default_glue || !args.glue.is_empty() {
+        let mut glue: Vec<String> = if args.no_default_glue {
+            Vec::new()
+        } else {
+            firewall.glue().to_vec()
+        };
+        glue.extend(args.glue.iter().cloned());
+        firewall = firewall.with_glue(glue);
+    }
     if args.verify_content {
         firewall = firewall.with_gate_verification(&table);
     }
-    let result = firewall.check(&answer, &table.allowed, proved, args.require_proof);
+    let options = CheckOptions::new()
+        .proved(proved)
+        .require_proof(args.require_proof);
+    let result = firewall.check(&answer, &table, &options);
 
     match args.format.unwrap_or_default() {
         Format::Json => {
-            let mut out = result.as_dict();
-            out["answer"] = Json::String(result.answer.clone());
+            let mut json = result.as_dict();
+            json["answer"] = Json::String(result.answer.clone());
             if args.explain {
-                out["sentences"] = serde_json::to_value(&result.sentences).map_err(|e| {
+                json["sentences"] = serde_json::to_value(&result.sentences).map_err(|e| {
                     Error::from(Diagnostic::new(
                         ErrorCode::BadInput,
                         format!("cannot serialize the result: {e}"),
                     ))
                 })?;
             }
-            println!("{}", pretty(&out)?);
+            let _ = writeln!(out, "{}", pretty(&json)?);
         }
         Format::Text => {
-            println!(
+            let _ = writeln!(
+                out,
                 "{} (coverage {}; {} supported, {} stripped)",
                 result.outcome,
                 format_confidence(result.coverage),
@@ -219,12 +330,16 @@ fn run_check(args: &CheckArgs, style: Diagnostics) -> Result<ExitCode, Error> {
                 if !args.explain && s.kept() {
                     continue;
                 }
-                println!("  {}: {}", kind_word(s.kind), s.text);
+                let _ = writeln!(out, "  {}: {}", kind_word(s.kind), escape_line(&s.text));
                 if let Some(reason) = &s.reason {
-                    println!("    reason: {}", strip_reason_sentence(reason));
+                    let _ = writeln!(
+                        out,
+                        "    reason: {}",
+                        escape_line(&strip_reason_sentence(reason))
+                    );
                 }
             }
-            println!("\n{}", result.answer);
+            let _ = writeln!(out, "\n{}", escape_text(&result.answer));
         }
     }
     Ok(ExitCode::from(if result.outcome == Outcome::Supported {
@@ -234,97 +349,80 @@ fn run_check(args: &CheckArgs, style: Diagnostics) -> Result<ExitCode, Error> {
     }))
 }
 
-/// `prooflog gate`: the faithfulness gate. Exit 0 unless the gate refused (1).
-pub fn gate(args: GateArgs) -> ExitCode {
-    match run_gate(&args) {
-        Ok(code) => code,
-        Err(e) => fail(&e, Diagnostics::for_format(args.format)),
-    }
-}
-
-fn run_gate(args: &GateArgs) -> Result<ExitCode, Error> {
-    let answer = read_input(&args.answer)?;
-    let passages = args
-        .passages
-        .iter()
-        .map(|p| read_input(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    let result = Gate::check(&answer, &passages);
-    match args.format.unwrap_or_default() {
-        Format::Json => println!("{}", to_json(&result)?),
-        Format::Text => {
-            let state = if result.refused {
-                "refused"
-            } else if result.all_claims_verified {
-                "all claims verified"
-            } else {
-                "unsupported claims removed"
-            };
-            println!("{state} ({} removed)", result.unsupported_claims_removed);
-            for c in &result.claims {
-                match (&c.passage, &c.reason) {
-                    (Some(p), _) => println!("  ok    [{}] {}", args.passages[*p], c.text),
-                    (None, Some(r)) => {
-                        println!(
-                            "  drop  {}\n        reason: {}",
-                            c.text,
-                            sentence(&r.to_string())
-                        )
-                    }
-                    (None, None) => println!("  drop  {}", c.text),
-                }
+/// A warning when content verification has facts with no words to verify against.
+fn unworded_warning(trees: &[ProofTree]) -> Option<Diagnostic> {
+    let mut names: Vec<String> = Vec::new();
+    for t in trees {
+        for n in &t.nodes {
+            let name = format!("`{}`", n.predicate());
+            if n.text().is_none() && !names.contains(&name) {
+                names.push(name);
             }
-            println!("\n{}", result.answer);
         }
     }
-    Ok(ExitCode::from(if result.refused { 1 } else { 0 }))
-}
-
-/// A result as pretty-printed JSON with sorted keys, as every command prints.
-fn to_json<T: serde::Serialize>(value: &T) -> Result<String, Error> {
-    let value = serde_json::to_value(value).map_err(|e| {
-        Error::from(Diagnostic::new(
-            ErrorCode::BadInput,
-            format!("cannot serialize the result: {e}"),
-        ))
-    })?;
-    pretty(&value)
-}
-
-/// Pretty-printed JSON. `serde_json::Value` keeps object keys sorted.
-fn pretty(value: &Json) -> Result<String, Error> {
-    serde_json::to_string_pretty(value).map_err(|e| {
+    if names.is_empty() {
+        return None;
+    }
+    Some(
         Diagnostic::new(
-            ErrorCode::BadInput,
-            format!("cannot serialize the result: {e}"),
+            ErrorCode::NoVerbalisation,
+            format!(
+                "--verify-content has no words for {}: the rule pack has no `.text` for {}, so sentences citing {} are compared with the fact as the rule language writes it",
+                and_list(&names),
+                if names.len() == 1 { "it" } else { "them" },
+                if names.len() == 1 { "it" } else { "them" },
+            ),
         )
-        .into()
-    })
+        .with_help("give the pack's relations `.text` verbalisations"),
+    )
+}
+
+/// Escape every line of a text for a terminal (line breaks kept).
+fn escape_text(s: &str) -> String {
+    s.split('\n')
+        .map(|l| escape_line(l).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// How the firewall classified a sentence, as one word.
-fn kind_word(kind: prooflog::answer::firewall::SentenceKind) -> &'static str {
-    use prooflog::answer::firewall::SentenceKind;
+fn kind_word(kind: SentenceKind) -> &'static str {
     match kind {
         SentenceKind::Glue => "glue",
+        SentenceKind::Layout => "layout",
         SentenceKind::Unverified => "unverified",
         SentenceKind::Supported => "supported",
         SentenceKind::Stripped => "stripped",
+        _ => "other",
     }
 }
 
 /// Why a sentence was stripped, as a full sentence for people.
-fn strip_reason_sentence(reason: &prooflog::answer::firewall::StripReason) -> String {
-    use prooflog::answer::firewall::{GLUE_MAX_CHARS, StripReason};
+fn strip_reason_sentence(reason: &StripReason) -> String {
     match reason {
-        StripReason::NoCitation => format!(
-            "It states a fact but cites no tag; only connective text shorter than {GLUE_MAX_CHARS} characters may go uncited."
-        ),
+        StripReason::NoCitation => "It says something but cites no tag; only a connective \
+             from the glue list (\"Yes.\", \"In short:\") may go uncited."
+            .to_string(),
         StripReason::UnknownTags { tags } => format!(
             "It cites {}, which {} not among the allowed tags.",
             and_list(tags),
             if tags.len() == 1 { "is" } else { "are" }
         ),
+        StripReason::AmbiguousTags { tags } => format!(
+            "It cites {}, which name{} different facts in different proofs of this request.",
+            and_list(tags),
+            if tags.len() == 1 { "s" } else { "" }
+        ),
+        StripReason::ForgedTags { written } => format!(
+            "It cites {}, written with look-alike characters of another script.",
+            and_list(written)
+        ),
+        StripReason::HiddenText => {
+            "It holds text a reader does not see (an HTML comment or raw HTML).".to_string()
+        }
+        StripReason::ControlCharacters => {
+            "It holds control characters (terminal escape sequences).".to_string()
+        }
         StripReason::NothingToVerify { tags } => format!(
             "Its tags ({}) name no fact to verify it against.",
             tags.join(", ")
@@ -338,6 +436,7 @@ fn strip_reason_sentence(reason: &prooflog::answer::firewall::StripReason) -> St
                 .collect::<Vec<_>>()
                 .join(" ")
         ),
+        other => sentence(&other.to_string()),
     }
 }
 
@@ -369,16 +468,97 @@ fn sentence(phrase: &str) -> String {
     out
 }
 
-/// `prooflog ground`: grade a claim against cited facts. Exit 0 grounded, 1 weak or
-/// ungrounded, 2 bad input.
-pub fn ground(args: GroundArgs) -> ExitCode {
-    match run_ground(&args) {
-        Ok(code) => code,
-        Err(e) => fail(&e, Diagnostics::for_format(args.format)),
+/// `prooflog gate`: the faithfulness gate. Exit 0 unless the gate refused (1).
+pub fn gate(args: GateArgs) -> ExitCode {
+    let style = Diagnostics::for_format(args.format);
+    set_input_limit(args.max_input);
+    let mut out = String::new();
+    match run_gate(&args, &mut out) {
+        Ok(code) => finish(code, print(&out), style),
+        Err(e) => fail(&e, style),
     }
 }
 
-fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
+fn run_gate(args: &GateArgs, out: &mut String) -> Result<ExitCode, Error> {
+    let answer = read_input(&args.answer)?;
+    let passages = args
+        .passages
+        .iter()
+        .map(|p| read_input(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let result = Gate::check(&answer, &passages);
+    match args.format.unwrap_or_default() {
+        Format::Json => {
+            let _ = writeln!(out, "{}", to_json(&result)?);
+        }
+        Format::Text => {
+            let state = if result.refused {
+                "refused"
+            } else if result.all_claims_verified {
+                "all claims verified"
+            } else {
+                "unsupported claims removed"
+            };
+            let _ = writeln!(
+                out,
+                "{state} ({} removed)",
+                result.unsupported_claims_removed
+            );
+            for c in &result.claims {
+                let text = escape_line(&c.text);
+                let _ = match (&c.passage, &c.reason) {
+                    (Some(p), _) => {
+                        writeln!(out, "  ok    [{}] {text}", escape_line(&args.passages[*p]))
+                    }
+                    (None, Some(r)) => writeln!(
+                        out,
+                        "  drop  {text}\n        reason: {}",
+                        escape_line(&sentence(&r.to_string()))
+                    ),
+                    (None, None) => writeln!(out, "  drop  {text}"),
+                };
+            }
+            let _ = writeln!(out, "\n{}", escape_text(&result.answer));
+        }
+    }
+    Ok(ExitCode::from(if result.refused { 1 } else { 0 }))
+}
+
+/// A result as pretty-printed JSON with sorted keys, as every command prints.
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, Error> {
+    let value = serde_json::to_value(value).map_err(|e| {
+        Error::from(Diagnostic::new(
+            ErrorCode::BadInput,
+            format!("cannot serialize the result: {e}"),
+        ))
+    })?;
+    pretty(&value)
+}
+
+/// Pretty-printed JSON. `serde_json::Value` keeps object keys sorted.
+fn pretty(value: &Json) -> Result<String, Error> {
+    serde_json::to_string_pretty(value).map_err(|e| {
+        Diagnostic::new(
+            ErrorCode::BadInput,
+            format!("cannot serialize the result: {e}"),
+        )
+        .into()
+    })
+}
+
+/// `prooflog ground`: grade a claim against cited facts. Exit 0 grounded, 1 weak or
+/// ungrounded, 2 bad input.
+pub fn ground(args: GroundArgs) -> ExitCode {
+    let style = Diagnostics::for_format(args.format);
+    set_input_limit(args.max_input);
+    let mut out = String::new();
+    match run_ground(&args, style, &mut out) {
+        Ok(code) => finish(code, print(&out), style),
+        Err(e) => fail(&e, style),
+    }
+}
+
+fn run_ground(args: &GroundArgs, style: Diagnostics, out: &mut String) -> Result<ExitCode, Error> {
     let defaults = GroundingThresholds::default();
     let thresholds = GroundingThresholds::new(
         args.deny.unwrap_or(defaults.deny),
@@ -395,17 +575,29 @@ fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
     let claim: Claim =
         serde_json::from_str(&claim_text).map_err(|e| json_error(&claim_name, &e))?;
 
-    let mut table = FactTable::with_texts(args.texts.as_deref(), &args.programs)?;
+    let mut table = CitationTable::new();
+    if !args.programs.is_empty() {
+        let program = prooflog::Program::from_files(&args.programs)?;
+        table = table.with_program(&program);
+    }
+    table = table.with_templates(templates(args.texts.as_deref())?);
     if let Some(file) = &args.cited {
-        let cited = parse_json(file, &read_input(file)?)?;
+        let text = read_input(file)?;
+        let cited = parse_json(file, &text)?;
         if is_proof_json(&cited) {
-            table.add_proofs(file, &cited)?;
+            let base = fact_base(&args.programs, &[], &args.evidence, None, style)?;
+            for tree in verified_proofs(std::slice::from_ref(file), &base)? {
+                table.add_proof(&tree);
+            }
         } else {
-            table.add_cited_facts(file, &cited)?;
+            table
+                .add_cited_json(&cited)
+                .map_err(|m| bad_input(file, m))?;
         }
     }
     if !args.evidence.is_empty() {
         let mut loader = prooflog::store::Loader::new();
+        loader.max_input_bytes(input_left());
         if args.programs.is_empty() {
             loader.program_text(DEFAULT_PROGRAM.name, DEFAULT_PROGRAM.text);
         }
@@ -416,10 +608,10 @@ fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
             loader.evidence(e)?;
         }
         let loaded = loader.load()?;
-        table.add_input_facts(&loaded.program, &loaded.facts.to_vec());
+        table.add_input_facts(&loaded.program, &loaded.facts);
     }
     let tags: Vec<String> = if args.tags.is_empty() {
-        table.order.clone()
+        table.fact_tags().to_vec()
     } else {
         args.tags
             .iter()
@@ -427,7 +619,7 @@ fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
             .collect()
     };
     let report = ground_tags(&claim, &tags, &table, &options);
-    print_report(&report, args.format.unwrap_or_default());
+    print_report(out, &report, args.format.unwrap_or_default())?;
     Ok(ExitCode::from(if report.verdict.is_grounded() {
         0
     } else {
@@ -435,20 +627,47 @@ fn run_ground(args: &GroundArgs) -> Result<ExitCode, Error> {
     }))
 }
 
-fn print_report(report: &GroundingReport, format: Format) {
+/// Verbalisation templates from a `--texts` file.
+fn templates(path: Option<&str>) -> Result<HashMap<String, String>, Error> {
+    let mut out = HashMap::new();
+    let Some(path) = path else {
+        return Ok(out);
+    };
+    let json = parse_json(path, &read_input(path)?)?;
+    let obj = json.as_object().ok_or_else(|| {
+        bad_input(
+            path,
+            "expected an object mapping predicates to templates".into(),
+        )
+    })?;
+    for (pred, template) in obj {
+        let template = template.as_str().ok_or_else(|| {
+            bad_input(path, format!("the template for `{pred}` must be a string"))
+        })?;
+        out.insert(pred.clone(), template.to_string());
+    }
+    Ok(out)
+}
+
+fn print_report(out: &mut String, report: &GroundingReport, format: Format) -> Result<(), Error> {
     match format {
-        Format::Json => match to_json(report) {
-            Ok(s) => println!("{s}"),
-            Err(e) => eprintln!("{e}"),
-        },
+        Format::Json => {
+            let _ = writeln!(out, "{}", to_json(report)?);
+        }
         Format::Text => {
-            println!("{}: {}", report.verdict, sentence(&report.reason));
+            let _ = writeln!(
+                out,
+                "{}: {}",
+                report.verdict,
+                escape_line(&sentence(&report.reason))
+            );
             for m in &report.matches {
                 let mark = |b: bool| if b { "yes" } else { "no" };
-                println!(
+                let _ = writeln!(
+                    out,
                     "  [{}] {}: subject {}, predicate {}, object {}",
                     m.tag,
-                    m.fact,
+                    escape_line(&m.fact),
                     mark(m.subject),
                     mark(m.predicate),
                     mark(m.object)
@@ -456,36 +675,7 @@ fn print_report(report: &GroundingReport, format: Format) {
             }
         }
     }
-}
-
-/// Tags and the facts they name, read from proof or cited-fact JSON.
-#[derive(Default)]
-struct FactTable {
-    /// Every tag that may be cited.
-    allowed: BTreeSet<String>,
-    /// The facts each tag names.
-    facts: HashMap<String, Vec<CitedFact>>,
-    /// Fact tags in first-seen order.
-    order: Vec<String>,
-    /// Whether some proof has status "proved".
-    proved: bool,
-    /// Verbalisation templates by predicate.
-    texts: HashMap<String, String>,
-    /// Key columns of `.functional` predicates.
-    functional: HashMap<String, Vec<usize>>,
-    /// Predicates of proof facts with no words of their own (no `text`, no template):
-    /// content verification can only compare sentences with `pred(args)`.
-    unworded: BTreeSet<String>,
-    /// The pack the `--program` files make up, when given.
-    given_pack: Option<prooflog::proof::PackId>,
-    /// The packs the proofs say they were made with, with a proof file of each.
-    proof_packs: Vec<(prooflog::proof::PackId, String)>,
-}
-
-impl TagResolver for FactTable {
-    fn resolve(&self, tag: &str) -> Vec<CitedFact> {
-        self.facts.get(tag).cloned().unwrap_or_default()
-    }
+    Ok(())
 }
 
 fn is_proof_json(v: &Json) -> bool {
@@ -496,282 +686,44 @@ fn is_proof_json(v: &Json) -> bool {
     }
 }
 
-impl FactTable {
-    /// An empty table that verbalises with the rule packs' `.text` templates and the
-    /// templates in `path` (if given; they win), and knows the packs' `.functional`
-    /// keys.
-    fn with_texts(path: Option<&str>, programs: &[std::path::PathBuf]) -> Result<FactTable, Error> {
-        let mut table = FactTable::default();
-        if !programs.is_empty() {
-            let program = prooflog::Program::from_files(programs)?;
-            table.given_pack = Some(program.pack().clone());
-            for rel in program.relations() {
-                if let Some(text) = &rel.text {
-                    table.texts.insert(rel.name.clone(), text.clone());
-                }
-                if let Some(key) = &rel.functional {
-                    table.functional.insert(rel.name.clone(), key.clone());
-                }
-            }
-        }
-        let Some(path) = path else {
-            return Ok(table);
-        };
-        let json = parse_json(path, &read_input(path)?)?;
-        let obj = json.as_object().ok_or_else(|| {
-            bad_input(
-                path,
-                "expected an object mapping predicates to templates".into(),
-            )
-        })?;
-        for (pred, template) in obj {
-            let template = template.as_str().ok_or_else(|| {
-                bad_input(path, format!("the template for `{pred}` must be a string"))
-            })?;
-            table.texts.insert(pred.clone(), template.to_string());
-        }
-        Ok(table)
-    }
-
-    /// A warning when the proofs were made with another pack than `--program`'s.
-    fn pack_mismatch(&self) -> Option<Diagnostic> {
-        let given = self.given_pack.as_ref()?;
-        let (other, file) = self
-            .proof_packs
-            .iter()
-            .find(|(p, _)| p.digest != given.digest)?;
-        Some(
-            Diagnostic::new(
-                ErrorCode::PackMismatch,
-                format!(
-                    "{file} was proved with another rule pack ({}, {}) than --program gives ({}, {})",
-                    other.programs.join(", "),
-                    other.digest,
-                    given.programs.join(", "),
-                    given.digest
-                ),
-            )
-            .with_help("the proof's own `text` fields win; drop --program, or prove again with this pack"),
-        )
-    }
-
-    /// A warning when content verification has facts with no words to verify against.
-    fn unworded_warning(&self) -> Option<Diagnostic> {
-        if self.unworded.is_empty() {
-            return None;
-        }
-        let names: Vec<String> = self.unworded.iter().map(|p| format!("`{p}`")).collect();
-        Some(
-            Diagnostic::new(
-                ErrorCode::NoVerbalisation,
-                format!(
-                    "--verify-content has no words for {}: the proofs carry no `text` for {} and no template was given, so sentences citing {} are compared with the fact as the rule language writes it",
-                    and_list(&names),
-                    if names.len() == 1 { "it" } else { "them" },
-                    if names.len() == 1 { "it" } else { "them" },
-                ),
-            )
-            .with_help("prove with a pack that has `.text` verbalisations, or pass --program PACK.dl or --texts FILE"),
-        )
-    }
-
-    fn add_fact(&mut self, fact: CitedFact) {
-        let list = self.facts.entry(fact.tag.clone()).or_default();
-        if !list.contains(&fact) {
-            if list.is_empty() {
-                self.order.push(fact.tag.clone());
-            }
-            list.push(fact);
-        }
-    }
-
-    fn add_proofs(&mut self, file: &str, json: &Json) -> Result<(), Error> {
-        let proofs: Vec<&Json> = match json {
-            Json::Array(items) => items.iter().collect(),
-            other => vec![other],
-        };
-        for (i, proof) in proofs.into_iter().enumerate() {
-            let where_ = |what: &str| bad_input(file, format!("proof {i}: {what}"));
-            let obj = proof
-                .as_object()
-                .ok_or_else(|| where_("expected a ProofTree object"))?;
-            if !obj.contains_key("nodes") && !obj.contains_key("status") {
-                return Err(where_("not a ProofTree (no `status` or `nodes`)"));
-            }
-            if obj.get("status").and_then(Json::as_str) == Some("proved") {
-                self.proved = true;
-            }
-            if let Some(pack) = obj.get("pack") {
-                let pack: prooflog::proof::PackId =
-                    serde_json::from_value(pack.clone()).map_err(|e| {
-                        where_(&format!("`pack` must be {{\"programs\", \"digest\"}}: {e}"))
-                    })?;
-                if !self
-                    .proof_packs
-                    .iter()
-                    .any(|(p, _)| p.digest == pack.digest)
-                {
-                    self.proof_packs.push((pack, file.to_string()));
-                }
-            }
-            if let Some(tags) = obj.get("evidence_tags") {
-                let tags = tags
-                    .as_array()
-                    .ok_or_else(|| where_("`evidence_tags` must be an array"))?;
-                for t in tags {
-                    let t = t.as_str().ok_or_else(|| where_("tags must be strings"))?;
-                    self.allowed.insert(tag_or_error(t, &where_)?);
-                }
-            }
-            let nodes = match obj.get("nodes") {
-                None | Some(Json::Null) => continue,
-                Some(Json::Array(nodes)) => nodes,
-                Some(_) => return Err(where_("`nodes` must be an array")),
-            };
-            for (j, node) in nodes.iter().enumerate() {
-                let at = |what: &str| where_(&format!("node {j}: {what}"));
-                let node = node.as_object().ok_or_else(|| at("expected an object"))?;
-                for key in ["rule_tag", "step_tag", "hedge_tag"] {
-                    let Some(raw) = node.get(key) else { continue };
-                    if raw.is_null() {
-                        continue;
-                    }
-                    let raw = raw
-                        .as_str()
-                        .ok_or_else(|| at(&format!("`{key}` must be a string")))?;
-                    let tag = tag_or_error(raw, &at)?;
-                    self.allowed.insert(tag.clone());
-                    if key != "rule_tag" {
-                        let fact = cited_fact(tag, node, &self.texts, &self.functional)
-                            .map_err(|m| at(&m))?;
-                        if !node.contains_key("text") && !self.texts.contains_key(&fact.predicate) {
-                            self.unworded.insert(fact.predicate.clone());
-                        }
-                        self.add_fact(fact);
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Every input fact as cited evidence: tag `HEDGE-<edge_idx>`, words from the
-    /// relation's `.text` (else `pred(args)`), key from its `.functional`.
-    fn add_input_facts(
-        &mut self,
-        program: &prooflog::Program,
-        facts: &[prooflog::store::InputFact],
-    ) {
-        for f in facts {
-            let Some(edge) = f.provenance.edge_idx else {
-                continue;
-            };
-            let rel = program.relation(f.rel);
-            let tag = format!("HEDGE-{edge}");
-            self.allowed.insert(tag.clone());
-            self.add_fact(CitedFact {
-                tag,
-                predicate: rel.name.clone(),
-                args: f.args.clone(),
-                text: verbalise(rel.text.as_deref(), &rel.name, &f.args),
-                functional_key: rel.functional.clone(),
-            });
-        }
-    }
-
-    fn add_cited_facts(&mut self, file: &str, json: &Json) -> Result<(), Error> {
-        let items = json.as_array().ok_or_else(|| {
-            bad_input(
-                file,
-                "expected an array of cited facts or a proof".to_string(),
-            )
-        })?;
-        for (i, item) in items.iter().enumerate() {
-            let at = |what: &str| bad_input(file, format!("cited fact {i}: {what}"));
-            let obj = item.as_object().ok_or_else(|| at("expected an object"))?;
-            let raw = obj
-                .get("tag")
-                .and_then(Json::as_str)
-                .ok_or_else(|| at("needs a string `tag`"))?;
-            let tag = canonical_tag(raw).unwrap_or_else(|| raw.to_string());
-            let fact =
-                cited_fact(tag.clone(), obj, &self.texts, &self.functional).map_err(|m| at(&m))?;
-            self.allowed.insert(tag);
-            self.add_fact(fact);
-        }
-        Ok(())
-    }
+thread_local! {
+    /// The command's `--max-input`: (bytes still allowed, the limit).
+    static INPUT_LIMIT: Cell<(u64, u64)> =
+        const { Cell::new((prooflog::store::DEFAULT_MAX_INPUT, prooflog::store::DEFAULT_MAX_INPUT)) };
 }
 
-fn tag_or_error(raw: &str, err: &dyn Fn(&str) -> Error) -> Result<String, Error> {
-    canonical_tag(raw).ok_or_else(|| err(&format!("`{raw}` is not a citation tag")))
+/// Set the command's input limit (`--max-input`; the default when not given).
+fn set_input_limit(max: Option<Setting<usize>>) {
+    let limit = match max {
+        None => prooflog::store::DEFAULT_MAX_INPUT,
+        Some(Setting::Value(n)) => n as u64,
+        Some(Setting::Unlimited) => u64::MAX,
+    };
+    INPUT_LIMIT.with(|c| c.set((limit, limit)));
 }
 
-/// A cited fact from a proof node or cited-fact object. Its words: the object's
-/// `text`, else the predicate's template filled in, else its `fact`, else `p(args)`.
-fn cited_fact(
-    tag: String,
-    obj: &serde_json::Map<String, Json>,
-    texts: &HashMap<String, String>,
-    functional: &HashMap<String, Vec<usize>>,
-) -> Result<CitedFact, String> {
-    let predicate = match obj.get("predicate") {
-        Some(Json::String(p)) => p.clone(),
-        None => String::new(),
-        Some(_) => return Err("`predicate` must be a string".into()),
-    };
-    let args = match obj.get("args") {
-        None => Vec::new(),
-        Some(Json::Array(a)) => a
-            .iter()
-            .map(|v| {
-                Value::from_json(v).ok_or_else(|| format!("argument {v} is not a number or string"))
-            })
-            .collect::<Result<Vec<_>, _>>()?,
-        Some(_) => return Err("`args` must be an array".into()),
-    };
-    let text = match (obj.get("text"), texts.get(&predicate), obj.get("fact")) {
-        (Some(Json::String(t)), _, _) => t.clone(),
-        (Some(_), _, _) => return Err("`text` must be a string".into()),
-        (None, Some(template), _) => verbalise(Some(template), &predicate, &args),
-        (None, None, Some(Json::String(t))) => t.clone(),
-        _ => verbalise(None, &predicate, &args),
-    };
-    let functional_key = match obj.get("functional_key") {
-        None | Some(Json::Null) => functional.get(&predicate).cloned(),
-        Some(Json::Array(cols)) => Some(
-            cols.iter()
-                .map(|c| {
-                    c.as_u64()
-                        .and_then(|c| usize::try_from(c).ok())
-                        .ok_or_else(|| "`functional_key` must list column numbers".to_string())
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-        Some(_) => return Err("`functional_key` must be an array".into()),
-    };
-    Ok(CitedFact {
-        tag,
-        predicate,
-        args,
-        text,
-        functional_key,
-    })
+/// Bytes of input the command may still read.
+fn input_left() -> u64 {
+    INPUT_LIMIT.with(|c| c.get().0)
 }
 
+/// Read a file (`-`: standard input) as UTF-8 text, within what is left of the
+/// command's input limit.
 fn read_input(path: &str) -> Result<String, Error> {
-    let mut text = String::new();
-    let res = if path == "-" {
-        std::io::stdin().read_to_string(&mut text).map(|_| ())
+    let (left, limit) = INPUT_LIMIT.with(Cell::get);
+    let text = if path == "-" {
+        prooflog::store::read_bounded(std::io::stdin().lock(), "standard input", left, limit)
     } else {
-        std::fs::read_to_string(path).map(|t| text = t)
-    };
-    res.map_err(|e| {
-        Diagnostic::new(ErrorCode::Io, format!("cannot read {path}: {e}"))
-            .with_help("check the path and permissions")
-            .into()
-    })
-    .map(|()| text)
+        prooflog::store::read_file(std::path::Path::new(path), left, limit)
+    }
+    .map_err(|mut e| {
+        if e.code() == ErrorCode::Io && e.diagnostics[0].help.is_none() {
+            e.diagnostics[0].help = Some("check the path and permissions".into());
+        }
+        e
+    })?;
+    INPUT_LIMIT.with(|c| c.set((left - text.len() as u64, limit)));
+    Ok(text)
 }
 
 fn parse_json(file: &str, text: &str) -> Result<Json, Error> {
@@ -790,37 +742,4 @@ fn bad_input(file: &str, message: String) -> Error {
 
 fn usage(message: &str) -> Error {
     Diagnostic::new(ErrorCode::Usage, message).into()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn templates_fill_numbered_placeholders() {
-        let args = [Value::Number(42), Value::Symbol("north pier".into())];
-        assert_eq!(
-            verbalise(Some("drone {0} is based at the {1}"), "based", &args),
-            "drone 42 is based at the north pier"
-        );
-        assert_eq!(verbalise(Some("{2} {x} {"), "based", &args), "{2} {x} {");
-        assert_eq!(verbalise(Some("{1}{0}"), "based", &args), "north pier42");
-    }
-
-    #[test]
-    fn cited_fact_prefers_text_then_template_then_fact() {
-        let texts = HashMap::from([("member".to_string(), "{0} is in {1}".to_string())]);
-        let node = |v: Json| v.as_object().cloned().unwrap_or_default();
-        let with_text = node(serde_json::json!({"predicate": "member", "args": [1, 2],
-            "text": "one is in two", "fact": "member(1, 2)"}));
-        let plain = node(serde_json::json!({"predicate": "member", "args": [1, 2],
-            "fact": "member(1, 2)"}));
-        let other = node(serde_json::json!({"predicate": "seen", "args": [1]}));
-        let text = |o| cited_fact("HEDGE-1".into(), o, &texts, &HashMap::new()).map(|f| f.text);
-        assert_eq!(text(&with_text).as_deref(), Ok("one is in two"));
-        assert_eq!(text(&plain).as_deref(), Ok("1 is in 2"));
-        assert_eq!(text(&other).as_deref(), Ok("seen(1)"));
-        let bad = node(serde_json::json!({"predicate": "seen", "args": [[1]]}));
-        assert!(cited_fact("HEDGE-1".into(), &bad, &texts, &HashMap::new()).is_err());
-    }
 }

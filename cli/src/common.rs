@@ -1,11 +1,16 @@
-//! What engine commands share: output format, program and input loading, error output.
+//! What engine commands share: output format, program and input loading, limits,
+//! error output, and the output writer.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
-use prooflog::store::{InputFacts, Loader};
+use prooflog::diag::{Diagnostic, ErrorCode, Limit};
+use prooflog::eval::Budget;
+use prooflog::store::{DEFAULT_MAX_INPUT, InputFacts, Loader};
 use prooflog::{Error, Program, Result};
 
 pub use prooflog::bundled::{DEFAULT_EVIDENCE, DEFAULT_PROGRAM};
@@ -46,10 +51,174 @@ pub struct EngineInputs {
     #[arg(long = "fact-dir", short = 'F', value_name = "DIR")]
     pub fact_dir: Option<PathBuf>,
 
+    #[command(flatten)]
+    pub limits: Limits,
+
     /// Turn warnings into errors (exit 2): a goal's bare identifier that names a symbol
-    /// of the data, data for relations no rule uses, relations read but never defined.
+    /// of the data, data for relations no rule uses, relations read but never defined,
+    /// or failed arithmetic (integer overflow, division by zero, a float result that is
+    /// not finite: code arithmetic_error), whose derivation is dropped either way.
     #[arg(long)]
     pub strict: bool,
+}
+/// The limits of an engine command. Each stops the work with exit 2 and a
+/// `budget_exceeded` error naming the limit (and, for evaluation, the rule that grew
+/// fastest); `none` lifts one.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Limits {
+    /// Most facts rules may derive [default: 100000000].
+    #[arg(long = "max-facts", value_name = "N|none", value_parser = parse_count)]
+    pub max_facts: Option<Setting<usize>>,
+
+    /// Most time evaluation (and proof building) may take, e.g. 30s, 500ms, 10m
+    /// [default: 10m].
+    #[arg(long, value_name = "DURATION|none", value_parser = parse_duration)]
+    pub timeout: Option<Setting<Duration>>,
+
+    /// Most memory the engine's fact storage may take, e.g. 512M, 4G (counted from
+    /// its own allocations) [default: 2G].
+    #[arg(long = "max-memory", value_name = "SIZE|none", value_parser = parse_size)]
+    pub max_memory: Option<Setting<usize>>,
+
+    /// Most rounds one stratum may take to reach its fixpoint [default: 1000000].
+    #[arg(long = "max-rounds", value_name = "N|none", value_parser = parse_count)]
+    pub max_rounds: Option<Setting<usize>>,
+
+    /// Most bytes of input files read in all (programs, facts, evidence, answers,
+    /// proofs, passages), e.g. 64M [default: 512M].
+    #[arg(long = "max-input", value_name = "SIZE|none", value_parser = parse_size)]
+    pub max_input: Option<Setting<usize>>,
+}
+
+/// A limit as given on the command line: a value, or `none`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting<T> {
+    Value(T),
+    Unlimited,
+}
+
+impl<T: Copy> Setting<T> {
+    /// The limit to apply: the one given, else the default (`None`: no limit).
+    fn or(setting: Option<Setting<T>>, default: Option<T>) -> Option<T> {
+        match setting {
+            None => default,
+            Some(Setting::Value(v)) => Some(v),
+            Some(Setting::Unlimited) => None,
+        }
+    }
+}
+
+fn unlimited<T>(s: &str) -> Option<Setting<T>> {
+    matches!(s.trim().to_ascii_lowercase().as_str(), "none" | "unlimited")
+        .then_some(Setting::Unlimited)
+}
+
+/// `N` or `none`.
+pub fn parse_count(s: &str) -> std::result::Result<Setting<usize>, String> {
+    if let Some(u) = unlimited(s) {
+        return Ok(u);
+    }
+    s.trim()
+        .replace('_', "")
+        .parse()
+        .map(Setting::Value)
+        .map_err(|_| format!("`{s}` is not a count (a whole number, or none)"))
+}
+
+/// `512M`, `2G`, `1024K`, `100` (bytes), `1.5G`, or `none`; K, M, G, T are powers of
+/// 1024 (a trailing `B` or `iB` is allowed).
+pub fn parse_size(s: &str) -> std::result::Result<Setting<usize>, String> {
+    if let Some(u) = unlimited(s) {
+        return Ok(u);
+    }
+    let t = s.trim().to_ascii_uppercase();
+    let t = t
+        .strip_suffix("IB")
+        .or_else(|| t.strip_suffix('B'))
+        .unwrap_or(&t);
+    let (num, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => (&t[..i], &t[i..]),
+        None => (t, ""),
+    };
+    let mult: f64 = match unit {
+        "" => 1.0,
+        "K" => 1024.0,
+        "M" => 1024.0 * 1024.0,
+        "G" => 1024.0 * 1024.0 * 1024.0,
+        "T" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(format!("`{s}` is not a size (e.g. 512M, 2G, or none)")),
+    };
+    let n: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size (e.g. 512M, 2G, or none)"))?;
+    if !n.is_finite() || n < 0.0 || n * mult > usize::MAX as f64 {
+        return Err(format!("`{s}` is not a size (e.g. 512M, 2G, or none)"));
+    }
+    Ok(Setting::Value((n * mult) as usize))
+}
+
+/// `30s`, `500ms`, `10m`, `1h`, `45` (seconds), `1.5s`, or `none`.
+pub fn parse_duration(s: &str) -> std::result::Result<Setting<Duration>, String> {
+    if let Some(u) = unlimited(s) {
+        return Ok(u);
+    }
+    let t = s.trim().to_ascii_lowercase();
+    let (num, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => (&t[..i], &t[i..]),
+        None => (t.as_str(), "s"),
+    };
+    let secs: f64 = match unit {
+        "ms" => 0.001,
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => {
+            return Err(format!(
+                "`{s}` is not a duration (e.g. 30s, 500ms, 10m, or none)"
+            ));
+        }
+    };
+    let n: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration (e.g. 30s, 500ms, 10m, or none)"))?;
+    Duration::try_from_secs_f64(n * secs)
+        .map(Setting::Value)
+        .map_err(|_| format!("`{s}` is not a duration (e.g. 30s, 500ms, 10m, or none)"))
+}
+
+impl Limits {
+    /// The evaluation budget these limits give, with the library's defaults for
+    /// those not given.
+    pub fn budget(&self) -> Budget {
+        let d = Budget::default();
+        Budget {
+            max_facts: Setting::or(self.max_facts, d.max_facts),
+            max_rounds: Setting::or(self.max_rounds, d.max_rounds.map(|r| r as usize))
+                .map(|r| r.min(u32::MAX as usize) as u32),
+            deadline: None,
+            timeout: Setting::or(self.timeout, d.timeout),
+            max_memory: Setting::or(self.max_memory, d.max_memory),
+        }
+    }
+
+    /// Bytes of input that may be read.
+    pub fn max_input(&self) -> u64 {
+        Setting::or(self.max_input, Some(DEFAULT_MAX_INPUT as usize)).map_or(u64::MAX, |n| n as u64)
+    }
+
+    /// When the whole command must be done (evaluation and proofs), from now.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.budget().timeout.map(|t| Instant::now() + t)
+    }
+}
+
+/// The error for a command that ran past its `--timeout` outside evaluation.
+pub fn timed_out() -> Error {
+    Diagnostic::limit_exceeded(Limit::Timeout, "the command ran past its time limit")
+        .with_help("raise the limit (--timeout) or ask for less (--limit)")
+        .into()
 }
 
 impl EngineInputs {
@@ -61,30 +230,53 @@ impl EngineInputs {
 
     /// [`load`](Self::load), printing warnings on stderr in `style`.
     pub fn load_as(&self, style: Diagnostics) -> Result<(Arc<Program>, InputFacts)> {
-        let mut loader = Loader::new();
-        loader.strict(self.strict);
-        if self.programs.is_empty() {
-            loader.program_text(DEFAULT_PROGRAM.name, DEFAULT_PROGRAM.text);
-            loader.evidence_jsonl(DEFAULT_EVIDENCE.name, DEFAULT_EVIDENCE.text)?;
-        }
-        for p in &self.programs {
-            loader.program_file(p)?;
-        }
-        if let Some(dir) = &self.fact_dir {
-            loader.fact_dir(dir);
-        }
-        for f in &self.facts {
-            loader.facts(f)?;
-        }
-        for e in &self.evidence {
-            loader.evidence(e)?;
-        }
-        let loaded = loader.load()?;
-        for w in &loaded.warnings {
-            warn(w, style);
-        }
-        Ok((loaded.program, loaded.facts))
+        load_inputs(
+            &self.programs,
+            &self.facts,
+            &self.evidence,
+            self.fact_dir.as_deref(),
+            self.strict,
+            self.limits.max_input(),
+            style,
+        )
     }
+}
+
+/// Compile the programs (or, with none, the embedded default pack and its evidence)
+/// and load every input, all or nothing; warnings on stderr in `style`.
+pub fn load_inputs(
+    programs: &[PathBuf],
+    facts: &[PathBuf],
+    evidence: &[PathBuf],
+    fact_dir: Option<&std::path::Path>,
+    strict: bool,
+    max_input: u64,
+    style: Diagnostics,
+) -> Result<(Arc<Program>, InputFacts)> {
+    let mut loader = Loader::new();
+    loader.strict(strict);
+    loader.max_input_bytes(max_input);
+    if programs.is_empty() {
+        loader.program_text(DEFAULT_PROGRAM.name, DEFAULT_PROGRAM.text);
+        loader.evidence_jsonl(DEFAULT_EVIDENCE.name, DEFAULT_EVIDENCE.text)?;
+    }
+    for p in programs {
+        loader.program_file(p)?;
+    }
+    if let Some(dir) = fact_dir {
+        loader.fact_dir(dir);
+    }
+    for f in facts {
+        loader.facts(f)?;
+    }
+    for e in evidence {
+        loader.evidence(e)?;
+    }
+    let loaded = loader.load()?;
+    for w in &loaded.warnings {
+        warn(w, style);
+    }
+    Ok((loaded.program, loaded.facts))
 }
 
 /// How diagnostics (errors and warnings) are printed on stderr.
@@ -128,10 +320,16 @@ impl Diagnostics {
 /// lines.
 pub fn fail(err: &Error, style: Diagnostics) -> ExitCode {
     match style {
-        Diagnostics::Json => eprintln!("{}", error_json(err)),
-        Diagnostics::Text => eprintln!("{err}"),
+        Diagnostics::Json => to_stderr(&error_json(err).to_string()),
+        Diagnostics::Text => to_stderr(&err.to_string()),
     }
     ExitCode::from(2)
+}
+
+/// Write a line on stderr; if even that fails there is nobody left to tell.
+pub fn to_stderr(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}");
 }
 
 /// The JSON form of an error (see [`fail`]).
@@ -152,10 +350,7 @@ pub fn error_json(err: &Error) -> serde_json::Value {
 pub fn warn(warning: &prooflog::Diagnostic, style: Diagnostics) {
     match style {
         Diagnostics::Json => {
-            eprintln!(
-                "{}",
-                serde_json::json!({ "warning": warning.to_json_body() })
-            );
+            to_stderr(&serde_json::json!({ "warning": warning.to_json_body() }).to_string());
         }
         Diagnostics::Text => {
             let text = warning.to_string();
@@ -163,16 +358,50 @@ pub fn warn(warning: &prooflog::Diagnostic, style: Diagnostics) {
                 .strip_prefix("error")
                 .or_else(|| text.strip_prefix("warning"))
                 .unwrap_or(&text);
-            eprintln!("warning{text}\n");
+            to_stderr(&format!("warning{text}\n"));
         }
     }
 }
 
-/// Write `text` to stdout. A closed pipe (`prooflog run | head`) is not an error.
-pub fn print(text: &str) {
-    use std::io::Write;
+/// Report the evaluation's arithmetic failures on stderr, one `arithmetic_error`
+/// warning per rule (see [`warn`]).
+pub fn warn_arithmetic(base: &prooflog::FactBase, style: Diagnostics) {
+    for faults in &base.stats().arithmetic {
+        warn(
+            &prooflog::eval::arithmetic_warning(base.program(), faults),
+            style,
+        );
+    }
+}
+
+/// Write `text` to stdout and flush; see [`finish`] for what a failed write means.
+pub fn print(text: &str) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+/// Standard output for a command's results: buffered, and every write's error is
+/// returned (see [`finish`]).
+pub fn stdout() -> std::io::BufWriter<std::io::Stdout> {
+    std::io::BufWriter::with_capacity(1 << 16, std::io::stdout())
+}
+
+/// The exit code of a command that computed `code` and wrote its results with
+/// `written` (the flush included). A closed pipe (`prooflog run | head`) ends quietly
+/// with the command's own code; any other failed write (a full disk) is exit 2 with
+/// an `io_error` on stderr.
+pub fn finish(code: ExitCode, written: std::io::Result<()>, style: Diagnostics) -> ExitCode {
+    match written {
+        Ok(()) => code,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code,
+        Err(e) => fail(
+            &Diagnostic::new(ErrorCode::Io, format!("cannot write the output: {e}"))
+                .with_help("check that the output's disk has room and is writable")
+                .into(),
+            style,
+        ),
+    }
 }
 
 /// Live progress of a long evaluation on stderr, for a person watching a terminal.
@@ -248,16 +477,40 @@ impl ProgressLine {
     }
 }
 
-/// Evaluate, showing a [`ProgressLine`] while it runs when stderr is a terminal.
+/// Evaluate under an engine command's limits (and `--strict`), showing a
+/// [`ProgressLine`] while it runs when stderr is a terminal.
+pub fn evaluate_with_limits(
+    program: Arc<prooflog::Program>,
+    facts: &InputFacts,
+    provenance: bool,
+    inputs: &EngineInputs,
+) -> prooflog::Result<prooflog::FactBase> {
+    let options = prooflog::eval::EvalOptions::default()
+        .with_provenance(provenance)
+        .with_budget(inputs.limits.budget())
+        .with_strict_arithmetic(inputs.strict);
+    evaluate_showing_progress(program, facts, options)
+}
+
+/// Evaluate with the default options, showing a [`ProgressLine`] while it runs when
+/// stderr is a terminal.
 pub fn evaluate_on_terminal(
     program: Arc<prooflog::Program>,
     facts: &InputFacts,
     provenance: bool,
 ) -> prooflog::Result<prooflog::FactBase> {
-    use prooflog::eval::{EvalOptions, Progress, ProgressFn};
+    let options = prooflog::eval::EvalOptions::default().with_provenance(provenance);
+    evaluate_showing_progress(program, facts, options)
+}
+
+fn evaluate_showing_progress(
+    program: Arc<prooflog::Program>,
+    facts: &InputFacts,
+    mut options: prooflog::eval::EvalOptions,
+) -> prooflog::Result<prooflog::FactBase> {
+    use prooflog::eval::{Progress, ProgressFn};
     let progress = ProgressLine::for_stderr();
     let strata = program.strata().len();
-    let mut options = EvalOptions::default().with_provenance(provenance);
     if let Some(line) = progress.clone() {
         let report: ProgressFn = Arc::new(move |p: &Progress| {
             line.update(|| {
@@ -302,6 +555,43 @@ mod tests {
             diagnostics: vec![Diagnostic::new(ErrorCode::Io, "x")],
         });
         assert!(single.get("more").is_none());
+    }
+
+    #[test]
+    fn limits_parse_sizes_durations_and_none() {
+        assert_eq!(parse_size("512M"), Ok(Setting::Value(512 << 20)));
+        assert_eq!(parse_size("2g"), Ok(Setting::Value(2 << 30)));
+        assert_eq!(parse_size("1.5KiB"), Ok(Setting::Value(1536)));
+        assert_eq!(parse_size("100"), Ok(Setting::Value(100)));
+        assert_eq!(parse_size("none"), Ok(Setting::Unlimited));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("-1M").is_err());
+        assert_eq!(
+            parse_duration("500ms"),
+            Ok(Setting::Value(Duration::from_millis(500)))
+        );
+        assert_eq!(
+            parse_duration("2m"),
+            Ok(Setting::Value(Duration::from_secs(120)))
+        );
+        assert_eq!(
+            parse_duration("45"),
+            Ok(Setting::Value(Duration::from_secs(45)))
+        );
+        assert!(parse_duration("soon").is_err());
+        assert_eq!(parse_count("1_000"), Ok(Setting::Value(1000)));
+        let limits = Limits {
+            max_facts: Some(Setting::Unlimited),
+            timeout: None,
+            max_memory: Some(Setting::Value(1 << 20)),
+            max_rounds: None,
+            max_input: None,
+        };
+        let b = limits.budget();
+        assert_eq!(b.max_facts, None);
+        assert_eq!(b.max_memory, Some(1 << 20));
+        assert_eq!(b.timeout, Budget::default().timeout);
+        assert_eq!(limits.max_input(), DEFAULT_MAX_INPUT);
     }
 
     /// A sink the test can read back.

@@ -13,7 +13,7 @@ use prooflog::pack::{Pack, PackSet};
 use prooflog::store::{InputFact, Loader, read_hyperedges};
 use prooflog::{Error, Result};
 
-use super::common::{Diagnostics, EngineInputs, Format, fail, print};
+use super::common::{Diagnostics, EngineInputs, Format, fail, finish, print};
 
 /// Arguments of `prooflog detect`.
 #[derive(Args)]
@@ -58,9 +58,11 @@ pub struct DetectArgs {
 
 /// `prooflog detect`.
 pub fn execute(args: DetectArgs) -> ExitCode {
-    match run(&args) {
-        Ok(code) => code,
-        Err(e) => fail(&e, Diagnostics::for_format(Some(args.format))),
+    let style = Diagnostics::for_format(Some(args.format));
+    let mut out = String::new();
+    match run(&args, &mut out) {
+        Ok(code) => finish(code, print(&out), style),
+        Err(e) => fail(&e, style),
     }
 }
 
@@ -69,18 +71,16 @@ fn usage(message: impl Into<String>) -> Error {
 }
 
 fn read(path: &str) -> Result<String> {
+    let limit = prooflog::store::DEFAULT_MAX_INPUT;
     if path == "-" {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| {
-            Error::from(Diagnostic::new(
-                ErrorCode::Io,
-                format!("cannot read standard input: {e}"),
-            ))
-        })?;
-        return Ok(s);
+        return prooflog::store::read_bounded(
+            std::io::stdin().lock(),
+            "standard input",
+            limit,
+            limit,
+        );
     }
-    std::fs::read_to_string(path)
-        .map_err(|e| Diagnostic::new(ErrorCode::Io, format!("cannot read {path}: {e}")).into())
+    prooflog::store::read_file(std::path::Path::new(path), limit, limit)
 }
 
 fn config(args: &DetectArgs) -> Result<DetectorConfig> {
@@ -131,7 +131,7 @@ fn config(args: &DetectArgs) -> Result<DetectorConfig> {
 fn fact_base(args: &DetectArgs) -> Result<prooflog::FactBase> {
     let Some(dir) = &args.pack else {
         let (program, facts) = args.inputs.load()?;
-        return super::common::evaluate_on_terminal(program, &facts, true);
+        return super::common::evaluate_with_limits(program, &facts, true, &args.inputs);
     };
     if !args.inputs.programs.is_empty() {
         return Err(usage("give either --pack DIR or PROGRAM files, not both"));
@@ -163,10 +163,13 @@ fn fact_base(args: &DetectArgs) -> Result<prooflog::FactBase> {
         loader.facts(path)?;
         facts.extend(loader.inputs().resolve(set.program())?);
     }
-    set.evaluate(&facts, &prooflog::eval::EvalOptions::default())
+    let options = prooflog::eval::EvalOptions::default()
+        .with_budget(args.inputs.limits.budget())
+        .with_strict_arithmetic(args.inputs.strict);
+    set.evaluate(&facts, &options)
 }
 
-fn run(args: &DetectArgs) -> Result<ExitCode> {
+fn run(args: &DetectArgs, out: &mut String) -> Result<ExitCode> {
     let config = config(args)?;
     let answer = read(&args.answer)?;
     let history = match &args.history {
@@ -191,9 +194,9 @@ fn run(args: &DetectArgs) -> Result<ExitCode> {
                 ))
             })?;
             text.push('\n');
-            print(&text);
+            out.push_str(&text);
         }
-        Format::Text => print(&report.to_text()),
+        Format::Text => out.push_str(&report.to_text()),
     }
     Ok(ExitCode::from(u8::from(report.flagged())))
 }

@@ -93,7 +93,7 @@ fn main() -> ExitCode {
                     .join(" ");
                 let diag = prooflog::Diagnostic::new(prooflog::ErrorCode::Usage, message)
                     .with_help(rest.trim().to_string());
-                eprintln!("{}", diag.to_json());
+                common::to_stderr(&diag.to_json().to_string());
             } else {
                 let _ = e.print();
             }

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use prooflog::pack::{Pack, PackInfo, PackReport, PackSet};
 
-use crate::common::{Diagnostics, Format, fail, print};
+use crate::common::{Diagnostics, Format, fail, finish, print};
 
 /// Arguments of `prooflog pack`.
 #[derive(Args)]
@@ -58,15 +58,16 @@ fn check(dir: &std::path::Path, format: Format) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(&e, Diagnostics::for_format(Some(format))),
     };
-    match format {
+    let written = match format {
         Format::Json => print(&(serde_json::to_string_pretty(&report).unwrap_or_default() + "\n")),
         Format::Text => print(&report_text(&report)),
-    }
-    if report.passed() {
+    };
+    let code = if report.passed() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    }
+    };
+    finish(code, written, Diagnostics::for_format(Some(format)))
 }
 
 fn report_text(r: &PackReport) -> String {
@@ -129,7 +130,7 @@ fn list(dirs: &[PathBuf], format: Format) -> ExitCode {
         return fail(&e, Diagnostics::for_format(Some(format)));
     }
     let infos: Vec<PackInfo> = packs.iter().map(Pack::describe).collect();
-    match format {
+    let written = match format {
         Format::Json => print(&(serde_json::to_string_pretty(&infos).unwrap_or_default() + "\n")),
         Format::Text => {
             let mut out = String::new();
@@ -151,8 +152,12 @@ fn list(dirs: &[PathBuf], format: Format) -> ExitCode {
                 }
                 let _ = writeln!(out, "  samples: {}", p.samples.join(", "));
             }
-            print(&out);
+            print(&out)
         }
-    }
-    ExitCode::SUCCESS
+    };
+    finish(
+        ExitCode::SUCCESS,
+        written,
+        Diagnostics::for_format(Some(format)),
+    )
 }

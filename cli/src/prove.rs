@@ -3,19 +3,26 @@
 //! The output's shape depends on the command line only, never on how a goal happens
 //! to parse: one `--goal` prints one ProofTree object (the goal must be ground); with
 //! `--all-matches` (or `--limit`), or several `--goal`s, it prints a JSON array of trees,
-//! ids `<proof-id>#1`, `#2`, …. Exit 0 when every goal is proved (a pattern: at least
-//! one match), 1 otherwise (the trees are still printed), 2 on bad input.
+//! ids `<proof-id>#1`, `#2`, …. The trees of one run are one request: `STEP` tags are
+//! numbered on from one tree to the next, so a context block over them never repeats a
+//! tag. Exit 0 when every goal is proved (a pattern: at least one match), 1 otherwise
+//! (the trees are still printed), 2 on bad input.
 
+use std::io::Write;
 use std::process::ExitCode;
+use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use prooflog::diag::{Diagnostic, ErrorCode, SourceMap, Span};
-use prooflog::proof::{Fact, ProofOptions, ProofTree, build_proof, prove_all, render};
+use prooflog::proof::{Fact, ProofOptions, ProofTree, build_proof, prove_each, render};
 use prooflog::syntax::{Goal, GoalArg};
 use prooflog::value::ColumnType;
 use prooflog::{Error, FactBase, Result};
 
-use super::common::{Diagnostics, EngineInputs, Format, evaluate_on_terminal, fail, print, warn};
+use super::common::{
+    Diagnostics, EngineInputs, Format, evaluate_with_limits, fail, finish, stdout, timed_out, warn,
+    warn_arithmetic,
+};
 
 /// How to print proofs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -67,7 +74,8 @@ pub struct ProveArgs {
     #[arg(long = "proof-id", value_name = "ID", default_value = "proof-1")]
     proof_id: String,
 
-    /// At most this many proofs per goal with variables (implies --all-matches).
+    /// At most this many proofs per goal with variables (implies --all-matches): the
+    /// first matches in value order, selected before any proof is built.
     #[arg(long, value_name = "N")]
     limit: Option<usize>,
 
@@ -223,84 +231,182 @@ fn ambiguous_variables(goals: &[GivenGoal], base: &FactBase) -> Vec<Diagnostic> 
     out
 }
 
-/// Every tree to print, and whether every goal was proved.
-fn prove(args: &ProveArgs, style: Diagnostics) -> Result<(Vec<ProofTree>, bool)> {
+/// Why the command could not finish.
+enum Failure {
+    /// Bad input, a limit: exit 2 with the error.
+    Engine(Error),
+    /// The output could not be written.
+    Write(std::io::Error),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure::Engine(e)
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Failure {
+        Failure::Write(e)
+    }
+}
+
+/// Writes trees as they are built: JSON (one object, or an array written element by
+/// element), context and text (separated by a blank line) go straight out; DOT and
+/// HTML, one drawing of every tree, are written at the end.
+struct Emitter<'w, W: Write> {
+    out: &'w mut W,
+    format: ProveFormat,
+    many: bool,
+    proof_id: String,
+    /// Trees written so far.
+    count: usize,
+    /// DOT and HTML: the trees, drawn together at the end.
+    kept: Vec<ProofTree>,
+}
+
+impl<W: Write> Emitter<'_, W> {
+    fn emit(&mut self, mut tree: ProofTree) -> std::io::Result<()> {
+        self.count += 1;
+        if self.many {
+            tree.proof_id = format!("{}#{}", self.proof_id, self.count);
+        }
+        let first = self.count == 1;
+        match self.format {
+            ProveFormat::Json if !self.many => {
+                self.out.write_all(tree.to_json_pretty().as_bytes())?;
+                self.out.write_all(b"\n")
+            }
+            ProveFormat::Json => {
+                // As `serde_json::to_string_pretty` writes an array: each element
+                // indented by two spaces.
+                let json = serde_json::to_string_pretty(&tree).map_err(std::io::Error::from)?;
+                self.out.write_all(if first { b"[\n" } else { b",\n" })?;
+                for (i, line) in json.lines().enumerate() {
+                    if i > 0 {
+                        self.out.write_all(b"\n")?;
+                    }
+                    self.out.write_all(b"  ")?;
+                    self.out.write_all(line.as_bytes())?;
+                }
+                Ok(())
+            }
+            ProveFormat::Context | ProveFormat::Text => {
+                if !first {
+                    self.out.write_all(b"\n")?;
+                }
+                let text = if self.format == ProveFormat::Context {
+                    render::context(&tree)
+                } else {
+                    render::text(&tree)
+                };
+                self.out.write_all(text.as_bytes())
+            }
+            ProveFormat::Dot | ProveFormat::Html => {
+                self.kept.push(tree);
+                Ok(())
+            }
+        }
+    }
+
+    fn finish(self) -> std::io::Result<()> {
+        match self.format {
+            ProveFormat::Json if self.many => {
+                self.out
+                    .write_all(if self.count == 0 { b"[]\n" } else { b"\n]\n" })
+            }
+            ProveFormat::Dot => self.out.write_all(render::dot_all(&self.kept).as_bytes()),
+            ProveFormat::Html => self.out.write_all(render::html(&self.kept).as_bytes()),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Evaluate, then write the goals' proofs as they are built (a pattern may match
+/// millions of facts: only `--limit` of them are selected, and each tree is written
+/// and dropped before the next is built). Returns whether every goal was proved.
+fn prove(
+    args: &ProveArgs,
+    style: Diagnostics,
+    out: &mut impl Write,
+) -> std::result::Result<bool, Failure> {
+    let deadline = args.inputs.limits.deadline();
     let goals = parse_goals(args)?;
     let (program, facts) = args.inputs.load()?;
-    let fact_base = evaluate_on_terminal(program, &facts, true)?;
+    let fact_base = evaluate_with_limits(program, &facts, true, &args.inputs)?;
+    warn_arithmetic(&fact_base, style);
     let ambiguous = ambiguous_variables(&goals, &fact_base);
     if args.inputs.strict && !ambiguous.is_empty() {
-        return Err(Error {
+        return Err(Failure::Engine(Error {
             diagnostics: ambiguous,
-        });
+        }));
     }
     for w in &ambiguous {
         warn(w, style);
     }
-    let mut trees = Vec::new();
+    let in_time = || match deadline {
+        Some(d) if Instant::now() >= d => Err(timed_out()),
+        _ => Ok(()),
+    };
+    let mut emitter = Emitter {
+        out,
+        format: args.format.unwrap_or_default(),
+        many: args.many(),
+        proof_id: args.proof_id.clone(),
+        count: 0,
+        kept: Vec::new(),
+    };
+    // A failed write stops the walk; it is reported as itself.
+    let mut write_error: Option<std::io::Error> = None;
     let mut all_proved = true;
+    let mut first_step = 0;
     for g in &goals {
+        in_time()?;
+        let options = ProofOptions::new(&args.proof_id).with_first_step(first_step);
         if g.goal.is_ground() {
             let fact = Fact::from_goal(&g.goal)?;
-            let tree = build_proof(&fact, &fact_base, &ProofOptions::new(&args.proof_id))?;
+            let tree = build_proof(&fact, &fact_base, &options)?;
             all_proved &= tree.is_proved();
-            trees.push(tree);
+            first_step += tree.step_count();
+            emitter.emit(tree)?;
         } else {
-            let found = prove_all(
-                &g.goal,
-                &fact_base,
-                &ProofOptions::new(&args.proof_id),
-                args.limit,
-            )?;
-            all_proved &= !found.is_empty();
-            trees.extend(found);
+            // One request: STEP tags are numbered on from one tree to the next, so a
+            // context block over all the trees never repeats a tag.
+            let walked = prove_each(&g.goal, &fact_base, &options, args.limit, |tree| {
+                in_time()?;
+                first_step += tree.step_count();
+                emitter.emit(tree).map_err(|e| {
+                    write_error = Some(e);
+                    Error::from(Diagnostic::new(ErrorCode::Io, "the output failed"))
+                })
+            });
+            if let Some(e) = write_error.take() {
+                return Err(Failure::Write(e));
+            }
+            all_proved &= walked? > 0;
         }
     }
-    if args.many() {
-        for (k, tree) in trees.iter_mut().enumerate() {
-            tree.proof_id = format!("{}#{}", args.proof_id, k + 1);
-        }
-    }
-    Ok((trees, all_proved))
-}
-
-fn render_all(trees: &[ProofTree], format: ProveFormat, many: bool) -> String {
-    let each = |f: fn(&ProofTree) -> String| -> String {
-        trees.iter().map(f).collect::<Vec<_>>().join("\n")
-    };
-    match format {
-        ProveFormat::Json => {
-            // Plain data with string keys always serializes.
-            let mut s = match trees {
-                [one] if !many => one.to_json_pretty(),
-                _ => serde_json::to_string_pretty(trees).unwrap_or_default(),
-            };
-            s.push('\n');
-            s
-        }
-        ProveFormat::Context => each(render::context),
-        ProveFormat::Text => each(render::text),
-        ProveFormat::Dot => render::dot_all(trees),
-        ProveFormat::Html => render::html(trees),
-    }
+    emitter.finish()?;
+    Ok(all_proved)
 }
 
 /// Run the command.
 pub fn execute(args: ProveArgs) -> ExitCode {
     let style = ProveFormat::diagnostics(args.format);
-    let (trees, proved) = match prove(&args, style) {
-        Ok(o) => o,
-        Err(e) => return fail(&with_goal_context(e, &args.goal), style),
-    };
-    print(&render_all(
-        &trees,
-        args.format.unwrap_or_default(),
-        args.many(),
-    ));
-    if proved {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
+    let mut out = stdout();
+    let outcome = prove(&args, style, &mut out);
+    let written = out.flush();
+    match outcome {
+        Ok(proved) => {
+            let code = if proved {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            };
+            finish(code, written, style)
+        }
+        Err(Failure::Write(e)) => finish(ExitCode::SUCCESS, Err(e), style),
+        Err(Failure::Engine(e)) => fail(&with_goal_context(e, &args.goal), style),
     }
 }
 

@@ -22,7 +22,7 @@ use prooflog::pipeline::{
 use prooflog::store::{Hyperedge, InputFact, Loader, read_hyperedges};
 use prooflog::{Result, render};
 
-use crate::common::{Diagnostics, Format, fail, print};
+use crate::common::{Diagnostics, Format, fail, finish, print};
 
 /// Checking mode (see `prooflog ask --help`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -120,12 +120,8 @@ pub fn read_evidence(set: &PackSet, files: &[PathBuf]) -> Result<(Vec<Hyperedge>
     let mut hyperedges = Vec::new();
     let mut facts = Vec::new();
     for f in files {
-        let text = std::fs::read_to_string(f).map_err(|e| {
-            prooflog::Error::from(prooflog::Diagnostic::new(
-                prooflog::ErrorCode::Io,
-                format!("cannot read {}: {e}", f.display()),
-            ))
-        })?;
+        let limit = prooflog::store::DEFAULT_MAX_INPUT;
+        let text = prooflog::store::read_file(f, limit, limit)?;
         let name = f.display().to_string();
         let first = text
             .lines()
@@ -222,11 +218,15 @@ pub fn ask(args: AskArgs) -> ExitCode {
         Ok(a) => a,
         Err(e) => return fail(&e, Diagnostics::for_format(Some(args.format))),
     };
-    match args.format {
+    let written = match args.format {
         Format::Json => print(&(answer.to_json_pretty() + "\n")),
         Format::Text => print(&ask_text(&answer)),
-    }
-    exit_of(&answer)
+    };
+    finish(
+        exit_of(&answer),
+        written,
+        Diagnostics::for_format(Some(args.format)),
+    )
 }
 
 fn indent(text: &str, by: &str) -> String {
@@ -353,11 +353,15 @@ pub const DEMO_HALLUCINATION: &str = "Drone 9 is armed and flying toward the ter
 pub fn demo(args: DemoArgs) -> ExitCode {
     match demo_inner(&args) {
         Ok((answer, report)) => {
-            match args.format {
+            let written = match args.format {
                 Format::Json => print(&(answer.to_json_pretty() + "\n")),
                 Format::Text => print(&report),
-            }
-            ExitCode::SUCCESS
+            };
+            finish(
+                ExitCode::SUCCESS,
+                written,
+                Diagnostics::for_format(Some(args.format)),
+            )
         }
         Err(e) => fail(&e, Diagnostics::for_format(Some(args.format))),
     }

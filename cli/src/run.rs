@@ -1,15 +1,18 @@
 //! `prooflog run`: evaluate a program and print relations.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::Args;
-use prooflog::eval::FactBase;
+use prooflog::eval::{FactBase, FactId};
 use prooflog::ir::RelId;
 use prooflog::value::{Value, fact_text, format_confidence};
 
-use crate::common::{Diagnostics, EngineInputs, Format, evaluate_on_terminal, fail, print};
+use crate::common::{
+    Diagnostics, EngineInputs, Format, evaluate_with_limits, fail, finish, print, stdout,
+    warn_arithmetic,
+};
 use crate::souffle::{OutputDir, write_outputs};
 
 /// Arguments of `prooflog run`.
@@ -60,33 +63,34 @@ pub fn execute(args: RunArgs) -> ExitCode {
         Ok(loaded) => loaded,
         Err(e) => return fail(&e, style),
     };
-    let result = evaluate_on_terminal(program, &facts, !args.no_provenance);
+    let result = evaluate_with_limits(program, &facts, !args.no_provenance, &args.inputs);
     let base = match result {
         Ok(base) => base,
         Err(e) => return fail(&e, style),
     };
+    warn_arithmetic(&base, style);
     let dir = args.output_dir.as_deref().map(OutputDir::parse);
     let souffle_out = match write_outputs(&base, dir.as_ref()) {
         Ok(text) => text,
         Err(e) => return fail(&e, style),
     };
     if dir.is_some() {
-        print(&souffle_out);
-        return ExitCode::SUCCESS;
+        return finish(ExitCode::SUCCESS, print(&souffle_out), style);
     }
     let (rels, sizes) = shown_relations(&base, args.all);
     let shown = Columns {
         confidence: args.confidence,
         tags: args.tags,
     };
-    let out = match (args.format.unwrap_or_default(), args.count) {
-        (Format::Json, true) => counts_json(&base, &rels),
-        (Format::Json, false) => rows_json(&base, &rels, &sizes, shown),
-        (Format::Text, true) => counts_text(&base, &rels),
-        (Format::Text, false) => rows_text(&base, &rels, args.tags),
-    };
-    print(&out);
-    ExitCode::SUCCESS
+    let mut out = stdout();
+    let written = match (args.format.unwrap_or_default(), args.count) {
+        (Format::Json, true) => counts_json(&mut out, &base, &rels),
+        (Format::Json, false) => rows_json(&mut out, &base, &rels, &sizes, shown),
+        (Format::Text, true) => counts_text(&mut out, &base, &rels),
+        (Format::Text, false) => rows_text(&mut out, &base, &rels, args.tags),
+    }
+    .and_then(|()| out.flush());
+    finish(ExitCode::SUCCESS, written, style)
 }
 
 /// The relations to print, by name: the `.output` and `.printsize` ones, or all of
@@ -119,82 +123,61 @@ struct Columns {
     tags: bool,
 }
 
-/// One printed row: its values, confidence and citation tag (input facts only).
-struct Row {
-    args: Vec<Value>,
-    confidence: f64,
-    tag: Option<String>,
-}
-
-/// A relation's rows, sorted, with their confidences and tags.
-fn rows_of(base: &FactBase, rel: RelId) -> Vec<Row> {
-    let mut rows: Vec<Row> = base
-        .facts(rel)
-        .map(|f| Row {
-            args: base.args(f),
-            confidence: base.confidence(f),
-            tag: base
-                .evidence(f)
-                .and_then(|e| e.provenance.edge_idx)
-                .map(|n| format!("HEDGE-{n}")),
-        })
-        .collect();
-    rows.sort_by(|a, b| a.args.cmp(&b.args));
-    rows
+/// An input fact's citation tag (`HEDGE-n`); derived facts have none.
+fn tag_of(base: &FactBase, fact: FactId) -> Option<String> {
+    base.evidence(fact)
+        .and_then(|e| e.provenance.edge_idx)
+        .map(|n| format!("HEDGE-{n}"))
 }
 
 /// `{"rel": [[…], …], …}`, one row per line, keys sorted; rows are objects
 /// (`{"args", "confidence"?, "tag"?}`) when a confidence or tag is asked for; a
-/// `.printsize` relation shows its size instead of its rows.
+/// `.printsize` relation shows its size instead of its rows. Written one row at a
+/// time: a large relation is never decoded whole.
 fn rows_json(
+    out: &mut impl Write,
     base: &FactBase,
     rels: &BTreeMap<String, RelId>,
     sizes: &BTreeSet<RelId>,
     shown: Columns,
-) -> String {
-    let mut out = String::from("{");
+) -> io::Result<()> {
+    out.write_all(b"{")?;
     for (i, (name, &rel)) in rels.iter().enumerate() {
-        out.push_str(if i == 0 { "\n  " } else { ",\n  " });
-        out.push_str(&serde_json::Value::from(name.as_str()).to_string());
+        out.write_all(if i == 0 { b"\n  " } else { b",\n  " })?;
+        write!(out, "{}", serde_json::Value::from(name.as_str()))?;
         if sizes.contains(&rel) {
             // `.printsize`: the size, not the rows.
-            let _ = write!(out, ": {}", base.len(rel));
+            write!(out, ": {}", base.len(rel))?;
             continue;
         }
-        out.push_str(": [");
-        let rows: Vec<String> = if shown.confidence || shown.tags {
-            rows_of(base, rel)
-                .into_iter()
-                .map(|row| {
-                    let mut s = format!("{{\"args\": {}", row_json(&row.args));
-                    if shown.confidence {
-                        let c = serde_json::Value::from(row.confidence);
-                        let _ = write!(s, ", \"confidence\": {c}");
-                    }
-                    if let Some(tag) = row.tag.filter(|_| shown.tags) {
-                        let _ = write!(s, ", \"tag\": \"{tag}\"");
-                    }
-                    s.push('}');
-                    s
-                })
-                .collect()
-        } else {
-            base.rows(rel).iter().map(|r| row_json(r)).collect()
-        };
-        for (j, row) in rows.iter().enumerate() {
-            out.push_str(if j == 0 { "\n    " } else { ",\n    " });
-            out.push_str(row);
+        out.write_all(b": [")?;
+        let facts = base.sorted_facts(rel);
+        for (j, &fact) in facts.iter().enumerate() {
+            out.write_all(if j == 0 { b"\n    " } else { b",\n    " })?;
+            let row = row_json(&base.args(fact));
+            if !(shown.confidence || shown.tags) {
+                out.write_all(row.as_bytes())?;
+                continue;
+            }
+            write!(out, "{{\"args\": {row}")?;
+            if shown.confidence {
+                let c = serde_json::Value::from(base.confidence(fact));
+                write!(out, ", \"confidence\": {c}")?;
+            }
+            if let Some(tag) = tag_of(base, fact).filter(|_| shown.tags) {
+                write!(out, ", \"tag\": \"{tag}\"")?;
+            }
+            out.write_all(b"}")?;
         }
-        if !rows.is_empty() {
-            out.push_str("\n  ");
+        if !facts.is_empty() {
+            out.write_all(b"\n  ")?;
         }
-        out.push(']');
+        out.write_all(b"]")?;
     }
     if !rels.is_empty() {
-        out.push('\n');
+        out.write_all(b"\n")?;
     }
-    out.push_str("}\n");
-    out
+    out.write_all(b"}\n")
 }
 
 /// A row as a JSON array, `[1, "a"]`.
@@ -204,56 +187,68 @@ fn row_json(args: &[Value]) -> String {
 }
 
 /// `{"rel": n, …}`.
-fn counts_json(base: &FactBase, rels: &BTreeMap<String, RelId>) -> String {
+fn counts_json(
+    out: &mut impl Write,
+    base: &FactBase,
+    rels: &BTreeMap<String, RelId>,
+) -> io::Result<()> {
     let counts: BTreeMap<&str, usize> = rels
         .iter()
         .map(|(name, &rel)| (name.as_str(), base.len(rel)))
         .collect();
-    let mut out = serde_json::to_string_pretty(&counts).unwrap_or_default();
-    out.push('\n');
-    out
+    serde_json::to_writer_pretty(&mut *out, &counts)?;
+    out.write_all(b"\n")
 }
 
 /// One table per relation: each fact as the rule language writes it, with its
-/// confidence (and, with `tags`, an input fact's citation tag).
-fn rows_text(base: &FactBase, rels: &BTreeMap<String, RelId>, tags: bool) -> String {
-    let mut out = String::new();
+/// confidence (and, with `tags`, an input fact's citation tag). Two passes per
+/// relation (the column width, then the rows), one row in memory at a time.
+fn rows_text(
+    out: &mut impl Write,
+    base: &FactBase,
+    rels: &BTreeMap<String, RelId>,
+    tags: bool,
+) -> io::Result<()> {
     for (i, (name, &rel)) in rels.iter().enumerate() {
         if i > 0 {
-            out.push('\n');
+            out.write_all(b"\n")?;
         }
-        let rows = rows_of(base, rel);
-        let _ = writeln!(out, "{name} ({} {})", rows.len(), noun(rows.len()));
-        let texts: Vec<String> = rows.iter().map(|r| fact_text(name, &r.args)).collect();
-        let width = texts.iter().map(|t| t.chars().count()).max().unwrap_or(0);
-        for (text, row) in texts.iter().zip(&rows) {
-            let c = format_confidence(row.confidence);
-            match row.tag.as_deref().filter(|_| tags) {
-                Some(tag) => {
-                    let _ = writeln!(out, "  {text:<width$}  {c}  {tag}");
-                }
-                None => {
-                    let _ = writeln!(out, "  {text:<width$}  {c}");
-                }
+        let facts = base.sorted_facts(rel);
+        writeln!(out, "{name} ({} {})", facts.len(), noun(facts.len()))?;
+        let text = |f: FactId| fact_text(name, &base.args(f));
+        let width = facts
+            .iter()
+            .map(|&f| text(f).chars().count())
+            .max()
+            .unwrap_or(0);
+        for &f in &facts {
+            let c = format_confidence(base.confidence(f));
+            let t = text(f);
+            match tag_of(base, f).filter(|_| tags) {
+                Some(tag) => writeln!(out, "  {t:<width$}  {c}  {tag}")?,
+                None => writeln!(out, "  {t:<width$}  {c}")?,
             }
         }
     }
-    out
+    Ok(())
 }
 
 /// `rel  n` per relation, aligned.
-fn counts_text(base: &FactBase, rels: &BTreeMap<String, RelId>) -> String {
+fn counts_text(
+    out: &mut impl Write,
+    base: &FactBase,
+    rels: &BTreeMap<String, RelId>,
+) -> io::Result<()> {
     let width = rels.keys().map(|n| n.chars().count()).max().unwrap_or(0);
     let counts: Vec<String> = rels
         .values()
         .map(|&rel| base.len(rel).to_string())
         .collect();
     let digits = counts.iter().map(String::len).max().unwrap_or(0);
-    let mut out = String::new();
     for (name, n) in rels.keys().zip(&counts) {
-        let _ = writeln!(out, "{name:<width$}  {n:>digits$}");
+        writeln!(out, "{name:<width$}  {n:>digits$}")?;
     }
-    out
+    Ok(())
 }
 
 fn noun(n: usize) -> &'static str {

@@ -30,43 +30,35 @@ fn golden(name: &str, actual: &serde_json::Value) {
     support::golden::assert_json(name, actual)
 }
 
-/// The seed's proof of `coordinated_threat(42)`, with verbalisations.
-const PROOF: &str = r#"{
-  "proof_id": "proof-1",
-  "goal": {"predicate": "coordinated_threat", "args": [42], "root": "S1"},
-  "status": "proved",
-  "confidence": 0.9,
-  "depth": 1,
-  "rules_fired": ["rule:coordinated_threat"],
-  "nodes": [
-    {"id": "S1", "kind": "conclusion", "fact": "coordinated_threat(42)",
-     "text": "drone 42 is a coordinated threat",
-     "predicate": "coordinated_threat", "args": [42], "rule": "rule:coordinated_threat",
-     "rule_tag": "RULE-0", "step_tag": "STEP-1", "confidence": 0.9, "premises": ["L1"]},
-    {"id": "L1", "kind": "evidence", "evidence_type": "hyperedge", "fact": "member(42, 7)",
-     "text": "drone 42 is a member of group 7",
-     "predicate": "member", "args": [42, 7], "confidence": 1.0, "hedge_tag": "HEDGE-42",
-     "provenance": {"source": "hyperedge", "table": "DRONES", "edge_idx": 42,
-                    "event_ts": 1700000000, "verified": true}}
-  ],
-  "edges": [{"from": "S1", "to": "L1", "role": "premise"}]
-}"#;
+/// The proof of `goal` on the embedded pack, as `prove` prints it.
+fn proof_of(goal: &str) -> String {
+    let out = run(&["prove", "--goal", goal]);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
 
-const UNPROVED: &str = r#"{"proof_id": "proof-2", "goal": {"predicate": "coordinated_threat",
-  "args": [9]}, "status": "unproved", "confidence": 0.0, "depth": 0, "rules_fired": [],
-  "nodes": [], "edges": []}"#;
+/// `coordinated_threat(42)`: STEP-1 (RULE-0) from HEDGE-42 (drone 7) and HEDGE-43
+/// (drone 9).
+fn proved_proof() -> String {
+    proof_of("coordinated_threat(42)")
+}
 
-const SUPPORTED: &str = "Drone 42 is a coordinated threat [STEP-1, RULE-0]. \
-It is a member of group 7 [HEDGE-42].\nIn short: yes.\n";
+/// `coordinated_threat(17)` is not derived: an unproved tree.
+fn unproved() -> String {
+    proof_of("coordinated_threat(17)")
+}
 
-const MIXED: &str = "Drone 42 is a coordinated threat [STEP-1]. \
+const SUPPORTED: &str = "Group 42 is a coordinated threat [STEP-1, RULE-0]. \
+Drone 7 is a member of group 42 [HEDGE-42].\nIn short: yes.\n";
+
+const MIXED: &str = "Group 42 is a coordinated threat [STEP-1]. \
 Drone 42 was built in 2019 [HEDGE-99].\n\
-Drone 42 is a member of group 7 [HEDGE-42]. Drone 42 is heading for the harbour.\n";
+Drone 7 is a member of group 42 [HEDGE-42]. Drone 42 is heading for the harbour.\n";
 
 #[test]
 fn check_supported_with_proof() {
     let dir = scratch("check_supported");
-    let proof = write(&dir, "proof.json", PROOF);
+    let proof = write(&dir, "proof.json", &proved_proof());
     let answer = write(&dir, "answer.txt", SUPPORTED);
     let out = run(&["check", "--answer", &answer, "--proof", &proof]);
     assert_eq!(out.status.code(), Some(0));
@@ -96,7 +88,7 @@ fn check_stripped_with_allowed_tags() {
 #[test]
 fn check_require_proof_with_unproved_proof_abstains() {
     let dir = scratch("check_abstained");
-    let proof = write(&dir, "proofs.json", &format!("[{UNPROVED}]"));
+    let proof = write(&dir, "proofs.json", &format!("[{}]", unproved()));
     let answer = write(&dir, "answer.txt", SUPPORTED);
     let out = run(&[
         "check",
@@ -117,7 +109,11 @@ fn check_require_proof_with_unproved_proof_abstains() {
     golden("check_abstained", &j);
 
     // The same answer with both proofs: one is proved, so it passes.
-    let both = write(&dir, "both.json", &format!("[{UNPROVED}, {PROOF}]"));
+    let both = write(
+        &dir,
+        "both.json",
+        &format!("[{}, {}]", unproved(), proved_proof()),
+    );
     let out = run(&[
         "check",
         "--answer",
@@ -152,7 +148,7 @@ fn check_reads_stdin_and_prints_text() {
             "--format",
             "text",
         ],
-        "Drone 42 is a member of group 7 [HEDGE-42]. Drone 42 is armed with missiles [HEDGE-3].",
+        "Drone 7 is a member of group 42 [HEDGE-42]. Drone 42 is armed with missiles [HEDGE-3].",
     );
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -165,7 +161,7 @@ fn check_reads_stdin_and_prints_text() {
     );
     assert!(
         text.trim_end()
-            .ends_with("Drone 42 is a member of group 7 [HEDGE-42].")
+            .ends_with("Drone 7 is a member of group 42 [HEDGE-42].")
     );
 }
 
@@ -214,6 +210,170 @@ fn check_bad_input_exits_2_with_json_error() {
 
     let out = run(&["check", "--answer", &answer, "--proved", "--not-proved"]);
     assert_eq!(out.status.code(), Some(2));
+
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--goal",
+        "coordinated_threat(",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// A proof file is data, not evidence: a forged one is refused, whatever it allows.
+#[test]
+fn check_refuses_a_proof_the_pack_does_not_prove() {
+    let dir = scratch("check_forged");
+    let answer = write(
+        &dir,
+        "answer.txt",
+        "Drone 7 carries explosives [HEDGE-7]. Group 42 is a coordinated threat [STEP-1].",
+    );
+    // Two lines that claim anything.
+    let forged = write(
+        &dir,
+        "forged.json",
+        "{\"proof_id\": \"p\", \"goal\": {\"predicate\": \"coordinated_threat\", \"args\": [42], \"root\": \"S1\"}, \"status\": \"proved\", \"confidence\": 1.0, \"depth\": 0, \"rules_fired\": [],\n\"nodes\": [{\"id\": \"L1\", \"kind\": \"evidence\", \"evidence_type\": \"hyperedge\", \"fact\": \"x\", \"predicate\": \"member\", \"args\": [42, 7], \"confidence\": 1.0, \"hedge_tag\": \"HEDGE-7\", \"provenance\": {\"source\": \"hyperedge\", \"table\": null, \"edge_idx\": 7, \"event_ts\": null, \"verified\": true}}], \"edges\": []}",
+    );
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &forged,
+        "--require-proof",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let e = stderr_json(&out);
+    assert_eq!(e["error"]["code"], "bad_input");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("does not match the rule pack and evidence")),
+        "{e}"
+    );
+    // A real proof with its status flipped is refused too.
+    let flipped = unproved().replace("\"unproved\"", "\"proved\"");
+    let flipped = write(&dir, "flipped.json", &flipped);
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &flipped,
+        "--require-proof",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    // A node's words that are not the pack's are refused, not trusted.
+    let mut worded: serde_json::Value = serde_json::from_str(&proved_proof()).expect("proof JSON");
+    worded["nodes"][1]["text"] = "drone 7 carries explosives".into();
+    let worded = write(&dir, "worded.json", &worded.to_string());
+    let lie = write(&dir, "lie.txt", "Drone 7 carries explosives [HEDGE-42].");
+    let out = run(&[
+        "check",
+        "--answer",
+        &lie,
+        "--proof",
+        &worded,
+        "--verify-content",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let e = stderr_json(&out);
+    let message = e["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("node L1 says \"drone 7 carries explosives\"")
+            && message.contains("the pack says \"drone 7 is a member of group 42\""),
+        "{e}"
+    );
+}
+
+/// `check --goal` proves the goals itself: the tags and words come from the pack.
+#[test]
+fn check_proves_goals_itself() {
+    let dir = scratch("check_goal");
+    let answer = write(
+        &dir,
+        "answer.txt",
+        "Group 42 threatens zone airport [STEP-1]. Drone 9 was not cleared by an operator \
+         [STEP-3]. Drones 7 and 9 are members of group 42 [HEDGE-42, HEDGE-43].",
+    );
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--goal",
+        "threatens(42, \"airport\")",
+        "--verify-content",
+        "--require-proof",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // Two goals are one request: their steps are numbered on, never repeated.
+    let two = write(
+        &dir,
+        "two.txt",
+        "Group 42 threatens zone airport [STEP-1]. Group 42 is a coordinated threat [STEP-4].",
+    );
+    let out = run(&[
+        "check",
+        "--answer",
+        &two,
+        "--goal",
+        "threatens(42, \"airport\")",
+        "--goal",
+        "coordinated_threat(42)",
+        "--verify-content",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // An unproved goal with --require-proof abstains.
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--goal",
+        "coordinated_threat(17)",
+        "--require-proof",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout_json(&out)["abstained"], true);
+}
+
+/// Two proof files built as separate requests both have a STEP-1: a citation of it is
+/// ambiguous and stripped.
+#[test]
+fn check_strips_tags_that_are_ambiguous_across_proofs() {
+    let dir = scratch("check_ambiguous");
+    let a = write(&dir, "a.json", &proof_of("threatens(42, \"airport\")"));
+    let b = write(&dir, "b.json", &proved_proof());
+    let answer = write(
+        &dir,
+        "answer.txt",
+        "Group 42 is a coordinated threat [STEP-1]. Drone 7 is a member of group 42 [HEDGE-42].",
+    );
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &a,
+        "--proof",
+        &b,
+        "--explain",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let j = stdout_json(&out);
+    assert_eq!(j["sentences"][0]["reason"]["kind"], "ambiguous_tags");
+    assert_eq!(j["sentences"][1]["kind"], "supported");
 }
 
 /// Cited facts, one of a functional predicate.
@@ -289,7 +449,7 @@ fn ground_functional_contradiction() {
 #[test]
 fn ground_against_a_proof_fails_closed_on_unknown_tags() {
     let dir = scratch("ground_proof");
-    let proof = write(&dir, "proof.json", PROOF);
+    let proof = write(&dir, "proof.json", &proved_proof());
     let claim = r#"{"subject": "42", "predicate": "member", "object": "7"}"#;
     let out = run(&["ground", "--claim", claim, "--cited", &proof]);
     assert_eq!(out.status.code(), Some(0));
@@ -339,13 +499,13 @@ fn ground_thresholds_and_bad_input() {
 #[test]
 fn check_verify_content_strips_what_the_facts_do_not_say() {
     let dir = scratch("check_verify_content");
-    let proof = write(&dir, "proof.json", PROOF);
+    let proof = write(&dir, "proof.json", &proved_proof());
     let answer = write(
         &dir,
         "answer.txt",
-        "Drone 42 is a coordinated threat [STEP-1]. \
-         Drone 42 is a member of group 9 [HEDGE-42]. \
-         Drone 42 is not a member of group 7 [HEDGE-42]. \
+        "Group 42 is a coordinated threat [STEP-1]. \
+         Drone 7 is a member of group 9 [HEDGE-42]. \
+         Drone 7 is not a member of group 42 [HEDGE-42]. \
          Coordinated threats follow from membership [RULE-0].",
     );
     let out = run(&[
@@ -388,8 +548,8 @@ fn gate_drops_unsupported_claims() {
     let answer = write(
         &dir,
         "answer.txt",
-        "The tenant shall not sublet the premises. The tenant shall sublet the premises. \
-         Rent of 500.00 is due on the first day.",
+        "The tenant shall not sublet the premises without consent. The tenant shall sublet the \
+         premises. Rent of 500.00 is due on the first day.",
     );
     let out = run(&[
         "gate",
@@ -470,57 +630,6 @@ fn check_explain_adds_sentence_verdicts() {
     golden("check_explain", &j);
 }
 
-#[test]
-fn check_verify_content_with_texts_for_a_proof_without_words() {
-    let dir = scratch("check_texts");
-    // The proof as the proof module prints it: facts, no verbalisations.
-    let bare: serde_json::Value = {
-        let mut v: serde_json::Value = serde_json::from_str(PROOF).expect("proof JSON");
-        for node in v["nodes"].as_array_mut().expect("nodes") {
-            node.as_object_mut().expect("node").remove("text");
-        }
-        v
-    };
-    let proof = write(&dir, "proof.json", &bare.to_string());
-    let texts = write(
-        &dir,
-        "texts.json",
-        r#"{"member": "drone {0} is a member of group {1}",
-            "coordinated_threat": "drone {0} is a coordinated threat"}"#,
-    );
-    let answer = write(
-        &dir,
-        "answer.txt",
-        "Drone 42 is a member of group 7 [HEDGE-42]. Drone 42 is a coordinated threat [STEP-1].",
-    );
-    let args = [
-        "check",
-        "--answer",
-        &answer,
-        "--proof",
-        &proof,
-        "--verify-content",
-    ];
-    let out = run(&args);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "member(42, 7) does not say it in words"
-    );
-    let mut with_texts = args.to_vec();
-    with_texts.extend(["--texts", &texts]);
-    let out = run(&with_texts);
-    assert_eq!(out.status.code(), Some(0));
-    assert_eq!(stdout_json(&out)["supported_count"], 2);
-
-    let bad = write(&dir, "bad_texts.json", r#"{"member": 3}"#);
-    let mut bad_args = args.to_vec();
-    bad_args.extend(["--texts", &bad]);
-    let out = run(&bad_args);
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(stderr_json(&out)["error"]["code"], "bad_input");
-}
-
 /// The end-to-end path a pipeline takes: `prove` a goal of the embedded pack, then
 /// `check` an answer against that proof, verbalising its facts with the pack's `.text`
 /// directives. A faithful sentence stays; a negated one and a role-inverted one go,
@@ -539,6 +648,10 @@ fn check_verify_content_with_the_packs_verbalisations() {
          Group 42 is a member of drone 7 [HEDGE-42].",
     );
     let pack = concat!(env!("CARGO_MANIFEST_DIR"), "/../rules/drones/drones.dl");
+    let evidence = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../rules/drones/evidence.jsonl"
+    );
     let out = run(&[
         "check",
         "--answer",
@@ -548,6 +661,8 @@ fn check_verify_content_with_the_packs_verbalisations() {
         "--verify-content",
         "--program",
         pack,
+        "--evidence",
+        evidence,
         "--explain",
     ]);
     assert_eq!(out.status.code(), Some(1));
@@ -561,10 +676,28 @@ fn check_verify_content_with_the_packs_verbalisations() {
         "drone 9 is a member of group 42"
     );
     assert_eq!(sentences[1]["reason"]["kind"], "not_entailed");
+    assert!(
+        sentences[1]["reason"]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("HEDGE-43") && d.contains("'not'")),
+        "{}",
+        sentences[1]
+    );
     assert_eq!(sentences[2]["reason"]["kind"], "not_entailed");
 
-    // The proof carries its facts' words: without --program the verdicts are the same,
-    // from any directory.
+    // The pack alone, without the evidence the proof rests on, does not prove it.
+    let out = run(&[
+        "check",
+        "--answer",
+        &answer,
+        "--proof",
+        &proof,
+        "--program",
+        pack,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+
+    // Without --program (the embedded pack), from any directory: the same verdicts.
     let alone = support::prooflog_in(
         &std::env::temp_dir(),
         &[
@@ -577,10 +710,8 @@ fn check_verify_content_with_the_packs_verbalisations() {
         ],
     );
     assert_eq!(stdout_json(&alone)["supported_count"], 1, "{alone:?}");
-    assert!(String::from_utf8_lossy(&alone.stderr).is_empty());
 
-    // A proof without words (made elsewhere): the faithful sentence cannot be verified,
-    // and a warning says why.
+    // A proof file without words: the words come from the pack, never from the file.
     let mut tree: serde_json::Value = serde_json::from_slice(&proved.stdout).expect("proof JSON");
     for node in tree["nodes"].as_array_mut().expect("nodes") {
         node.as_object_mut().expect("node").remove("text");
@@ -594,16 +725,7 @@ fn check_verify_content_with_the_packs_verbalisations() {
         &wordless,
         "--verify-content",
     ]);
-    assert_eq!(stdout_json(&bare)["supported_count"], 0);
-    let warning: serde_json::Value =
-        serde_json::from_slice(&bare.stderr).expect("one JSON warning");
-    assert_eq!(warning["warning"]["code"], "no_verbalisation");
-    assert!(
-        warning["warning"]["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("`coordinated_threat`") && m.contains("`member`")),
-        "{warning}"
-    );
+    assert_eq!(stdout_json(&bare)["supported_count"], 1, "{bare:?}");
 }
 
 /// `ground --evidence`: facts cited by the `HEDGE-<edge_idx>` tags the loader gives

@@ -107,7 +107,7 @@ fn endpoints_answer_over_http() {
         "/v1/gate",
         &json!({
             "answer": "The drone entered the airport zone. It carried a bomb.",
-            "passages": ["Radar shows the drone entered the airport zone at noon."]
+            "passages": ["The drone entered the airport zone at noon."]
         })
         .to_string(),
     );

@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use prooflog::answer::firewall::{HallucinationFirewall, canonical_tag};
+use prooflog::answer::firewall::{CheckOptions, HallucinationFirewall, canonical_tag};
 use prooflog::pack::PackSet;
 use prooflog::pipeline::{ExtractiveGenerator, FixedGenerator, Generator, Mode, Pipeline, Request};
 use prooflog::store::{FactRecord, Hyperedge, InputFact};
@@ -374,7 +374,13 @@ fn check(
         if verify {
             firewall = firewall.with_gate_verification(&trees);
         }
-        let result = firewall.check(&answer, &tags, proved, require_proof);
+        let result = firewall.check(
+            &answer,
+            &tags,
+            &CheckOptions::new()
+                .proved(proved)
+                .require_proof(require_proof),
+        );
         let mut out = result.as_dict();
         out["answer"] = serde_json::Value::String(result.answer.clone());
         if explain {

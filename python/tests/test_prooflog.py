@@ -92,7 +92,7 @@ def test_check_keeps_only_supported_sentences(pack):
 def test_gate_drops_unsupported_claims():
     result = prooflog.gate(
         "The drone entered the airport zone. It carried a bomb.",
-        ["Radar shows the drone entered the airport zone at noon."],
+        ["The drone entered the airport zone at noon."],
     )
     assert result["unsupported_claims_removed"] == 1
     assert result["refused"] is False

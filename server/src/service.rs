@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
-use prooflog::answer::firewall::{HallucinationFirewall, canonical_tag};
+use prooflog::answer::firewall::{CheckOptions, HallucinationFirewall, canonical_tag};
 use prooflog::answer::grounding::{GroundingOptions, GroundingThresholds, ground_tags};
 use prooflog::answer::{CitedFact, TagResolver};
 use prooflog::pack::{PackInfo, PackSet};
@@ -41,7 +41,8 @@ pub struct Limits {
     pub max_records: usize,
     /// Most facts rules may derive in one request's overlay (default 1,000,000).
     pub max_derived_facts: usize,
-    /// Most rounds one stratum may take in one request's overlay (default none).
+    /// Most rounds one stratum may take in one request's overlay (default: the
+    /// library's, a million).
     pub max_rounds: Option<u32>,
     /// Time for one request's evaluation and checks (default 10 s); past it the
     /// evaluation stops with `budget_exceeded`.
@@ -146,10 +147,13 @@ impl Service {
     /// Evaluation options for one request: its budget and deadline.
     fn options(&self) -> EvalOptions {
         let limits = &self.config.limits;
+        let defaults = Budget::default();
         EvalOptions::default().with_budget(Budget {
             max_facts: Some(limits.max_derived_facts),
-            max_rounds: limits.max_rounds,
+            max_rounds: limits.max_rounds.or(defaults.max_rounds),
             deadline: Some(Instant::now() + limits.timeout),
+            timeout: Some(limits.timeout),
+            ..defaults
         })
     }
 
@@ -292,7 +296,13 @@ impl Service {
         if req.verify_content {
             firewall = firewall.with_gate_verification(&proofs);
         }
-        let result = firewall.check(&req.answer, &allowed, proved, req.require_proof);
+        let result = firewall.check(
+            &req.answer,
+            &allowed,
+            &CheckOptions::new()
+                .proved(proved)
+                .require_proof(req.require_proof),
+        );
         let mut out = result.as_dict();
         out["answer"] = serde_json::Value::String(result.answer.clone());
         if req.explain {
@@ -347,16 +357,14 @@ impl Service {
             let text = c.text.clone().unwrap_or_else(|| {
                 verbalise(rel.and_then(|r| r.text.as_deref()), &c.predicate, &args)
             });
-            cited.facts.push(CitedFact {
-                tag: canonical_tag(c.tag.trim()).unwrap_or_else(|| c.tag.trim().to_string()),
-                predicate: c.predicate.clone(),
-                args,
-                text,
-                functional_key: c
-                    .functional_key
-                    .clone()
-                    .or_else(|| rel.and_then(|r| r.functional.clone())),
-            });
+            let tag = canonical_tag(c.tag.trim()).unwrap_or_else(|| c.tag.trim().to_string());
+            cited.facts.push(
+                CitedFact::new(tag, c.predicate.clone(), args, text).with_functional_key(
+                    c.functional_key
+                        .clone()
+                        .or_else(|| rel.and_then(|r| r.functional.clone())),
+                ),
+            );
         }
         let tags: Vec<String> = if req.tags.is_empty() {
             let mut tags: Vec<String> = Vec::new();

@@ -121,6 +121,7 @@ impl GroundingThresholds {
 /// `{"verdict": "grounded"|"weak"|"ungrounded", "score": …}`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum GroundingVerdict {
     /// Well supported by the cited facts: safe to commit.
     Grounded {
@@ -335,7 +336,9 @@ pub fn resolve_citations<S: AsRef<str>>(
                 out.unresolved.push(tag.to_string());
             }
         } else {
-            out.facts.extend(facts);
+            // A negated premise (a fact the proof relied on being absent) never
+            // grounds a claim that it holds.
+            out.facts.extend(facts.into_iter().filter(|f| !f.negated));
         }
     }
     out
@@ -632,13 +635,7 @@ mod tests {
     use super::*;
 
     fn fact(tag: &str, pred: &str, args: Vec<Value>, text: &str) -> CitedFact {
-        CitedFact {
-            tag: tag.into(),
-            predicate: pred.into(),
-            args,
-            text: text.into(),
-            functional_key: None,
-        }
+        CitedFact::new(tag, pred, args, text)
     }
 
     #[test]

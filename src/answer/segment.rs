@@ -37,7 +37,10 @@
 //!   `[STEP-1]`, `[HEDGE-7, STEP-2]`, `[12]` or `[UNVERIFIED …]` that follows a
 //!   terminator on the same line (with or without spaces in between) belongs to the
 //!   sentence *before* it: `… threat. [STEP-1] Next …` yields `… threat. [STEP-1]`
-//!   and `Next …`. A tag before the terminator (`… threat [HEDGE-42].`) is inside its
+//!   and `Next …`, except an `[UNVERIFIED…]` marker followed by more words on the
+//!   line, which opens the sentence after it (`… threat. [UNVERIFIED] The fleet may be
+//!   larger.` yields `… threat.` and `[UNVERIFIED] The fleet may be larger.`). A tag
+//!   before the terminator (`… threat [HEDGE-42].`) is inside its
 //!   sentence anyway. A tag at the start of a line belongs to the sentence that
 //!   follows it on that line (newlines break first).
 //!
@@ -263,6 +266,16 @@ fn skip_tags(text: &str, chars: &[(usize, char)], mut i: usize) -> usize {
             return i;
         };
         let end_byte = b + len;
+        // An `[UNVERIFIED…]` marker followed by more words on the line opens the next
+        // sentence rather than closing this one.
+        if text[b + 1..].starts_with("UNVERIFIED") {
+            let after = &text[end_byte..];
+            let line_rest = after.split(is_newline).next().unwrap_or("");
+            let rest = line_rest.trim_start();
+            if !rest.is_empty() && citation_tag_len(rest).is_none() {
+                return i;
+            }
+        }
         i = j;
         while chars.get(i).is_some_and(|&(b, _)| b < end_byte) {
             i += 1;
@@ -791,7 +804,7 @@ mod tests {
         assert_eq!(texts("A.\n[STEP-1] B."), vec!["A.", "[STEP-1] B."]);
         assert_eq!(
             texts("A is so. [UNVERIFIED: no source] B."),
-            vec!["A is so. [UNVERIFIED: no source]", "B."]
+            vec!["A is so.", "[UNVERIFIED: no source] B."]
         );
         // Not a tag: stays where the text puts it.
         assert_eq!(texts("Done. [Note] More."), vec!["Done.", "[Note] More."]);

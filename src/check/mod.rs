@@ -30,7 +30,10 @@ pub use goal::{ResolvedGoal, resolve_fact, resolve_goal};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use crate::diag::{Diagnostic, Error, ErrorCode, Result, SourceMap, Span, did_you_mean};
+use crate::diag::{
+    Diagnostic, Error, ErrorCode, MAX_DIAGNOSTICS, Result, SourceMap, Span, did_you_mean,
+    more_not_shown, not_shown_count,
+};
 use crate::ir::{self, Column, IoOptions, Program, RelId, Relation, Rule, SourceFact, Variable};
 use crate::syntax::ast::{self, Item, Lit};
 use crate::syntax::parse_module;
@@ -78,11 +81,11 @@ pub fn compile_with_report(sources: SourceMap, hints: &TypeHints) -> Result<(Pro
         }
     }
     if !diagnostics.is_empty() {
-        return Err(Error { diagnostics });
+        return Err(capped(diagnostics, ErrorCode::Parse));
     }
     let mut ctx = Ctx::default();
     let built = ctx.check(&modules, hints, &sources);
-    if ctx.errors.is_empty()
+    if ctx.error_count() == 0
         && let Some((relations, rules, strata, facts)) = built
     {
         let warnings = ctx
@@ -111,16 +114,35 @@ pub fn compile_with_report(sources: SourceMap, hints: &TypeHints) -> Result<(Pro
     }
     let mut errors = ctx.errors;
     errors.sort_by_key(|e| (e.span.file, e.span.start));
-    Err(Error {
-        diagnostics: errors
-            .into_iter()
-            .map(|e| {
-                Diagnostic::new(e.code, e.message)
-                    .at_span(&sources, e.span)
-                    .with_help(e.help)
-            })
-            .collect(),
-    })
+    let dropped = ctx.dropped + errors.len().saturating_sub(MAX_DIAGNOSTICS);
+    errors.truncate(MAX_DIAGNOSTICS);
+    let code = errors.first().map_or(ErrorCode::Parse, |e| e.code);
+    // Snippets are built for the reported errors only.
+    let mut diagnostics: Vec<Diagnostic> = errors
+        .into_iter()
+        .map(|e| {
+            Diagnostic::new(e.code, e.message)
+                .at_span(&sources, e.span)
+                .with_help(e.help)
+        })
+        .collect();
+    if dropped > 0 {
+        diagnostics.push(more_not_shown(code, dropped));
+    }
+    Err(Error { diagnostics })
+}
+
+/// At most [`MAX_DIAGNOSTICS`] diagnostics (several files' parse errors together),
+/// then how many more.
+fn capped(mut diagnostics: Vec<Diagnostic>, code: ErrorCode) -> Error {
+    let more_notes: usize = diagnostics.iter().filter_map(not_shown_count).sum();
+    diagnostics.retain(|d| not_shown_count(d).is_none());
+    let dropped = more_notes + diagnostics.len().saturating_sub(MAX_DIAGNOSTICS);
+    diagnostics.truncate(MAX_DIAGNOSTICS);
+    if dropped > 0 {
+        diagnostics.push(more_not_shown(code, dropped));
+    }
+    Error { diagnostics }
 }
 
 impl Program {
@@ -132,18 +154,23 @@ impl Program {
     }
 
     /// Read and compile the given files in order, without type hints. A file that
-    /// cannot be read is an `io_error` naming its path.
+    /// cannot be read is an `io_error` naming its path; together they are read up to
+    /// [`DEFAULT_MAX_INPUT`](crate::store::DEFAULT_MAX_INPUT) bytes.
     pub fn from_files(paths: &[impl AsRef<Path>]) -> Result<Program> {
         let mut sources = SourceMap::new();
+        let limit = crate::store::DEFAULT_MAX_INPUT;
+        let mut left = limit;
         for p in paths {
             let p = p.as_ref();
-            let text = std::fs::read_to_string(p).map_err(|e| {
-                Diagnostic::new(
-                    ErrorCode::Io,
-                    format!("cannot read rule file `{}`: {e}", p.display()),
-                )
-                .with_help("check the path and that the file is readable UTF-8 text")
+            let text = crate::store::read_file(p, left, limit).map_err(|e| {
+                let mut e = e;
+                if e.code() == ErrorCode::Io {
+                    e.diagnostics[0].help =
+                        Some("check the path and that the file is readable UTF-8 text".into());
+                }
+                e
             })?;
+            left -= text.len() as u64;
             sources.add(p.display().to_string(), text);
         }
         compile(sources, &TypeHints::new())
@@ -210,6 +237,8 @@ pub(crate) struct Ctx {
     pub(crate) rels: Vec<RelInfo>,
     pub(crate) types: Types,
     errors: Vec<PendingError>,
+    /// Errors counted but not kept (beyond [`KEPT_ERRORS`]).
+    dropped: usize,
     warnings: Vec<PendingError>,
     /// Relations the program text mentions (the first ones).
     program_relations: usize,
@@ -221,10 +250,13 @@ pub(crate) struct Ctx {
     pub(crate) auxiliary_rules: Vec<LRule>,
 }
 
+/// Check errors kept for sorting by position; later ones are only counted.
+const KEPT_ERRORS: usize = 1000;
+
 impl Ctx {
     /// How many errors have been reported so far.
     pub(crate) fn error_count(&self) -> usize {
-        self.errors.len()
+        self.errors.len() + self.dropped
     }
 
     pub(crate) fn error(
@@ -234,6 +266,10 @@ impl Ctx {
         message: impl Into<String>,
         help: impl Into<String>,
     ) {
+        if self.errors.len() >= KEPT_ERRORS {
+            self.dropped += 1;
+            return;
+        }
         self.errors.push(PendingError {
             code,
             span,
@@ -1003,13 +1039,16 @@ impl Ctx {
                         rules.push(r);
                         continue;
                     }
-                    let Some(alts) = expand(conj, MAX_ALTERNATIVES) else {
+                    // Every head gets every alternative.
+                    let limit = MAX_ALTERNATIVES / c.heads.len().max(1);
+                    let mut literals = MAX_EXPANDED_LITERALS;
+                    let Some(alts) = expand(conj, limit.max(1), &mut literals) else {
                         self.error(
                             ErrorCode::Parse,
                             c.span,
                             format!(
                                 "this rule's disjunctions expand to more than {MAX_ALTERNATIVES} \
-                                 rules"
+                                 rules (or {MAX_EXPANDED_LITERALS} literals), counting every head"
                             ),
                             "split the rule, computing each disjunction into a relation of its own",
                         );
@@ -1298,16 +1337,28 @@ fn plural(n: usize) -> &'static str {
 /// How many rules one clause body may expand to through nested disjunctions.
 const MAX_ALTERNATIVES: usize = 4096;
 
+/// How many literals the expansion of one clause body may copy in all.
+const MAX_EXPANDED_LITERALS: usize = 1 << 20;
+
 /// The alternatives of a conjunction containing `( … ; … )` sub-formulas, each a plain
-/// conjunction, in order (`None` beyond `limit` alternatives).
-fn expand(conj: &[ast::Literal], limit: usize) -> Option<Vec<Vec<ast::Literal>>> {
+/// conjunction, in order (`None` beyond `limit` alternatives, or once more than
+/// `literals` literals in all would be copied).
+fn expand(
+    conj: &[ast::Literal],
+    limit: usize,
+    literals: &mut usize,
+) -> Option<Vec<Vec<ast::Literal>>> {
     let mut alts: Vec<Vec<ast::Literal>> = vec![Vec::new()];
+    let spend = |n: usize, literals: &mut usize| -> Option<()> {
+        *literals = literals.checked_sub(n)?;
+        Some(())
+    };
     for l in conj {
         match l {
             ast::Literal::Disjunction(inner, _) => {
                 let mut options = Vec::new();
                 for c in inner {
-                    options.extend(expand(c, limit)?);
+                    options.extend(expand(c, limit, literals)?);
                 }
                 if alts.len().saturating_mul(options.len()) > limit {
                     return None;
@@ -1315,6 +1366,7 @@ fn expand(conj: &[ast::Literal], limit: usize) -> Option<Vec<Vec<ast::Literal>>>
                 let mut next = Vec::with_capacity(alts.len() * options.len());
                 for a in &alts {
                     for o in &options {
+                        spend(a.len() + o.len(), literals)?;
                         let mut v = a.clone();
                         v.extend(o.iter().cloned());
                         next.push(v);
@@ -1322,7 +1374,10 @@ fn expand(conj: &[ast::Literal], limit: usize) -> Option<Vec<Vec<ast::Literal>>>
                 }
                 alts = next;
             }
-            other => alts.iter_mut().for_each(|a| a.push(other.clone())),
+            other => {
+                spend(alts.len(), literals)?;
+                alts.iter_mut().for_each(|a| a.push(other.clone()));
+            }
         }
     }
     Some(alts)

@@ -310,7 +310,7 @@ impl Lexicon {
                 // A typo keeps the first or the last letter.
                 if (surface.chars().next() == first || surface.chars().last() == last)
                     && surface != &key
-                    && levenshtein(surface, &key) <= budget
+                    && crate::diag::edit_distance(surface, &key) <= budget
                 {
                     out.extend(ids.iter().copied());
                 }
@@ -344,24 +344,6 @@ fn intern(entities: &mut Vec<Entity>, by_symbol: &mut HashMap<String, usize>, s:
     entities.len() - 1
 }
 
-/// Edit distance (insertions, deletions, substitutions) between two strings.
-pub(crate) fn levenshtein(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -374,7 +356,5 @@ mod tests {
         assert!(!is_ordinary("sarah"));
         assert!(!is_ordinary("priya"));
         assert!(is_ordinary("i'm"));
-        assert_eq!(levenshtein("alice", "alcie"), 2);
-        assert_eq!(levenshtein("carol", "carl"), 1);
     }
 }

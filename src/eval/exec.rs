@@ -1,10 +1,15 @@
 //! Executing a plan: nested-loop joins over hash indexes, filters, assignments and
 //! aggregates, calling a sink once per complete binding with the binding's
 //! confidence (the minimum over its premises) and height (the maximum).
+//!
+//! A run can stop anywhere inside its loops: the sink asks for a pause (its buffer is
+//! full; the driver merges and resumes from a [`Cursor`] exactly where it stopped),
+//! or the deadline passes (checked every [`WORK_CHECK`] candidate rows, in the
+//! innermost loops too). So no join, however large its output, runs unchecked.
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
-use std::ops::Range;
+use std::time::Instant;
 
 use hashbrown::HashSet;
 use rustc_hash::FxBuildHasher;
@@ -60,6 +65,123 @@ pub(crate) struct Ctx<'a> {
     pub syms: Syms<'a>,
     /// Track heights and premise facts.
     pub provenance: bool,
+    /// When to stop (checked every [`WORK_CHECK`] candidate rows).
+    pub deadline: Option<Instant>,
+    /// Candidate rows visited, by this run and the aggregates inside it.
+    pub work: std::cell::Cell<u64>,
+    /// Set once the deadline has passed.
+    pub expired: std::cell::Cell<bool>,
+    /// Derivations dropped because their arithmetic failed.
+    pub faults: std::cell::Cell<Faults>,
+}
+
+impl<'a> Ctx<'a> {
+    /// A context with no deadline.
+    pub fn new(
+        rels: &'a [Relation],
+        old: &'a [u32],
+        full: &'a [u32],
+        delta: &'a [u32],
+        syms: Syms<'a>,
+        provenance: bool,
+    ) -> Ctx<'a> {
+        Ctx {
+            rels,
+            old,
+            full,
+            delta,
+            syms,
+            provenance,
+            deadline: None,
+            work: std::cell::Cell::new(0),
+            expired: std::cell::Cell::new(false),
+            faults: std::cell::Cell::new(Faults::default()),
+        }
+    }
+
+    /// Count one candidate row; every [`WORK_CHECK`] of them, see whether the deadline
+    /// has passed. True when the run must stop.
+    #[inline(always)]
+    fn tick(&self) -> bool {
+        let w = self.work.get().wrapping_add(1);
+        self.work.set(w);
+        w.is_multiple_of(WORK_CHECK) && self.clock()
+    }
+
+    /// Whether the deadline has passed (and remember it).
+    #[cold]
+    #[inline(never)]
+    fn clock(&self) -> bool {
+        if let Some(d) = self.deadline
+            && Instant::now() >= d
+        {
+            self.expired.set(true);
+        }
+        self.expired.get()
+    }
+
+    /// Record a failed evaluation (a constant that never matches is no fault).
+    pub fn fault(&self, f: Fault) {
+        let mut c = self.faults.get();
+        c.add(f);
+        self.faults.set(c);
+    }
+}
+
+/// Candidate rows visited between two looks at the clock.
+pub(crate) const WORK_CHECK: u64 = 1 << 14;
+
+/// Why an evaluation gave no value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// A constant that cannot be represented at its type: never a value, no error.
+    Never,
+    /// Integer overflow (`i64::MIN / -1` included), or a float result too large.
+    Overflow,
+    /// Division or remainder by zero.
+    DivZero,
+}
+
+/// Derivations dropped by failed arithmetic, by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Faults {
+    pub overflow: u64,
+    pub div_zero: u64,
+}
+
+impl Faults {
+    pub fn add(&mut self, f: Fault) {
+        match f {
+            Fault::Never => {}
+            Fault::Overflow => self.overflow += 1,
+            Fault::DivZero => self.div_zero += 1,
+        }
+    }
+
+    pub fn merge(&mut self, other: Faults) {
+        self.overflow += other.overflow;
+        self.div_zero += other.div_zero;
+    }
+
+    pub fn any(&self) -> bool {
+        self.overflow + self.div_zero > 0
+    }
+}
+
+/// Why a run stopped before visiting every binding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// The sink asked for a pause; resume with the same [`Cursor`].
+    Pause,
+    /// The deadline passed.
+    Expired,
+}
+
+/// Where a paused run resumes: per step, the candidate the step's scan restarts from
+/// (the one it was exploring, or the next one at the level that emitted last).
+#[derive(Debug, Default)]
+pub(crate) struct Cursor {
+    resume: Vec<Option<usize>>,
 }
 
 /// The mutable state of one binding under construction.
@@ -82,34 +204,46 @@ impl Frame {
 
 /// Run a plan, calling `sink(frame, conf, height)` for every complete binding, where
 /// `conf` is the minimum confidence of its premises (1.0 for none) and `height` the
-/// maximum premise height. Only candidates `chunk` of the first scan are tried; the
-/// return value is that scan's number of candidates (0 when it was never reached).
+/// maximum premise height. When the sink returns true the run pauses; calling again
+/// with the same `cursor` (and relations that only grew past the round's limits in
+/// between) continues with the next binding. `None` when every binding was visited.
+///
+/// Resuming re-enters each scan at the candidate it was exploring: the rows below a
+/// round's limits never change, so the bindings on the way down are the same.
 pub(crate) fn run_plan(
     ctx: &Ctx<'_>,
     plan: &Plan,
     frame: &mut Frame,
-    chunk: Range<usize>,
-    sink: &mut dyn FnMut(&mut Frame, f64, u32),
-) -> usize {
-    let mut total = 0;
-    let first = plan.first_scan.unwrap_or(usize::MAX);
+    cursor: &mut Cursor,
+    sink: &mut dyn FnMut(&mut Frame, f64, u32) -> bool,
+) -> Option<Stop> {
+    if cursor.resume.len() != plan.steps.len() {
+        cursor.resume = vec![None; plan.steps.len()];
+    }
     let mut run = Run {
         ctx,
-        first,
-        chunk,
-        total: &mut total,
         sink,
+        resume: &mut cursor.resume,
+        stop: None,
+        fresh: false,
     };
-    run.steps(&plan.steps, 0, frame, 1.0, 0, true);
-    total
+    run.steps(&plan.steps, 0, frame, 1.0, 0);
+    match run.stop {
+        // A pause no scan recorded a place for: the plan has no scan, and is done.
+        Some(Stop::Pause) if run.fresh => None,
+        stop => stop,
+    }
 }
 
 struct Run<'a, 'c> {
     ctx: &'a Ctx<'c>,
-    first: usize,
-    chunk: Range<usize>,
-    total: &'a mut usize,
-    sink: &'a mut dyn FnMut(&mut Frame, f64, u32),
+    sink: &'a mut dyn FnMut(&mut Frame, f64, u32) -> bool,
+    /// Per step: where its scan resumes (empty for an aggregate's body, which never
+    /// pauses).
+    resume: &'a mut [Option<usize>],
+    stop: Option<Stop>,
+    /// The sink just paused: the deepest scan resumes after its current candidate.
+    fresh: bool,
 }
 
 /// A key built on the stack for the common short keys.
@@ -136,19 +270,31 @@ fn cell(c: Cell, slots: &[u64]) -> u64 {
 }
 
 impl Run<'_, '_> {
-    /// Run `steps[i..]`. `top` says these are the plan's own steps (not an aggregate
-    /// body), where the chunk restriction and the sink apply.
-    fn steps(
-        &mut self,
-        steps: &[Step],
-        i: usize,
-        frame: &mut Frame,
-        conf: f64,
-        height: u32,
-        top: bool,
-    ) {
+    fn emit(&mut self, frame: &mut Frame, conf: f64, height: u32) {
+        if (self.sink)(frame, conf, height) {
+            self.stop = Some(Stop::Pause);
+            self.fresh = true;
+        }
+    }
+
+    /// The scan of step `i` stopped at candidate `k`: remember where it resumes.
+    #[cold]
+    fn save(&mut self, i: usize, k: usize) {
+        if self.stop == Some(Stop::Pause)
+            && let Some(r) = self.resume.get_mut(i)
+        {
+            *r = Some(if std::mem::take(&mut self.fresh) {
+                k + 1
+            } else {
+                k
+            });
+        }
+    }
+
+    /// Run `steps[i..]`.
+    fn steps(&mut self, steps: &[Step], i: usize, frame: &mut Frame, conf: f64, height: u32) {
         let Some(step) = steps.get(i) else {
-            (self.sink)(frame, conf, height);
+            self.emit(frame, conf, height);
             return;
         };
         let ctx = self.ctx;
@@ -166,7 +312,8 @@ impl Run<'_, '_> {
                     Version::Old => ctx.old[*rel as usize],
                     Version::Full | Version::Delta => ctx.full[*rel as usize],
                 };
-                let chunked = top && i == self.first;
+                // After a pause, the scans on the way down restart where they were.
+                let start = self.resume.get_mut(i).and_then(Option::take).unwrap_or(0);
                 // The last step hands each binding straight to the sink.
                 let last = i + 1 == steps.len();
                 let visit = |this: &mut Self, frame: &mut Frame, row: u32| {
@@ -191,23 +338,35 @@ impl Run<'_, '_> {
                         0
                     };
                     if last {
-                        (this.sink)(frame, c, h);
+                        this.emit(frame, c, h);
                     } else {
-                        this.steps(steps, i + 1, frame, c, h, top);
+                        this.steps(steps, i + 1, frame, c, h);
                     }
                 };
                 match access {
                     Access::All => {
                         if *version == Version::Delta {
                             let rows = ctx.delta;
-                            let range = self.window(chunked, rows.len());
-                            for &row in &rows[range] {
+                            for (k, &row) in rows.iter().enumerate().skip(start) {
+                                if ctx.tick() {
+                                    self.stop = Some(Stop::Expired);
+                                    return;
+                                }
                                 visit(self, frame, row);
+                                if self.stop.is_some() {
+                                    return self.save(i, k);
+                                }
                             }
                         } else {
-                            let range = self.window(chunked, limit as usize);
-                            for row in range {
+                            for row in start..limit as usize {
+                                if ctx.tick() {
+                                    self.stop = Some(Stop::Expired);
+                                    return;
+                                }
                                 visit(self, frame, row as u32);
+                                if self.stop.is_some() {
+                                    return self.save(i, row);
+                                }
                             }
                         }
                     }
@@ -221,24 +380,42 @@ impl Run<'_, '_> {
                         } else {
                             below(more, limit)
                         };
-                        let range = self.window(chunked, n + m);
-                        let first = range.start.min(n)..range.end.min(n);
-                        for &row in &rows[first] {
+                        // Candidate `k` is `rows[k]`, then `more[k - n]`.
+                        let own = start.max(n) - n..m;
+                        for (k, &row) in rows[..n].iter().enumerate().skip(start) {
+                            if ctx.tick() {
+                                self.stop = Some(Stop::Expired);
+                                return;
+                            }
                             visit(self, frame, row);
+                            if self.stop.is_some() {
+                                return self.save(i, k);
+                            }
                         }
-                        if m > 0 {
-                            let second = range.start.max(n) - n..range.end.max(n) - n;
-                            for &row in &more[second] {
-                                visit(self, frame, row);
+                        for (k, &row) in more[own.clone()].iter().enumerate() {
+                            if ctx.tick() {
+                                self.stop = Some(Stop::Expired);
+                                return;
+                            }
+                            visit(self, frame, row);
+                            if self.stop.is_some() {
+                                return self.save(i, n + own.start + k);
                             }
                         }
                     }
                     Access::Exact { key } => {
                         let found = with_key(key, &frame.slots, |k| r.find(k));
-                        let found = found.filter(|&row| row < limit);
-                        let range = self.window(chunked, usize::from(found.is_some()));
-                        if let (Some(row), false) = (found, range.is_empty()) {
+                        if let Some(row) = found.filter(|&row| row < limit)
+                            && start == 0
+                        {
+                            if ctx.tick() {
+                                self.stop = Some(Stop::Expired);
+                                return;
+                            }
                             visit(self, frame, row);
+                            if self.stop.is_some() {
+                                self.save(i, 0);
+                            }
                         }
                     }
                 }
@@ -247,7 +424,7 @@ impl Run<'_, '_> {
                 if !absent(ctx.rels, *rel, access, &frame.slots) {
                     return;
                 }
-                self.steps(steps, i + 1, frame, conf, height, top);
+                self.steps(steps, i + 1, frame, conf, height);
             }
             Step::Filter {
                 op,
@@ -255,14 +432,15 @@ impl Run<'_, '_> {
                 left,
                 right,
             } => {
-                let (Some(a), Some(b)) = (
+                let (a, b) = match (
                     eval(left, &frame.slots, ctx.syms),
                     eval(right, &frame.slots, ctx.syms),
-                ) else {
-                    return;
+                ) {
+                    (Ok(a), Ok(b)) => (a, b),
+                    (Err(f), _) | (_, Err(f)) => return ctx.fault(f),
                 };
                 if compare(*op, *ty, a, b, ctx.syms) {
-                    self.steps(steps, i + 1, frame, conf, height, top);
+                    self.steps(steps, i + 1, frame, conf, height);
                 }
             }
             Step::Test {
@@ -271,23 +449,27 @@ impl Run<'_, '_> {
                 negated,
                 regex,
             } => {
-                let Some(holds) = run_test(*test, args, regex.as_deref(), &frame.slots, ctx.syms)
-                else {
-                    return;
+                let holds = match run_test(*test, args, regex.as_deref(), &frame.slots, ctx.syms) {
+                    Ok(h) => h,
+                    Err(f) => return ctx.fault(f),
                 };
                 if holds != *negated {
-                    self.steps(steps, i + 1, frame, conf, height, top);
+                    self.steps(steps, i + 1, frame, conf, height);
                 }
             }
             Step::Assign { slot, expr } => {
-                let Some(v) = eval(expr, &frame.slots, ctx.syms) else {
-                    return;
+                let v = match eval(expr, &frame.slots, ctx.syms) {
+                    Ok(v) => v,
+                    Err(f) => return ctx.fault(f),
                 };
                 frame.slots[*slot] = v;
-                self.steps(steps, i + 1, frame, conf, height, top);
+                self.steps(steps, i + 1, frame, conf, height);
             }
             Step::Aggregate(agg) => {
                 let Some((value, c, h)) = aggregate(ctx, agg, frame) else {
+                    if ctx.expired.get() {
+                        self.stop = Some(Stop::Expired);
+                    }
                     return;
                 };
                 if agg.result_bound {
@@ -297,19 +479,8 @@ impl Run<'_, '_> {
                 } else {
                     frame.slots[agg.result] = value;
                 }
-                self.steps(steps, i + 1, frame, conf.min(c), height.max(h), top);
+                self.steps(steps, i + 1, frame, conf.min(c), height.max(h));
             }
-        }
-    }
-
-    /// The candidate window of a scan: the whole `0..n`, or for the chunked first
-    /// scan its chunk (recording `n`).
-    fn window(&mut self, chunked: bool, n: usize) -> Range<usize> {
-        if chunked {
-            *self.total = n;
-            self.chunk.start.min(n)..self.chunk.end.min(n)
-        } else {
-            0..n
         }
     }
 }
@@ -339,7 +510,8 @@ pub(crate) fn absent(rels: &[Relation], rel: u32, access: &Access, slots: &[u64]
 
 /// Compute an aggregate for the frame's grouping bindings: its value, the minimum
 /// confidence of the facts it aggregated (1.0 for none) and their maximum height.
-/// `None` when it has no value (min/max/sum of nothing, overflow, NaN).
+/// `None` when it has no value (min/max/sum of nothing; overflow, recorded as a
+/// fault) or the deadline passed (`ctx.expired`).
 pub(crate) fn aggregate(
     ctx: &Ctx<'_>,
     agg: &AggPlan,
@@ -348,7 +520,7 @@ pub(crate) fn aggregate(
     let mut count: u64 = 0;
     let mut acc: Option<u64> = None;
     let mut mean_sum = 0.0f64;
-    let mut failed = false;
+    let mut failed: Option<Fault> = None;
     let mut min_conf = 1.0f64;
     let mut max_h = 0u32;
     let mut facts: Vec<FactId> = Vec::new();
@@ -369,11 +541,14 @@ pub(crate) fn aggregate(
                 }
             }
             let Some((target, ty)) = &agg.target else {
-                return;
+                return false;
             };
-            let Some(v) = eval(target, &frame.slots, syms) else {
-                failed = true;
-                return;
+            let v = match eval(target, &frame.slots, syms) {
+                Ok(v) => v,
+                Err(f) => {
+                    failed = Some(failed.unwrap_or(f));
+                    return false;
+                }
             };
             if agg.func == AggFunc::Mean {
                 mean_sum += match ty {
@@ -381,17 +556,17 @@ pub(crate) fn aggregate(
                     ColumnType::Unsigned => v as f64,
                     _ => f64::from_bits(v),
                 };
-                return;
+                return false;
             }
             acc = match (acc, agg.func) {
                 (None, _) => Some(v),
-                (Some(a), AggFunc::Sum) => {
-                    let s = arith(ArithOp::Add, *ty, a, v);
-                    if s.is_none() {
-                        failed = true;
+                (Some(a), AggFunc::Sum) => match arith(ArithOp::Add, *ty, a, v) {
+                    Ok(s) => Some(s),
+                    Err(f) => {
+                        failed = Some(failed.unwrap_or(f));
+                        Some(a)
                     }
-                    s.or(Some(a))
-                }
+                },
                 (Some(a), AggFunc::Min) => Some(if compare(CmpOp::Lt, *ty, v, a, syms) {
                     v
                 } else {
@@ -404,21 +579,25 @@ pub(crate) fn aggregate(
                 }),
                 (Some(a), AggFunc::Count | AggFunc::Mean) => Some(a),
             };
+            false
         };
-        let mut total = 0;
         let mut run = Run {
             ctx,
-            first: usize::MAX,
-            chunk: 0..0,
-            total: &mut total,
             sink: &mut sink,
+            resume: &mut [],
+            stop: None,
+            fresh: false,
         };
-        run.steps(&agg.body, 0, frame, 1.0, 0, false);
+        run.steps(&agg.body, 0, frame, 1.0, 0);
+        if run.stop.is_some() {
+            return None;
+        }
     }
     if provenance {
         frame.agg_facts[agg.agg] = facts;
     }
-    if failed {
+    if let Some(f) = failed {
+        ctx.fault(f);
         return None;
     }
     let value = match agg.func {
@@ -428,49 +607,70 @@ pub(crate) fn aggregate(
             ColumnType::Float => (count as f64).to_bits(),
             ColumnType::Symbol => return None,
         },
-        AggFunc::Mean => float((mean_sum / (count as f64)).to_bits()).filter(|_| count > 0)?,
+        AggFunc::Mean => {
+            let mean = mean_sum / (count as f64);
+            if count == 0 || !mean.is_finite() {
+                return None;
+            }
+            mean.to_bits()
+        }
         _ => acc?,
     };
     Some((value, min_conf, max_h))
 }
 
-/// Evaluate an expression; `None` on overflow, division by zero, a NaN result or a
-/// conversion that has no value (`to_number("x")`).
-pub(crate) fn eval(e: &CExpr, slots: &[u64], syms: Syms<'_>) -> Option<u64> {
+/// Evaluate an expression: its value, or why it has none (overflow, division by
+/// zero, a float result that is not finite, a conversion that has no value such as
+/// `to_number("x")`, or a constant that never matches).
+pub(crate) fn eval(e: &CExpr, slots: &[u64], syms: Syms<'_>) -> Result<u64, Fault> {
     match e {
-        CExpr::Slot(s) => Some(slots[*s]),
-        CExpr::Const(c) => Some(*c),
-        CExpr::Never => None,
+        CExpr::Slot(s) => Ok(slots[*s]),
+        CExpr::Const(c) => Ok(*c),
+        CExpr::Never => Err(Fault::Never),
         CExpr::Bin(op, ty, l, r) => arith(*op, *ty, eval(l, slots, syms)?, eval(r, slots, syms)?),
         CExpr::Call(f, args, ty) => call(*f, args, *ty, slots, syms),
         CExpr::Neg(ty, x) => {
             let v = eval(x, slots, syms)?;
             match ty {
-                ColumnType::Number => (v as i64).checked_neg().map(|n| n as u64),
-                ColumnType::Unsigned => (v == 0).then_some(0),
-                ColumnType::Float => float((-f64::from_bits(v)).to_bits()),
-                ColumnType::Symbol => None,
+                ColumnType::Number => (v as i64)
+                    .checked_neg()
+                    .map(|n| n as u64)
+                    .ok_or(Fault::Overflow),
+                ColumnType::Unsigned => (v == 0).then_some(0).ok_or(Fault::Overflow),
+                ColumnType::Float => Ok((-f64::from_bits(v)).to_bits()),
+                ColumnType::Symbol => Err(Fault::Never),
             }
         }
     }
 }
 
-fn float(bits: u64) -> Option<u64> {
-    (!f64::from_bits(bits).is_nan()).then_some(bits)
+/// Integer arithmetic that fails on overflow or a zero divisor.
+fn checked(op: ArithOp, b_zero: bool, r: Option<u64>) -> Result<u64, Fault> {
+    match r {
+        Some(x) => Ok(x),
+        None if b_zero && matches!(op, ArithOp::Div | ArithOp::Rem) => Err(Fault::DivZero),
+        None => Err(Fault::Overflow),
+    }
 }
 
-fn arith(op: ArithOp, ty: ColumnType, a: u64, b: u64) -> Option<u64> {
-    let shift = |b: u64| u32::try_from(b).ok().filter(|&s| s < 64);
+fn arith(op: ArithOp, ty: ColumnType, a: u64, b: u64) -> Result<u64, Fault> {
+    // A shift by a negative amount or by 64 or more has no value.
+    let shift = |b: u64| {
+        u32::try_from(b)
+            .ok()
+            .filter(|&s| s < 64)
+            .ok_or(Fault::Overflow)
+    };
     match ty {
         ColumnType::Number => {
             let (a, b) = (a as i64, b as i64);
-            match op {
+            let r = match op {
                 ArithOp::Add => a.checked_add(b),
                 ArithOp::Sub => a.checked_sub(b),
                 ArithOp::Mul => a.checked_mul(b),
                 ArithOp::Div => a.checked_div(b),
                 ArithOp::Rem => a.checked_rem(b),
-                ArithOp::Pow => a.checked_pow(u32::try_from(b).ok()?),
+                ArithOp::Pow => a.checked_pow(u32::try_from(b).map_err(|_| Fault::Overflow)?),
                 ArithOp::BAnd => Some(a & b),
                 ArithOp::BOr => Some(a | b),
                 ArithOp::BXor => Some(a ^ b),
@@ -480,25 +680,28 @@ fn arith(op: ArithOp, ty: ColumnType, a: u64, b: u64) -> Option<u64> {
                 ArithOp::LAnd => Some(i64::from(a != 0 && b != 0)),
                 ArithOp::LOr => Some(i64::from(a != 0 || b != 0)),
                 ArithOp::LXor => Some(i64::from((a != 0) != (b != 0))),
-            }
-            .map(|x| x as u64)
+            };
+            checked(op, b == 0, r.map(|x| x as u64))
         }
-        ColumnType::Unsigned => match op {
-            ArithOp::Add => a.checked_add(b),
-            ArithOp::Sub => a.checked_sub(b),
-            ArithOp::Mul => a.checked_mul(b),
-            ArithOp::Div => a.checked_div(b),
-            ArithOp::Rem => a.checked_rem(b),
-            ArithOp::Pow => a.checked_pow(u32::try_from(b).ok()?),
-            ArithOp::BAnd => Some(a & b),
-            ArithOp::BOr => Some(a | b),
-            ArithOp::BXor => Some(a ^ b),
-            ArithOp::Shl => Some(a << shift(b)?),
-            ArithOp::Shr | ArithOp::ShrU => Some(a >> shift(b)?),
-            ArithOp::LAnd => Some(u64::from(a != 0 && b != 0)),
-            ArithOp::LOr => Some(u64::from(a != 0 || b != 0)),
-            ArithOp::LXor => Some(u64::from((a != 0) != (b != 0))),
-        },
+        ColumnType::Unsigned => {
+            let r = match op {
+                ArithOp::Add => a.checked_add(b),
+                ArithOp::Sub => a.checked_sub(b),
+                ArithOp::Mul => a.checked_mul(b),
+                ArithOp::Div => a.checked_div(b),
+                ArithOp::Rem => a.checked_rem(b),
+                ArithOp::Pow => a.checked_pow(u32::try_from(b).map_err(|_| Fault::Overflow)?),
+                ArithOp::BAnd => Some(a & b),
+                ArithOp::BOr => Some(a | b),
+                ArithOp::BXor => Some(a ^ b),
+                ArithOp::Shl => Some(a << shift(b)?),
+                ArithOp::Shr | ArithOp::ShrU => Some(a >> shift(b)?),
+                ArithOp::LAnd => Some(u64::from(a != 0 && b != 0)),
+                ArithOp::LOr => Some(u64::from(a != 0 || b != 0)),
+                ArithOp::LXor => Some(u64::from((a != 0) != (b != 0))),
+            };
+            checked(op, b == 0, r)
+        }
         ColumnType::Float => {
             let (a, b) = (f64::from_bits(a), f64::from_bits(b));
             let truth = |t: bool| if t { 1.0 } else { 0.0 };
@@ -512,11 +715,18 @@ fn arith(op: ArithOp, ty: ColumnType, a: u64, b: u64) -> Option<u64> {
                 ArithOp::LAnd => truth(a != 0.0 && b != 0.0),
                 ArithOp::LOr => truth(a != 0.0 || b != 0.0),
                 ArithOp::LXor => truth((a != 0.0) != (b != 0.0)),
-                _ => return None,
+                _ => return Err(Fault::Never),
             };
-            float(x.to_bits())
+            // Stored floats are finite: a result that is not is a failure.
+            if x.is_finite() {
+                Ok(x.to_bits())
+            } else if b == 0.0 && matches!(op, ArithOp::Div | ArithOp::Rem) {
+                Err(Fault::DivZero)
+            } else {
+                Err(Fault::Overflow)
+            }
         }
-        ColumnType::Symbol => None,
+        ColumnType::Symbol => Err(Fault::Never),
     }
 }
 
@@ -528,7 +738,7 @@ fn call(
     ty: ColumnType,
     slots: &[u64],
     syms: Syms<'_>,
-) -> Option<u64> {
+) -> Result<u64, Fault> {
     let arg = |i: usize| eval(&args[i].0, slots, syms);
     let arg_ty = args.first().map_or(ty, |a| a.1);
     match f {
@@ -538,11 +748,11 @@ fn call(
                 let v = eval(a, slots, syms)?;
                 syms.with(|r| s.push_str(r.resolve(v)));
             }
-            syms.intern(&s)
+            syms.intern(&s).ok_or(Fault::Never)
         }
         Functor::Strlen => {
             let v = arg(0)?;
-            Some(syms.with(|r| r.resolve(v).chars().count()) as u64)
+            Ok(syms.with(|r| r.resolve(v).chars().count()) as u64)
         }
         Functor::Substr => {
             let (v, i, n) = (arg(0)?, arg(1)? as i64, arg(2)? as i64);
@@ -555,11 +765,11 @@ fn call(
                 let n = if n < 0 { len - i } else { n.min(len - i) };
                 text.chars().skip(i as usize).take(n as usize).collect()
             });
-            syms.intern(&part)
+            syms.intern(&part).ok_or(Fault::Never)
         }
         Functor::Ord => arg(0),
         Functor::ToNumber | Functor::ToUnsigned | Functor::ToFloat => {
-            convert(arg(0)?, arg_ty, ty, syms)
+            convert(arg(0)?, arg_ty, ty, syms).ok_or(Fault::Never)
         }
         Functor::ToString => {
             let v = arg(0)?;
@@ -567,9 +777,9 @@ fn call(
                 ColumnType::Number => (v as i64).to_string(),
                 ColumnType::Unsigned => v.to_string(),
                 ColumnType::Float => f64::from_bits(v).to_string(),
-                ColumnType::Symbol => return Some(v),
+                ColumnType::Symbol => return Ok(v),
             };
-            syms.intern(&text)
+            syms.intern(&text).ok_or(Fault::Never)
         }
         Functor::Min | Functor::Max => {
             let op = if f == Functor::Min {
@@ -584,32 +794,33 @@ fn call(
                     best = v;
                 }
             }
-            Some(best)
+            Ok(best)
         }
         Functor::Abs => {
             let v = arg(0)?;
             match arg_ty {
-                ColumnType::Number => (v as i64).checked_abs().map(|x| x as u64),
-                ColumnType::Float => Some(f64::from_bits(v).abs().to_bits()),
-                _ => Some(v),
+                ColumnType::Number => (v as i64)
+                    .checked_abs()
+                    .map(|x| x as u64)
+                    .ok_or(Fault::Overflow),
+                ColumnType::Float => Ok(f64::from_bits(v).abs().to_bits()),
+                _ => Ok(v),
             }
         }
         Functor::BNot => match arg_ty {
-            ColumnType::Number | ColumnType::Unsigned => Some(!arg(0)?),
-            _ => None,
+            ColumnType::Number | ColumnType::Unsigned => Ok(!arg(0)?),
+            _ => Err(Fault::Never),
         },
         Functor::LNot => {
             let v = arg(0)?;
             match arg_ty {
-                ColumnType::Float => Some(
-                    (if f64::from_bits(v) == 0.0 {
-                        1.0f64
-                    } else {
-                        0.0
-                    })
-                    .to_bits(),
-                ),
-                _ => Some(u64::from(v == 0)),
+                ColumnType::Float => Ok((if f64::from_bits(v) == 0.0 {
+                    1.0f64
+                } else {
+                    0.0
+                })
+                .to_bits()),
+                _ => Ok(u64::from(v == 0)),
             }
         }
     }
@@ -650,32 +861,32 @@ fn convert(v: u64, from: ColumnType, to: ColumnType, syms: Syms<'_>) -> Option<u
     }
 }
 
-/// Run a built-in test; `None` when an argument has no value.
+/// Run a built-in test; an error when an argument has no value.
 fn run_test(
     test: TestFn,
     args: &[CExpr],
     regex: Option<&regex::Regex>,
     slots: &[u64],
     syms: Syms<'_>,
-) -> Option<bool> {
+) -> Result<bool, Fault> {
     match test {
-        TestFn::True => Some(true),
-        TestFn::False => Some(false),
+        TestFn::True => Ok(true),
+        TestFn::False => Ok(false),
         TestFn::Contains => {
             let (a, b) = (eval(&args[0], slots, syms)?, eval(&args[1], slots, syms)?);
-            Some(syms.with(|r| r.resolve(b).contains(r.resolve(a))))
+            Ok(syms.with(|r| r.resolve(b).contains(r.resolve(a))))
         }
         TestFn::Match => {
             let text = eval(&args[1], slots, syms)?;
             match regex {
-                Some(re) => Some(syms.with(|r| re.is_match(r.resolve(text)))),
+                Some(re) => Ok(syms.with(|r| re.is_match(r.resolve(text)))),
                 None => {
                     let pattern = eval(&args[0], slots, syms)?;
                     let re = syms
                         .with(|r| regex::Regex::new(&format!("^(?:{})$", r.resolve(pattern))))
                         .ok();
                     // An invalid pattern matches nothing (as in Soufflé).
-                    Some(re.is_some_and(|re| syms.with(|r| re.is_match(r.resolve(text)))))
+                    Ok(re.is_some_and(|re| syms.with(|r| re.is_match(r.resolve(text)))))
                 }
             }
         }

@@ -5,25 +5,29 @@
 //! Variant `i` of a rule reads the delta at its i-th same-stratum atom, the old
 //! version (rows that existed before the last round) at the same-stratum atoms before
 //! it, and the full version after it, so every new combination is joined at least once.
-//! Derived tuples are buffered per chunk of the first scan's candidates and merged
-//! between chunks; reads are bounded by the row counts at the round's start, so a
-//! merge never disturbs a running scan.
+//! Derived tuples are buffered; when the buffer is full the running join pauses
+//! (wherever it is, however deep), the buffer is merged and the limits are checked,
+//! and the join resumes. Reads are bounded by the row counts at the round's start, so
+//! a merge never disturbs a paused scan.
+//!
+//! Work per stratum and per round is proportional to the stratum's own relations and
+//! rules (and to what changed), never to the whole program's, so a program of many
+//! small strata evaluates in time linear in its size.
 
 use std::hash::Hasher;
 use std::time::Instant;
 
-use crate::diag::{Diagnostic, ErrorCode, Result};
-use crate::eval::exec::{self, Ctx, Frame, Syms};
+use crate::diag::{Diagnostic, Limit, Result};
+use crate::eval::exec::{self, Ctx, Cursor, Fault, Faults, Frame, Stop, Syms};
 use crate::eval::plan::{CExpr, Plan, Planner, Premise, Step, Version};
 use crate::eval::relation::{AGG_MARK, Meta, NO_EVIDENCE, Relation, tag_of};
 use crate::eval::symbols::Symbols;
-use crate::eval::{EvalOptions, FactId, Progress, Stats, StratumStats};
-use crate::ir::{Literal, Program};
+use crate::eval::{ArithmeticFaults, EvalOptions, FactId, Progress, Stats, StratumStats};
+use crate::ir::{Literal, Program, RuleId};
 
-/// Candidates of the first scan evaluated between two merges.
-const CHUNK: usize = 64;
-/// Buffered derivations that trigger a merge.
-const FLUSH: usize = 1 << 12;
+/// Buffered derivations that pause the join for a merge (a handful in unit tests, so
+/// that they pause and resume joins everywhere).
+const FLUSH: usize = if cfg!(test) { 5 } else { 1 << 12 };
 
 /// Derived tuples waiting to be merged into their relation.
 #[derive(Default)]
@@ -74,6 +78,25 @@ pub(crate) struct Engine<'a> {
     /// Whether, in the current stratum, a fact's confidence rose after a rule could
     /// have read it (its dependents' heights may then not be least).
     conf_raised: bool,
+    /// Per relation: whether it belongs to the stratum being evaluated.
+    in_stratum: Vec<bool>,
+    /// Per relation: the rows of its full (`full_len`) and old (`old_len`) versions in
+    /// the current round. Only the current stratum's entries change within it.
+    full_len: Vec<u32>,
+    old_len: Vec<u32>,
+    /// Per relation: this round's delta rows.
+    cur_delta: Vec<Vec<u32>>,
+    /// When evaluation must stop (the budget's deadline or timeout).
+    deadline: Option<Instant>,
+    /// Bytes of storage counted against `max_memory`, and each relation's share.
+    mem: usize,
+    rel_mem: Vec<usize>,
+    /// Per rule: facts it derived (for naming the rule that grew fastest).
+    rule_new: Vec<u64>,
+    /// Per rule: derivations dropped by failed arithmetic.
+    rule_faults: Vec<Faults>,
+    /// Facts in all relations.
+    fact_count: usize,
 }
 
 /// Where an incremental stratum evaluation starts: the rows each relation had before
@@ -83,10 +106,20 @@ pub(crate) struct Seed {
     pub changed: Vec<Vec<u32>>,
 }
 
-fn budget_error(what: String) -> crate::diag::Error {
-    Diagnostic::new(ErrorCode::BudgetExceeded, what)
-        .with_help("raise the evaluation budget or narrow the program's inputs")
-        .into()
+/// A human size: `512 MiB`.
+pub(crate) fn bytes_text(n: usize) -> String {
+    const UNITS: [&str; 4] = ["bytes", "KiB", "MiB", "GiB"];
+    let mut x = n as f64;
+    let mut u = 0;
+    while x >= 1024.0 && u + 1 < UNITS.len() {
+        x /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} bytes")
+    } else {
+        format!("{x:.1} {}", UNITS[u])
+    }
 }
 
 impl<'a> Engine<'a> {
@@ -98,7 +131,15 @@ impl<'a> Engine<'a> {
     ) -> Engine<'a> {
         let n = rels.len();
         let queued = rels.iter().map(Queued::for_relation).collect();
-        Engine {
+        let budget = &options.budget;
+        let started = Instant::now();
+        let deadline = match (budget.deadline, budget.timeout) {
+            (Some(d), Some(t)) => Some(d.min(started + t)),
+            (d, t) => d.or_else(|| t.map(|t| started + t)),
+        };
+        let full_len: Vec<u32> = rels.iter().map(|r| r.len()).collect();
+        let fact_count = full_len.iter().map(|&l| l as usize).sum();
+        let mut engine = Engine {
             program,
             options,
             rels,
@@ -110,7 +151,21 @@ impl<'a> Engine<'a> {
             derived_total: 0,
             touched: vec![Vec::new(); n],
             conf_raised: false,
+            in_stratum: vec![false; n],
+            old_len: full_len.clone(),
+            full_len,
+            cur_delta: vec![Vec::new(); n],
+            deadline,
+            mem: 0,
+            rel_mem: vec![0; n],
+            rule_new: vec![0; program.rules.len()],
+            rule_faults: vec![Faults::default(); program.rules.len()],
+            fact_count,
+        };
+        for rel in 0..n {
+            engine.account(rel);
         }
+        engine
     }
 
     fn provenance(&self) -> bool {
@@ -122,14 +177,131 @@ impl<'a> Engine<'a> {
         for si in 0..self.program.strata.len() {
             self.stratum(si, None)?;
         }
+        self.finish_stats();
         Ok(())
     }
 
+    /// Record the arithmetic failures in the stats.
+    pub fn finish_stats(&mut self) {
+        self.stats.arithmetic = self
+            .rule_faults
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.any())
+            .map(|(rule, f)| ArithmeticFaults {
+                rule: rule as RuleId,
+                overflow: f.overflow,
+                division_by_zero: f.div_zero,
+            })
+            .collect();
+    }
+
+    /// When evaluation must stop.
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
     pub(super) fn check_deadline(&self) -> Result<()> {
-        if let Some(d) = self.options.budget.deadline
+        if let Some(d) = self.deadline
             && Instant::now() >= d
         {
-            return Err(budget_error("evaluation passed its deadline".into()));
+            return Err(self.limit_error(Limit::Timeout, None));
+        }
+        Ok(())
+    }
+
+    /// Recount relation `rel`'s storage (and its delta bookkeeping: the next delta,
+    /// and as much again for the current one) against the memory limit.
+    pub(super) fn account(&mut self, rel: usize) {
+        let bytes = self.rels[rel].heap_bytes()
+            + self.queued[rel].bytes()
+            + self.next_delta[rel].capacity() * 8;
+        self.mem = self.mem - self.rel_mem[rel] + bytes;
+        self.rel_mem[rel] = bytes;
+    }
+
+    /// Fail when the storage counted, plus `growth` bytes about to be allocated, is
+    /// beyond the memory limit.
+    pub(super) fn check_memory(&self, growth: usize, running: Option<RuleId>) -> Result<()> {
+        if let Some(max) = self.options.budget.max_memory
+            && self.mem.saturating_add(growth) > max
+        {
+            return Err(self.limit_error(Limit::MaxMemory, running));
+        }
+        Ok(())
+    }
+
+    /// The `budget_exceeded` error for `limit`, naming the rule that derived the most
+    /// facts (else the one running) and pointing at it.
+    pub(super) fn limit_error(&self, limit: Limit, running: Option<RuleId>) -> crate::diag::Error {
+        let budget = &self.options.budget;
+        let what = match limit {
+            Limit::MaxFacts => format!(
+                "evaluation derived more than {} facts (the fact limit)",
+                budget.max_facts.unwrap_or(0)
+            ),
+            Limit::MaxRounds => format!(
+                "a stratum needed more than {} rounds (the round limit)",
+                budget.max_rounds.unwrap_or(0)
+            ),
+            Limit::Timeout => "evaluation ran past its time limit".to_string(),
+            Limit::MaxMemory => format!(
+                "evaluation needed more than {} of storage (the memory limit; {} in use)",
+                bytes_text(budget.max_memory.unwrap_or(0)),
+                bytes_text(self.mem)
+            ),
+            Limit::MaxInput => "the input is too large".to_string(),
+        };
+        let top = self
+            .rule_new
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| **n > 0)
+            .max_by_key(|(i, n)| (**n, std::cmp::Reverse(*i)))
+            .map(|(i, n)| (i as RuleId, *n));
+        let rule = top.map(|(r, _)| r).or(running);
+        let mut message = what;
+        if let Some(r) = rule {
+            let name = &self.program.rule(r).name;
+            match top {
+                Some((_, n)) => message.push_str(&format!(
+                    "; the rule that grew fastest is RULE-{r} (`{name}`), with {n} new facts"
+                )),
+                None => message.push_str(&format!("; rule RULE-{r} (`{name}`) was running")),
+            }
+        }
+        let mut d = Diagnostic::limit_exceeded(limit, message).with_help(format!(
+            "raise the limit ({}, or Budget in the library) or narrow the program or its \
+             inputs: a cartesian product or an arithmetic recursion without end grows \
+             until a limit stops it",
+            limit.flag()
+        ));
+        if let Some(r) = rule {
+            d = d.at_span(&self.program.sources, self.program.rule(r).span);
+        }
+        d.into()
+    }
+
+    /// Count a plan run's arithmetic failures; with strict arithmetic the first is an
+    /// error.
+    fn record_faults(&mut self, rule: RuleId, faults: Faults) -> Result<()> {
+        if !faults.any() {
+            return Ok(());
+        }
+        self.rule_faults[rule as usize].merge(faults);
+        if self.options.strict_arithmetic {
+            let f = self.rule_faults[rule as usize];
+            let warning = crate::eval::arithmetic_warning(
+                self.program,
+                &ArithmeticFaults {
+                    rule,
+                    overflow: f.overflow,
+                    division_by_zero: f.div_zero,
+                },
+            );
+            return Err(warning
+                .with_help("integers are 64-bit and floats finite (--strict makes this an error)")
+                .into());
         }
         Ok(())
     }
@@ -140,11 +312,11 @@ impl<'a> Engine<'a> {
     pub fn stratum(&mut self, si: usize, seed: Option<&Seed>) -> Result<()> {
         let program = self.program;
         let stratum = &program.strata[si];
-        let mut in_stratum = vec![false; program.relations.len()];
+        let mut in_stratum = std::mem::take(&mut self.in_stratum);
         for &r in &stratum.relations {
             in_stratum[r as usize] = true;
         }
-        let reads_stratum = |rule: &crate::ir::Rule| {
+        let reads_stratum = |rule: &crate::ir::Rule, in_stratum: &[bool]| {
             rule.body
                 .iter()
                 .any(|l| matches!(l, Literal::Atom(a) if in_stratum[a.rel as usize]))
@@ -157,16 +329,21 @@ impl<'a> Engine<'a> {
         let mut variants = Vec::new();
         let mut replay = Vec::new();
         // Relations whose delta a variant may read (and whose old version is
-        // distinct from the full one).
-        let deltable: Vec<bool> = match seed {
-            None => in_stratum.clone(),
-            Some(s) => (0..in_stratum.len())
+        // distinct from the full one): with a seed, also those that changed before.
+        let seeded: Option<Vec<bool>> = seed.map(|s| {
+            (0..in_stratum.len())
                 .map(|r| in_stratum[r] || !s.changed[r].is_empty())
-                .collect(),
-        };
+                .collect()
+        });
+        // Relations the plans read, whose indexes planning may build.
+        let mut read = Vec::new();
         for &rid in &stratum.rules {
             let rule = program.rule(rid);
-            if seed.is_some() {
+            read.extend(rule.body.iter().filter_map(|l| match l {
+                Literal::Atom(a) | Literal::Negated(a) => Some(a.rel as usize),
+                _ => None,
+            }));
+            if let Some(deltable) = &seeded {
                 let mut planner = Planner {
                     program,
                     interner: self.interner.get_mut(),
@@ -177,12 +354,12 @@ impl<'a> Engine<'a> {
                     if let Literal::Atom(a) = lit
                         && deltable[a.rel as usize]
                     {
-                        variants.push(planner.plan(rule, Some(i), &deltable)?);
+                        variants.push(planner.plan(rule, Some(i), deltable)?);
                     }
                 }
                 continue;
             }
-            let recursive = stratum.recursive && reads_stratum(rule);
+            let recursive = stratum.recursive && reads_stratum(rule, &in_stratum);
             let mut planner = Planner {
                 program,
                 interner: self.interner.get_mut(),
@@ -204,6 +381,16 @@ impl<'a> Engine<'a> {
             }
             replay.push((rid, base));
         }
+        // Aggregate bodies read relations too: recount every relation the plans read.
+        for plan in once.iter().chain(&variants) {
+            collect_reads(&plan.steps, &mut read);
+        }
+        read.sort_unstable();
+        read.dedup();
+        for &r in &read {
+            self.account(r);
+        }
+        self.check_memory(0, None)?;
         let mut st = StratumStats::default();
         // An earlier fact whose confidence rose before this stratum counts as raised.
         self.conf_raised = seed.is_some_and(|s| {
@@ -214,64 +401,102 @@ impl<'a> Engine<'a> {
         });
         self.check_deadline()?;
         // Round 0: the rules that need no fixpoint, over the full relations.
-        let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
+        let mut full = std::mem::take(&mut self.full_len);
+        let mut old = std::mem::take(&mut self.old_len);
+        for &r in &stratum.relations {
+            full[r as usize] = self.rels[r as usize].len();
+        }
         let before = self.derived_total;
         for plan in &once {
-            self.run_plan(plan, &lens, &lens, &[], &mut st)?;
+            self.run_plan(plan, &full, &full, &[], &mut st)?;
         }
         st.rounds = 1;
         self.report(si, 0, self.derived_total - before);
+        // The old version of the stratum's relations (and, with a seed, of those that
+        // changed before) in round 1: nothing, or the rows before the new facts.
+        match seed {
+            None => {
+                for &r in &stratum.relations {
+                    old[r as usize] = 0;
+                }
+            }
+            Some(s) => old.clone_from(&s.base_len),
+        }
+        // Relations with a delta in the current round.
+        let mut delta_rels: Vec<usize> = Vec::new();
         let mut first = true;
-        let mut round_start = match seed {
-            None => vec![0; self.rels.len()],
-            Some(s) => s.base_len.clone(),
-        };
         while (stratum.recursive || seed.is_some()) && !variants.is_empty() {
-            let deltas: Vec<Vec<u32>> = self
-                .next_delta
-                .iter_mut()
-                .enumerate()
-                .map(|(rel, d)| {
-                    let mut d = std::mem::take(d);
-                    match seed {
-                        Some(s) if first => {
-                            d = s.changed[rel].clone();
+            for &r in &delta_rels {
+                self.cur_delta[r].clear();
+            }
+            delta_rels.clear();
+            match seed {
+                Some(s) if first => {
+                    for (r, changed) in s.changed.iter().enumerate() {
+                        if !changed.is_empty() {
+                            let d = &mut self.cur_delta[r];
+                            d.extend_from_slice(changed);
                             d.sort_unstable();
                             d.dedup();
+                            delta_rels.push(r);
                         }
-                        None if first && in_stratum[rel] => {
-                            d = (0..self.rels[rel].len()).collect();
-                        }
-                        _ => d.sort_unstable(),
                     }
-                    d
-                })
-                .collect();
+                }
+                None if first => {
+                    for &r in &stratum.relations {
+                        let r = r as usize;
+                        self.cur_delta[r].extend(0..self.rels[r].len());
+                        delta_rels.push(r);
+                    }
+                }
+                _ => {
+                    for &r in &stratum.relations {
+                        let r = r as usize;
+                        std::mem::swap(&mut self.cur_delta[r], &mut self.next_delta[r]);
+                        self.cur_delta[r].sort_unstable();
+                        delta_rels.push(r);
+                    }
+                }
+            }
+            delta_rels.retain(|&r| !self.cur_delta[r].is_empty());
             first = false;
             if seed.is_some() {
                 for &rel in &stratum.relations {
-                    self.touched[rel as usize].extend_from_slice(&deltas[rel as usize]);
+                    let d = &self.cur_delta[rel as usize];
+                    self.touched[rel as usize].extend_from_slice(d);
                 }
             }
-            for (rel, q) in self.queued.iter_mut().enumerate() {
-                for &row in &deltas[rel] {
+            for &r in &delta_rels {
+                let q = &mut self.queued[r];
+                for &row in &self.cur_delta[r] {
                     q.set(row, false);
                 }
             }
-            if deltas.iter().all(|d| d.is_empty()) {
+            if delta_rels.is_empty() {
                 break;
             }
             if let Some(max) = self.options.budget.max_rounds
                 && st.rounds >= max
             {
-                return Err(budget_error(format!(
-                    "stratum {si} needed more than {max} rounds"
-                )));
+                return Err(self.limit_error(Limit::MaxRounds, None));
             }
             self.check_deadline()?;
-            let old = round_start;
-            let full: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
+            // Last round's full version is this round's old one (for the seed's
+            // relations of earlier strata too: their new rows were the first delta).
+            if st.rounds > 1 {
+                for &r in &stratum.relations {
+                    old[r as usize] = full[r as usize];
+                }
+                if seed.is_some() && st.rounds == 2 {
+                    old.clone_from(&full);
+                }
+            }
+            for &r in &stratum.relations {
+                full[r as usize] = self.rels[r as usize].len();
+            }
             let before = self.derived_total;
+            let deltas = std::mem::take(&mut self.cur_delta);
+            let mut outcome = Ok(());
             for plan in &variants {
                 let Some(Step::Scan {
                     rel,
@@ -283,13 +508,31 @@ impl<'a> Engine<'a> {
                 };
                 let delta = &deltas[*rel as usize];
                 if !delta.is_empty() {
-                    self.run_plan(plan, &old, &full, delta, &mut st)?;
+                    outcome = self.run_plan(plan, &old, &full, delta, &mut st);
+                    if outcome.is_err() {
+                        break;
+                    }
                 }
             }
+            self.cur_delta = deltas;
+            outcome?;
             self.report(si, st.rounds, self.derived_total - before);
             st.rounds += 1;
-            round_start = full;
         }
+        for &r in &delta_rels {
+            self.cur_delta[r].clear();
+        }
+        // Outside this stratum, both versions of the stratum's relations are whole.
+        for &r in &stratum.relations {
+            let len = self.rels[r as usize].len();
+            full[r as usize] = len;
+            old[r as usize] = len;
+        }
+        if seed.is_some() {
+            old.clone_from(&full);
+        }
+        self.full_len = full;
+        self.old_len = old;
         if seed.is_some() {
             // Rows changed in the last round that no rule reads are changes too.
             for &rel in &stratum.relations {
@@ -298,11 +541,12 @@ impl<'a> Engine<'a> {
             }
         }
         // Changes of a finished stratum feed no rule of its own.
-        for (rel, d) in self.next_delta.iter_mut().enumerate() {
-            for &row in d.iter() {
+        for &rel in &stratum.relations {
+            let rel = rel as usize;
+            for &row in &self.next_delta[rel] {
                 self.queued[rel].set(row, false);
             }
-            d.clear();
+            self.next_delta[rel].clear();
         }
         for (rid, plan) in replay {
             self.base_plans[rid as usize] = Some(plan);
@@ -316,7 +560,14 @@ impl<'a> Engine<'a> {
             .any(|&r| self.rels[r as usize].is_layer());
         if self.provenance() && self.conf_raised && !layered {
             self.settle_heights(si, &in_stratum)?;
+            for &r in &stratum.relations {
+                self.account(r as usize);
+            }
         }
+        for &r in &stratum.relations {
+            in_stratum[r as usize] = false;
+        }
+        self.in_stratum = in_stratum;
         self.stats.strata.push(st);
         Ok(())
     }
@@ -342,7 +593,11 @@ impl<'a> Engine<'a> {
         }
         self.queued[rel] = Queued::for_relation(&fresh);
         self.next_delta[rel].clear();
+        self.fact_count = self.fact_count + fresh.len() as usize - self.rels[rel].len() as usize;
+        self.full_len[rel] = fresh.len();
+        self.old_len[rel] = fresh.len();
         self.rels[rel] = fresh;
+        self.account(rel);
         Ok(())
     }
 
@@ -393,34 +648,36 @@ impl<'a> Engine<'a> {
             return false;
         }
         let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
-        let ctx = Ctx {
-            rels: &self.rels,
-            old: &lens,
-            full: &lens,
+        let mut ctx = Ctx::new(
+            &self.rels,
+            &lens,
+            &lens,
             delta,
-            syms: Syms::Write(&self.interner),
-            provenance: false,
-        };
+            Syms::Write(&self.interner),
+            false,
+        );
+        ctx.deadline = self.deadline;
         let syms = ctx.syms;
         let head = &self.rels[plan.head_rel as usize];
         let mut found = false;
         let mut cells = Vec::with_capacity(plan.head.len());
+        // The first fact found ends the run (a pause that is never resumed).
         let mut sink = |frame: &mut Frame, _: f64, _: u32| {
-            if found {
-                return;
-            }
             cells.clear();
             for e in &plan.head {
                 match exec::eval(e, &frame.slots, syms) {
-                    Some(v) => cells.push(v),
-                    None => return,
+                    Ok(v) => cells.push(v),
+                    Err(_) => return false,
                 }
             }
             found = head.find(&cells).is_some();
+            found
         };
         let mut frame = Frame::new(plan);
-        exec::run_plan(&ctx, plan, &mut frame, 0..usize::MAX, &mut sink);
-        found
+        let stop = exec::run_plan(&ctx, plan, &mut frame, &mut Cursor::default(), &mut sink);
+        // Out of time: say yes (recomputing is always correct); the stratum that
+        // follows stops at the deadline anyway.
+        found || stop == Some(Stop::Expired)
     }
 
     fn report(&self, stratum: usize, round: u32, new_facts: usize) {
@@ -429,7 +686,7 @@ impl<'a> Engine<'a> {
                 stratum,
                 round,
                 new_facts,
-                total_facts: self.rels.iter().map(|r| r.len() as usize).sum(),
+                total_facts: self.fact_count,
             });
         }
     }
@@ -448,32 +705,41 @@ impl<'a> Engine<'a> {
         let provenance = self.provenance();
         let mut frame = Frame::new(plan);
         let mut pending = Pending::default();
-        let mut lo = 0;
+        let mut cursor = Cursor::default();
         loop {
-            let total = {
-                let ctx = Ctx {
-                    rels: &self.rels,
+            let (stop, faults) = {
+                let mut ctx = Ctx::new(
+                    &self.rels,
                     old,
                     full,
                     delta,
-                    syms: Syms::Write(&self.interner),
+                    Syms::Write(&self.interner),
                     provenance,
-                };
+                );
+                ctx.deadline = self.deadline;
                 let syms = ctx.syms;
+                let mut head_faults = Faults::default();
                 let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
-                    emit(plan, frame, conf, height, provenance, syms, &mut pending);
+                    if let Err(f) = emit(plan, frame, conf, height, provenance, syms, &mut pending)
+                    {
+                        head_faults.add(f);
+                    }
+                    pending.len() >= FLUSH
                 };
-                exec::run_plan(&ctx, plan, &mut frame, lo..lo + CHUNK, &mut sink)
+                let stop = exec::run_plan(&ctx, plan, &mut frame, &mut cursor, &mut sink);
+                let mut faults = ctx.faults.get();
+                faults.merge(head_faults);
+                (stop, faults)
             };
-            lo += CHUNK;
-            let last = lo >= total;
-            if last || pending.len() >= FLUSH {
-                st.derivations += pending.len() as u64;
-                self.merge(plan, &mut pending, full[plan.head_rel as usize], st)?;
-                self.check_deadline()?;
-            }
-            if last {
-                return Ok(());
+            self.record_faults(plan.rule, faults)?;
+            st.derivations += pending.len() as u64;
+            self.merge(plan, &mut pending, full[plan.head_rel as usize], st)?;
+            match stop {
+                None => return Ok(()),
+                Some(Stop::Pause) => self.check_deadline()?,
+                Some(Stop::Expired) => {
+                    return Err(self.limit_error(Limit::Timeout, Some(plan.rule)));
+                }
             }
         }
     }
@@ -492,12 +758,24 @@ impl<'a> Engine<'a> {
         let provenance = self.provenance();
         let head = plan.head_rel as usize;
         let arity = plan.head.len();
+        let n = pending.len();
+        // What storing every buffered tuple as a new fact could allocate, checked
+        // before anything grows.
+        let growth = self.rels[head].growth_bound(n, pending.premises.len())
+            + self.queued[head].growth_bound(n)
+            + grow_bytes(
+                self.next_delta[head].len(),
+                self.next_delta[head].capacity(),
+                n,
+                4,
+            );
+        self.check_memory(growth, Some(plan.rule))?;
         let rel = &mut self.rels[head];
         let queued = &mut self.queued[head];
         let next = &mut self.next_delta[head];
         let mut raised = false;
-        let n = pending.len();
         let tags = &pending.tags;
+        let mut new_facts = 0;
         // Probes of a large table miss the cache: fetch the slot of the tuple AHEAD
         // places on, and the row that slot names half as far on, so that the misses
         // overlap instead of queueing.
@@ -521,7 +799,7 @@ impl<'a> Engine<'a> {
             };
             let (row, new) = rel.insert_tagged(cells, tags[k], meta);
             if new {
-                self.derived_total += 1;
+                new_facts += 1;
                 st.derived += 1;
                 let prem = provenance.then(|| {
                     &pending.premises[pending.starts[k] as usize..pending.starts[k + 1] as usize]
@@ -562,14 +840,103 @@ impl<'a> Engine<'a> {
         }
         pending.clear();
         self.conf_raised |= raised;
+        self.derived_total += new_facts;
+        self.fact_count += new_facts;
+        self.rule_new[plan.rule as usize] += new_facts as u64;
+        self.account(head);
         if let Some(max) = self.options.budget.max_facts
             && self.derived_total > max
         {
-            return Err(budget_error(format!(
-                "evaluation derived more than {max} facts"
-            )));
+            return Err(self.limit_error(Limit::MaxFacts, Some(plan.rule)));
         }
-        Ok(())
+        self.check_memory(0, Some(plan.rule))
+    }
+}
+
+/// The bytes a vector of `len` elements of `elem` bytes in `cap` allocates when
+/// `add` more are pushed (0 when they fit).
+pub(crate) fn grow_bytes(len: usize, cap: usize, add: usize, elem: usize) -> usize {
+    if len + add <= cap {
+        0
+    } else {
+        (cap * 2).max(len + add) * elem
+    }
+}
+
+/// Every relation a plan's steps read (aggregate bodies included).
+fn collect_reads(steps: &[Step], out: &mut Vec<usize>) {
+    for step in steps {
+        match step {
+            Step::Scan { rel, .. } | Step::Absent { rel, .. } => out.push(*rel as usize),
+            Step::Aggregate(agg) => collect_reads(&agg.body, out),
+            Step::Filter { .. } | Step::Test { .. } | Step::Assign { .. } => {}
+        }
+    }
+}
+
+/// Buffer one derivation of the plan's head for the frame's binding (none when a
+/// head expression has no value).
+fn emit(
+    plan: &Plan,
+    frame: &mut Frame,
+    conf: f64,
+    height: u32,
+    provenance: bool,
+    syms: Syms<'_>,
+    out: &mut Pending,
+) -> Result<(), Fault> {
+    let mark = out.cells.len();
+    // The dedup digest is hashed along the way (as `hash_cells` would).
+    let mut hasher = rustc_hash::FxHasher::default();
+    for e in &plan.head {
+        // Plain variables and constants (the usual head) skip the evaluator's call.
+        let v = match e {
+            CExpr::Slot(s) => frame.slots[*s],
+            CExpr::Const(c) => *c,
+            _ => match exec::eval(e, &frame.slots, syms) {
+                Ok(v) => v,
+                Err(f) => {
+                    out.cells.truncate(mark);
+                    return Err(f);
+                }
+            },
+        };
+        hasher.write_u64(v);
+        out.cells.push(v);
+    }
+    out.tags.push(tag_of(hasher.finish()));
+    out.conf.push(plan.confidence * conf);
+    if provenance {
+        if out.starts.is_empty() {
+            out.starts.push(0);
+        }
+        out.height.push(height.saturating_add(1));
+        if let Some(facts) = &plan.premise_facts {
+            out.premises.extend(facts.iter().map(|&f| frame.facts[f]));
+            out.starts.push(out.premises.len() as u32);
+            return Ok(());
+        }
+        push_premises(plan, frame, &mut out.premises);
+        out.starts.push(out.premises.len() as u32);
+    }
+    Ok(())
+}
+
+/// Append a derivation's premises in record form: each positive premise's fact, and
+/// for an aggregate a marker holding the count followed by every aggregated fact.
+pub(super) fn push_premises(plan: &Plan, frame: &Frame, out: &mut Vec<FactId>) {
+    for p in &plan.premises {
+        match *p {
+            Premise::Fact(f) => out.push(frame.facts[f]),
+            Premise::Agg(a) => {
+                let facts = &frame.agg_facts[a];
+                out.push(FactId {
+                    rel: AGG_MARK,
+                    row: facts.len() as u32,
+                });
+                out.extend_from_slice(facts);
+            }
+        }
     }
 }
 
@@ -630,68 +997,14 @@ impl Queued {
     pub fn push(&mut self, queued: bool) {
         self.own.push(queued);
     }
-}
 
-/// Buffer one derivation of the plan's head for the frame's binding.
-fn emit(
-    plan: &Plan,
-    frame: &mut Frame,
-    conf: f64,
-    height: u32,
-    provenance: bool,
-    syms: Syms<'_>,
-    out: &mut Pending,
-) {
-    let mark = out.cells.len();
-    // The dedup digest is hashed along the way (as `hash_cells` would).
-    let mut hasher = rustc_hash::FxHasher::default();
-    for e in &plan.head {
-        // Plain variables and constants (the usual head) skip the evaluator's call.
-        let v = match e {
-            CExpr::Slot(s) => frame.slots[*s],
-            CExpr::Const(c) => *c,
-            _ => match exec::eval(e, &frame.slots, syms) {
-                Some(v) => v,
-                None => {
-                    out.cells.truncate(mark);
-                    return;
-                }
-            },
-        };
-        hasher.write_u64(v);
-        out.cells.push(v);
+    /// Bytes allocated.
+    pub fn bytes(&self) -> usize {
+        self.own.capacity() + self.base.capacity() * 8
     }
-    out.tags.push(tag_of(hasher.finish()));
-    out.conf.push(plan.confidence * conf);
-    if provenance {
-        if out.starts.is_empty() {
-            out.starts.push(0);
-        }
-        out.height.push(height.saturating_add(1));
-        if let Some(facts) = &plan.premise_facts {
-            out.premises.extend(facts.iter().map(|&f| frame.facts[f]));
-            out.starts.push(out.premises.len() as u32);
-            return;
-        }
-        push_premises(plan, frame, &mut out.premises);
-        out.starts.push(out.premises.len() as u32);
-    }
-}
 
-/// Append a derivation's premises in record form: each positive premise's fact, and
-/// for an aggregate a marker holding the count followed by every aggregated fact.
-pub(super) fn push_premises(plan: &Plan, frame: &Frame, out: &mut Vec<FactId>) {
-    for p in &plan.premises {
-        match *p {
-            Premise::Fact(f) => out.push(frame.facts[f]),
-            Premise::Agg(a) => {
-                let facts = &frame.agg_facts[a];
-                out.push(FactId {
-                    rel: AGG_MARK,
-                    row: facts.len() as u32,
-                });
-                out.extend_from_slice(facts);
-            }
-        }
+    /// At most how many bytes `rows` new rows could allocate.
+    pub fn growth_bound(&self, rows: usize) -> usize {
+        grow_bytes(self.own.len(), self.own.capacity(), rows, 1)
     }
 }

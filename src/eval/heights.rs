@@ -21,9 +21,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::diag::Result;
+use crate::diag::{Limit, Result};
 use crate::eval::FactId;
-use crate::eval::exec::{self, Ctx, Frame, Syms};
+use crate::eval::exec::{self, Ctx, Cursor, Frame, Syms};
 use crate::eval::fixpoint::{Engine, push_premises};
 use crate::eval::plan::{Plan, Planner, Step, Version};
 use crate::eval::relation::{INPUT_RULE, Meta};
@@ -191,14 +191,15 @@ impl Engine<'_> {
         pass.starts.push(0);
         pass.premises.clear();
         {
-            let ctx = Ctx {
-                rels: &self.rels,
-                old: lens,
-                full: lens,
+            let mut ctx = Ctx::new(
+                &self.rels,
+                lens,
+                lens,
                 delta,
-                syms: Syms::Write(&self.interner),
-                provenance: true,
-            };
+                Syms::Write(&self.interner),
+                true,
+            );
+            ctx.deadline = self.deadline();
             let syms = ctx.syms;
             let relation = &self.rels[head];
             let mut cells = Vec::with_capacity(plan.head.len());
@@ -206,31 +207,35 @@ impl Engine<'_> {
                 cells.clear();
                 for e in &plan.head {
                     match exec::eval(e, &frame.slots, syms) {
-                        Some(v) => cells.push(v),
-                        None => return,
+                        Ok(v) => cells.push(v),
+                        Err(_) => return false,
                     }
                 }
                 let Some(row) = relation.find(&cells) else {
                     debug_assert!(false, "a derivation's head is missing from the fixpoint");
-                    return;
+                    return false;
                 };
                 let i = row as usize;
                 // The confidence exactly as the loop computes it for this derivation.
                 let conf = plan.confidence * conf;
                 if pass.settled[head][i] || conf != pass.finals[head][i] {
-                    return;
+                    return false;
                 }
                 let height = height.saturating_add(1);
                 let m = relation.meta(row);
                 if (height, plan.rule) >= (m.height, m.rule) {
-                    return;
+                    return false;
                 }
                 push_premises(plan, frame, &mut pass.premises);
                 pass.found.push((row, height));
                 pass.starts.push(pass.premises.len());
+                false
             };
             let mut frame = Frame::new(plan);
-            exec::run_plan(&ctx, plan, &mut frame, 0..usize::MAX, &mut sink);
+            let stop = exec::run_plan(&ctx, plan, &mut frame, &mut Cursor::default(), &mut sink);
+            if stop.is_some() {
+                return Err(self.limit_error(Limit::Timeout, Some(plan.rule)));
+            }
         }
         let relation = &mut self.rels[head];
         for (k, &(row, height)) in pass.found.iter().enumerate() {

@@ -25,7 +25,7 @@
 //! evaluated base (the new facts are the first delta) and leaves the base untouched.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -33,7 +33,7 @@ use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::ir::{Literal, Program, RelId, RuleId};
 use crate::store::InputFact;
 use crate::syntax::{Goal, GoalArg};
-use crate::value::Value;
+use crate::value::{ColumnType, Value};
 
 mod exec;
 mod fixpoint;
@@ -89,18 +89,22 @@ pub struct Match {
 }
 
 /// Evaluation settings: `EvalOptions::default()` records provenance (so that any
-/// fact base can be proved) and sets no limits; the `with_*` methods change one
-/// setting each.
+/// fact base can be proved) under [`Budget::default`]'s limits, which protect a
+/// service; the `with_*` methods change one setting each.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct EvalOptions {
     /// Record the best derivation of every derived fact (on by default; off makes a
     /// lighter run whose facts cannot be proved).
     pub provenance: bool,
-    /// Limits checked inside the evaluation loop.
+    /// Limits checked inside the evaluation loop (by default [`Budget::default`]'s,
+    /// which protect a service).
     pub budget: Budget,
     /// Called after every round of every stratum, to show progress.
     pub progress: Option<ProgressFn>,
+    /// Make failed arithmetic an error (`arithmetic_error`) instead of a dropped
+    /// derivation counted in [`Stats::arithmetic`].
+    pub strict_arithmetic: bool,
 }
 
 impl Default for EvalOptions {
@@ -109,6 +113,7 @@ impl Default for EvalOptions {
             provenance: true,
             budget: Budget::default(),
             progress: None,
+            strict_arithmetic: false,
         }
     }
 }
@@ -131,14 +136,33 @@ impl EvalOptions {
         self.progress = Some(progress);
         self
     }
+
+    /// These options with failed arithmetic an error (`true`) or a dropped derivation
+    /// counted in [`Stats::arithmetic`] (`false`, the default).
+    pub fn with_strict_arithmetic(mut self, strict: bool) -> EvalOptions {
+        self.strict_arithmetic = strict;
+        self
+    }
 }
 
 /// A progress callback, shared by clones of the options and callable from any thread.
 pub type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
 
-/// Limits on one evaluation; exceeding any is a `budget_exceeded` error and no fact
-/// base is returned. Unset limits do not apply.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Limits on one evaluation; exceeding any is a `budget_exceeded` error whose
+/// [`LimitExceeded`](crate::diag::LimitExceeded) names the limit and the rule that
+/// derived the most facts, and no fact base is returned (a base being extended is
+/// left as it was). Unset limits do not apply.
+///
+/// Limits are checked inside the joins, not only between rounds: derivations are
+/// merged at least every 4096, with the fact and memory limits checked at each
+/// merge (memory before the storage grows), and the clock is read every 16,384
+/// candidate rows of any scan. So a cartesian product or an arithmetic recursion
+/// without end (`n(y) :- n(x), y = x + 1.`) stops at a limit, not at the machine's.
+///
+/// The default protects a service: [`Budget::DEFAULT_MAX_FACTS`],
+/// [`Budget::DEFAULT_MAX_ROUNDS`], [`Budget::DEFAULT_TIMEOUT`] and
+/// [`Budget::DEFAULT_MAX_MEMORY`]; [`Budget::unlimited`] sets none.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Budget {
     /// Most facts rules may derive (input facts not counted).
     pub max_facts: Option<usize>,
@@ -146,6 +170,47 @@ pub struct Budget {
     pub max_rounds: Option<u32>,
     /// Time by which evaluation must finish.
     pub deadline: Option<Instant>,
+    /// Most time one evaluation may take, from its start (with `deadline`, whichever
+    /// comes first).
+    pub timeout: Option<Duration>,
+    /// Most bytes the engine's own storage may take: rows with their records, the
+    /// dedup table, indexes, derivation records, delta lists. Counted from the
+    /// storage's allocated sizes (not the process's memory), before it grows.
+    pub max_memory: Option<usize>,
+}
+
+impl Budget {
+    /// Default of [`Budget::max_facts`]: 100 million derived facts.
+    pub const DEFAULT_MAX_FACTS: usize = 100_000_000;
+    /// Default of [`Budget::max_rounds`]: a million rounds per stratum.
+    pub const DEFAULT_MAX_ROUNDS: u32 = 1_000_000;
+    /// Default of [`Budget::timeout`]: ten minutes.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+    /// Default of [`Budget::max_memory`]: 2 GiB of storage.
+    pub const DEFAULT_MAX_MEMORY: usize = 2 << 30;
+
+    /// No limits at all.
+    pub fn unlimited() -> Budget {
+        Budget {
+            max_facts: None,
+            max_rounds: None,
+            deadline: None,
+            timeout: None,
+            max_memory: None,
+        }
+    }
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget {
+            max_facts: Some(Budget::DEFAULT_MAX_FACTS),
+            max_rounds: Some(Budget::DEFAULT_MAX_ROUNDS),
+            deadline: None,
+            timeout: Some(Budget::DEFAULT_TIMEOUT),
+            max_memory: Some(Budget::DEFAULT_MAX_MEMORY),
+        }
+    }
 }
 
 /// What a progress callback learns after a round.
@@ -171,6 +236,59 @@ pub struct Stats {
     /// Strata an extension or overlay re-evaluated from their input facts (their
     /// negated or aggregated input changed).
     pub recomputed_strata: usize,
+    /// Rules whose arithmetic failed for some bindings (the derivations were
+    /// dropped), by rule id; see [`arithmetic_warning`].
+    pub arithmetic: Vec<ArithmeticFaults>,
+}
+
+/// How many derivations of one rule were dropped because their arithmetic failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ArithmeticFaults {
+    /// The rule (`RULE-<id>`).
+    pub rule: RuleId,
+    /// Integer overflow (`i64::MIN / -1` included; unsigned results below zero) or a
+    /// float result too large to be finite.
+    pub overflow: u64,
+    /// Division or remainder by zero.
+    pub division_by_zero: u64,
+}
+
+/// A warning (code `arithmetic_error`) naming a rule whose arithmetic failed, located
+/// at the rule.
+pub fn arithmetic_warning(program: &Program, faults: &ArithmeticFaults) -> Diagnostic {
+    let rule = program.rule(faults.rule);
+    let mut kinds = Vec::new();
+    let plural = |n: u64| if n == 1 { "" } else { "s" };
+    if faults.overflow > 0 {
+        kinds.push(format!(
+            "{} overflow{}",
+            faults.overflow,
+            plural(faults.overflow)
+        ));
+    }
+    if faults.division_by_zero > 0 {
+        kinds.push(format!(
+            "{} division{} by zero",
+            faults.division_by_zero,
+            plural(faults.division_by_zero)
+        ));
+    }
+    let n = faults.overflow + faults.division_by_zero;
+    Diagnostic::new(
+        ErrorCode::Arithmetic,
+        format!(
+            "rule RULE-{} (`{}`) dropped {n} derivation{}: {}",
+            faults.rule,
+            rule.name,
+            plural(n),
+            kinds.join(", ")
+        ),
+    )
+    .at_span(&program.sources, rule.span)
+    .with_help(
+        "integers are 64-bit and floats finite; a derivation whose arithmetic fails is \
+         dropped (an error with --strict)",
+    )
 }
 
 impl Stats {
@@ -286,9 +404,42 @@ impl FactBase {
 
     /// Every row of a relation, sorted (the order `prooflog run` prints).
     pub fn rows(&self, rel: RelId) -> Vec<Vec<Value>> {
-        let mut rows: Vec<Vec<Value>> = self.facts(rel).map(|f| self.args(f)).collect();
-        rows.sort();
-        rows
+        self.sorted_facts(rel)
+            .into_iter()
+            .map(|f| self.args(f))
+            .collect()
+    }
+
+    /// Every fact of a relation in the order of its values (the order of
+    /// [`rows`](Self::rows)), without decoding them: four bytes per fact, so that a
+    /// caller can write a large relation out one row at a time.
+    pub fn sorted_facts(&self, rel: RelId) -> Vec<FactId> {
+        let Some(r) = self.rels.get(rel as usize) else {
+            return Vec::new();
+        };
+        let mut rows: Vec<u32> = (0..r.len()).collect();
+        rows.sort_unstable_by(|a, b| self.row_order(rel, *a, *b));
+        rows.into_iter().map(|row| FactId { rel, row }).collect()
+    }
+
+    /// Two rows of a relation in the order of their values (as `Value`'s order
+    /// compares them).
+    fn row_order(&self, rel: RelId, a: u32, b: u32) -> std::cmp::Ordering {
+        let r = &self.rels[rel as usize];
+        let columns = &self.program.relation(rel).columns;
+        let (x, y) = (r.row(a), r.row(b));
+        for ((&p, &q), col) in x.iter().zip(y).zip(columns) {
+            let o = match col.ty {
+                ColumnType::Number => (p as i64).cmp(&(q as i64)),
+                ColumnType::Unsigned => p.cmp(&q),
+                ColumnType::Float => f64::from_bits(p).total_cmp(&f64::from_bits(q)),
+                ColumnType::Symbol => self.interner.resolve(p).cmp(self.interner.resolve(q)),
+            };
+            if o != std::cmp::Ordering::Equal {
+                return o;
+            }
+        }
+        std::cmp::Ordering::Equal
     }
 
     /// A fact as the rule language writes it: `pred(a, b)`.
@@ -300,6 +451,37 @@ impl FactBase {
     /// variables' bindings and the fact's confidence. An unknown relation or a wrong
     /// arity is an `unknown_relation` / `arity_mismatch` error.
     pub fn query(&self, goal: &Goal) -> Result<Vec<Match>> {
+        let facts = self.query_facts(goal, None)?;
+        let mut names: Vec<(&str, usize)> = Vec::new();
+        for (c, arg) in goal.args.iter().enumerate() {
+            if let GoalArg::Var(name) = arg
+                && !names.iter().any(|(n, _)| n == name)
+            {
+                names.push((name, c));
+            }
+        }
+        Ok(facts
+            .into_iter()
+            .map(|fact| {
+                let args = self.args(fact);
+                let bindings = names
+                    .iter()
+                    .map(|&(n, c)| (n.to_string(), args[c].clone()))
+                    .collect();
+                Match {
+                    fact,
+                    args,
+                    bindings,
+                    confidence: self.confidence(fact),
+                }
+            })
+            .collect())
+    }
+
+    /// The facts matching a pattern, in [`query`](Self::query)'s order (by values), at
+    /// most `limit` of them. Nothing is decoded: memory is four bytes per match, and
+    /// with a limit only the first `limit` matches are sorted.
+    pub fn query_facts(&self, goal: &Goal, limit: Option<usize>) -> Result<Vec<FactId>> {
         let resolved = crate::check::resolve_goal(&self.program, goal)?;
         let rel = resolved.rel;
         let columns = &self.program.relation(rel).columns;
@@ -307,7 +489,6 @@ impl FactBase {
         // variable's first occurrence, or nothing.
         enum Pat {
             Const(u64),
-            First,
             Same(usize),
             Any,
         }
@@ -323,39 +504,35 @@ impl FactBase {
                     Some(&(_, first)) => Pat::Same(first),
                     None => {
                         names.push((name, c));
-                        Pat::First
+                        Pat::Any
                     }
                 },
                 GoalArg::Wildcard => Pat::Any,
             });
         }
         let r = &self.rels[rel as usize];
-        let mut out = Vec::new();
-        for row in 0..r.len() {
-            let cells = r.row(row);
-            let hit = pats.iter().enumerate().all(|(c, p)| match p {
-                Pat::Const(x) => cells[c] == *x,
-                Pat::Same(first) => cells[c] == cells[*first],
-                Pat::First | Pat::Any => true,
-            });
-            if !hit {
-                continue;
+        let mut rows: Vec<u32> = (0..r.len())
+            .filter(|&row| {
+                let cells = r.row(row);
+                pats.iter().enumerate().all(|(c, p)| match p {
+                    Pat::Const(x) => cells[c] == *x,
+                    Pat::Same(first) => cells[c] == cells[*first],
+                    Pat::Any => true,
+                })
+            })
+            .collect();
+        let order = |a: &u32, b: &u32| self.row_order(rel, *a, *b);
+        if let Some(k) = limit
+            && k < rows.len()
+        {
+            if k == 0 {
+                return Ok(Vec::new());
             }
-            let fact = FactId { rel, row };
-            let args = self.args(fact);
-            let bindings = names
-                .iter()
-                .map(|&(n, c)| (n.to_string(), args[c].clone()))
-                .collect();
-            out.push(Match {
-                fact,
-                args,
-                bindings,
-                confidence: r.meta(row).conf,
-            });
+            rows.select_nth_unstable_by(k - 1, order);
+            rows.truncate(k);
         }
-        out.sort_by(|a, b| a.args.cmp(&b.args));
-        Ok(out)
+        rows.sort_unstable_by(order);
+        Ok(rows.into_iter().map(|row| FactId { rel, row }).collect())
     }
 
     /// Number of facts in a relation.
@@ -542,14 +719,14 @@ impl FactBase {
             }
         }
         let lens: Vec<u32> = self.rels.iter().map(|r| r.len()).collect();
-        let ctx = Ctx {
-            rels: &self.rels[..],
-            old: &lens,
-            full: &lens,
-            delta: &[],
-            syms: exec::Syms::Read(&self.interner),
-            provenance: false,
-        };
+        let ctx = Ctx::new(
+            &self.rels[..],
+            &lens,
+            &lens,
+            &[],
+            exec::Syms::Read(&self.interner),
+            false,
+        );
         let mut found: Vec<(usize, RelId, Vec<u64>)> = Vec::new();
         for step in &plan.steps {
             match step {
@@ -561,8 +738,8 @@ impl FactBase {
                     }
                 }
                 Step::Assign { slot, expr } => match exec::eval(expr, &frame.slots, ctx.syms) {
-                    Some(v) => frame.slots[*slot] = v,
-                    None => break,
+                    Ok(v) => frame.slots[*slot] = v,
+                    Err(_) => break,
                 },
                 Step::Aggregate(agg) => {
                     if !agg.result_bound {
@@ -748,6 +925,7 @@ pub(crate) fn incremental(
             c.dedup();
         }
     }
+    engine.finish_stats();
     Ok(FactBase::from_engine(
         engine,
         Arc::clone(&program),

@@ -147,8 +147,6 @@ pub(crate) struct Plan {
     /// The premises' fact slots when every premise is a fact (no aggregate), so
     /// that recording a derivation is a plain copy.
     pub premise_facts: Option<Vec<usize>>,
-    /// Index of the first `Scan` step (where the driver splits work into chunks).
-    pub first_scan: Option<usize>,
     /// False when a constant can never match: the plan produces nothing.
     pub feasible: bool,
 }
@@ -286,7 +284,6 @@ impl Planner<'_> {
                 Premise::Agg(_) => None,
             })
             .collect();
-        let first_scan = steps.iter().position(|s| matches!(s, Step::Scan { .. }));
         Ok(Plan {
             rule: rule.id,
             head_rel,
@@ -298,7 +295,6 @@ impl Planner<'_> {
             aggs: scope.next_agg,
             premises,
             premise_facts,
-            first_scan,
             feasible: scope.feasible,
         })
     }

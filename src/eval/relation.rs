@@ -228,6 +228,8 @@ pub(crate) struct Index {
     /// The key columns, in key order.
     pub cols: Vec<usize>,
     table: HashTable<Bucket>,
+    /// Bytes allocated by the buckets' row lists.
+    row_bytes: usize,
     /// In a layered relation: the base's index on the same columns, which answers
     /// for the base's rows (this one then holds only the layer's own rows). `None`
     /// in a plain relation, and in a layer whose base lacks such an index (this one
@@ -374,6 +376,7 @@ impl Relation {
                 .map(|(i, ix)| Index {
                     cols: ix.cols.clone(),
                     table: HashTable::new(),
+                    row_bytes: 0,
                     base: Some(i),
                 })
                 .collect(),
@@ -715,6 +718,52 @@ impl Relation {
         (row, true)
     }
 
+    /// Bytes this relation's own storage has allocated (not a layer's base's): rows
+    /// with their records, the dedup table, indexes (tables and row lists),
+    /// derivation records, evidence, patches.
+    pub fn heap_bytes(&self) -> usize {
+        self.data.capacity() * 8
+            + self.dedup.slots.capacity() * 8
+            + self
+                .indexes
+                .iter()
+                .map(|ix| ix.table.allocation_size() + ix.row_bytes)
+                .sum::<usize>()
+            + self.deriv.capacity() * std::mem::size_of::<DerivRec>()
+            + self.premises.capacity() * std::mem::size_of::<FactId>()
+            + self.evidence.capacity() * 4
+            + self.patches.capacity() * (std::mem::size_of::<Patch>() + 8)
+            + self.inputs.as_ref().map_or(0, |i| i.capacity() * 4)
+    }
+
+    /// At most how many bytes inserting `rows` new rows with `premises` premises in
+    /// all could allocate (vectors and tables that would have to grow, each to its
+    /// new size: while one moves, both copies exist).
+    pub fn growth_bound(&self, rows: usize, premises: usize) -> usize {
+        use crate::eval::fixpoint::grow_bytes;
+        let mut g = grow_bytes(self.data.len(), self.data.capacity(), rows * self.stride, 8);
+        let need = self.dedup.len + rows;
+        if need * 4 > self.dedup.slots.len() * 3 {
+            let mut n = self.dedup.slots.len().max(16);
+            while need * 4 > n * 3 {
+                n *= 2;
+            }
+            g += n * 8;
+        }
+        for ix in &self.indexes {
+            let need = ix.table.len() + rows;
+            if need > ix.table.capacity() {
+                let buckets = (need * 8 / 7).next_power_of_two().max(4);
+                g += buckets * (std::mem::size_of::<Bucket>() + 1);
+            }
+            // A row list per new key, or a share of a growing one.
+            g += rows * 8;
+        }
+        g += grow_bytes(self.deriv.len(), self.deriv.capacity(), rows, 8);
+        g += grow_bytes(self.premises.len(), self.premises.capacity(), premises, 8);
+        g + grow_bytes(self.evidence.len(), self.evidence.capacity(), rows, 4)
+    }
+
     /// Make room for `additional` more rows, so that a batch of inserts never grows
     /// the dedup table midway (and prefetches stay valid).
     pub fn reserve(&mut self, additional: usize) {
@@ -751,6 +800,7 @@ impl Relation {
         let mut index = Index {
             cols: cols.to_vec(),
             table: HashTable::new(),
+            row_bytes: 0,
             base: None,
         };
         let rows = self.rows();
@@ -830,13 +880,16 @@ fn index_add(index: &mut Index, rows: Rows<'_>, row: u32) {
             })
     };
     if let Some(b) = index.table.find_mut(h, same_key) {
+        let cap = b.rows.capacity();
         b.rows.push(row);
+        index.row_bytes += (b.rows.capacity() - cap) * 4;
     } else {
         let bucket = Bucket {
             hash: h,
             key: prefix,
             rows: vec![row],
         };
+        index.row_bytes += 4;
         index.table.insert_unique(h, bucket, |b| b.hash);
     }
 }

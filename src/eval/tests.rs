@@ -919,7 +919,7 @@ fn budget_limits_stop_evaluation() {
         budget: Budget {
             max_facts: Some(50 * 51 / 2),
             max_rounds: Some(60),
-            deadline: None,
+            ..Budget::unlimited()
         },
         ..EvalOptions::default()
     };

@@ -75,25 +75,32 @@ impl Pack {
     pub fn load(dir: impl AsRef<Path>) -> Result<Pack> {
         let dir = dir.as_ref();
         let manifest_path = dir.join("pack.ron");
-        let text = std::fs::read_to_string(&manifest_path).map_err(|e| {
-            crate::diag::Error::from(
-                Diagnostic::new(
-                    ErrorCode::Io,
-                    format!("cannot read {}: {e}", manifest_path.display()),
-                )
-                .with_help("a rule pack is a directory with a pack.ron manifest"),
-            )
+        // Read within the loader's default input limit (a device is refused).
+        let limit = crate::store::DEFAULT_MAX_INPUT;
+        let mut left = limit;
+        let text = crate::store::read_file(&manifest_path, left, limit).map_err(|mut e| {
+            if e.code() == ErrorCode::Io {
+                e.diagnostics[0].help =
+                    Some("a rule pack is a directory with a pack.ron manifest".into());
+            }
+            e
         })?;
+        left -= text.len() as u64;
         let manifest = Manifest::parse(&manifest_path.display().to_string(), &text)?;
         let mut files = BTreeMap::new();
         for name in manifest.files() {
             let path = dir.join(&name);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
+            let text = crate::store::read_file(&path, left, limit).map_err(|e| {
+                if e.code() != ErrorCode::Io {
+                    return e;
+                }
                 pack_error(format!(
-                    "pack `{}` names {name}, which cannot be read: {e}",
-                    manifest.name
+                    "pack `{}` names {name}, which cannot be read: {}",
+                    manifest.name,
+                    e.primary().message
                 ))
             })?;
+            left -= text.len() as u64;
             files.insert(name, text);
         }
         Ok(Pack {
@@ -756,41 +763,21 @@ fn resolve_mapping(program: &Program, t: &TableMapping) -> std::result::Result<R
 
 fn resolve_goal(program: &Program, g: &GoalSpec) -> std::result::Result<Goal, String> {
     let goal = parse_goal(&g.goal).map_err(|e| e.to_string())?;
-    let rel = program
-        .relation_id(&goal.predicate)
-        .ok_or_else(|| format!("the rules have no relation `{}`", goal.predicate))?;
-    let arity = program.relation(rel).arity();
-    if goal.args.len() != arity {
-        return Err(format!(
-            "`{}` has {arity} columns, the goal gives {}",
-            goal.predicate,
-            goal.args.len()
-        ));
-    }
+    crate::check::resolve_goal(program, &goal).map_err(|e| e.to_string())?;
     Ok(goal)
 }
 
-/// A JSON value as a value of column type `ty`: numbers into numeric columns (exact),
-/// strings into symbol columns; a number into a symbol column is its decimal text, and
-/// a numeric string into a numeric column is parsed.
+/// A JSON value as a value of column type `ty`: a number or a boolean in a symbol
+/// column is its text, a string is read as the column's type reads text
+/// ([`ColumnType::parse`]), and anything else goes through the one coercion
+/// ([`ColumnType::coerce`]), so numbers enter numeric columns only exactly.
 fn json_value(v: &serde_json::Value, ty: ColumnType) -> Option<Value> {
     use serde_json::Value as J;
     match (v, ty) {
-        (J::String(s), ColumnType::Symbol) => Some(Value::Symbol(s.clone())),
         (J::Number(n), ColumnType::Symbol) => Some(Value::Symbol(n.to_string())),
         (J::Bool(b), ColumnType::Symbol) => Some(Value::Symbol(b.to_string())),
-        (J::Number(n), ColumnType::Number) => n.as_i64().map(Value::Number),
-        (J::Number(n), ColumnType::Unsigned) => n.as_u64().map(Value::Unsigned),
-        (J::Number(n), ColumnType::Float) => n.as_f64().map(Value::Float),
-        (J::String(s), ColumnType::Number) => s.trim().parse().ok().map(Value::Number),
-        (J::String(s), ColumnType::Unsigned) => s.trim().parse().ok().map(Value::Unsigned),
-        (J::String(s), ColumnType::Float) => s
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .filter(|x| x.is_finite())
-            .map(Value::Float),
-        _ => None,
+        (J::String(s), _) => ty.parse(s),
+        _ => Value::from_json(v).and_then(|x| ty.coerce(&x)),
     }
 }
 

@@ -60,7 +60,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::answer::firewall::{HallucinationFirewall, SentenceKind};
+use crate::answer::firewall::{CheckOptions, HallucinationFirewall, SentenceKind};
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::{EvalOptions, OverlayStats, SharedBase};
 use crate::pack::{Pack, PackSet};
@@ -528,10 +528,16 @@ impl Pipeline {
         let result = match mode {
             Mode::Strict => HallucinationFirewall::new()
                 .with_gate_verification(&all)
-                .check(&raw, &allowed, proved, true),
-            Mode::Standard | Mode::Audit => {
-                HallucinationFirewall::new().check(&raw, &allowed, proved, false)
-            }
+                .check(
+                    &raw,
+                    &allowed,
+                    &CheckOptions::new().proved(proved).require_proof(true),
+                ),
+            Mode::Standard | Mode::Audit => HallucinationFirewall::new().check(
+                &raw,
+                &allowed,
+                &CheckOptions::new().proved(proved),
+            ),
         };
         let check_us = us(t.elapsed());
         let claims = result
@@ -543,6 +549,7 @@ impl Pipeline {
                     SentenceKind::Supported => "supported",
                     SentenceKind::Stripped => "stripped",
                     SentenceKind::Glue => "glue",
+                    SentenceKind::Layout => "layout",
                     SentenceKind::Unverified => "unverified",
                 }
                 .to_string(),

@@ -47,24 +47,86 @@ pub fn build_proof<S: ProofSource + ?Sized>(
 /// Prove every fact matching a pattern such as `threatens(g, z)`: one tree per match,
 /// in the fact base's sorted match order, at most `limit` of them. The trees' ids are
 /// `<proof_id>#1`, `<proof_id>#2`, … in that order. No match gives an empty list.
+///
+/// The trees are one request: their `STEP` tags are numbered on from one tree to the
+/// next (the second tree's first step follows the first tree's last), so no tag names
+/// two different facts.
+///
+/// Only the first `limit` matches are selected and proved (see [`prove_each`] to
+/// handle one tree at a time).
 pub fn prove_all<S: ProofSource + ?Sized>(
     pattern: &Goal,
     source: &S,
     options: &ProofOptions<'_>,
     limit: Option<usize>,
 ) -> Result<Vec<ProofTree>> {
+    let mut trees = Vec::new();
+    prove_each(pattern, source, options, limit, |tree| {
+        trees.push(tree);
+        Ok(())
+    })?;
+    Ok(trees)
+}
+
+/// [`prove_all`], handing each tree to `each` as soon as it is built (so that a
+/// caller can write it out and drop it): memory stays that of one proof plus four
+/// bytes per selected match. Stops at the first error `each` returns. Returns the
+/// number of matches proved.
+pub fn prove_each<S: ProofSource + ?Sized>(
+    pattern: &Goal,
+    source: &S,
+    options: &ProofOptions<'_>,
+    limit: Option<usize>,
+    mut each: impl FnMut(ProofTree) -> Result<()>,
+) -> Result<usize> {
     require_provenance(source)?;
-    let matches = source.query(pattern)?;
-    let take = limit.unwrap_or(usize::MAX);
-    matches
-        .into_iter()
-        .take(take)
-        .enumerate()
-        .map(|(i, m)| {
-            let id = format!("{}#{}", options.proof_id, i + 1);
-            build_from(source, m.fact, m.args, &id, options)
-        })
-        .collect()
+    let facts = source.matching_facts(pattern, limit)?;
+    let mut first_step = options.first_step;
+    for (i, &fact) in facts.iter().enumerate() {
+        let id = format!("{}#{}", options.proof_id, i + 1);
+        let opts = options.with_first_step(first_step);
+        let tree = build_from(source, fact, source.args(fact), &id, &opts)?;
+        first_step += tree.step_count();
+        each(tree)?;
+    }
+    Ok(facts.len())
+}
+
+/// Prove several goals as one request (ground goals one tree each, patterns one per
+/// match, at most `limit` per pattern), numbering `STEP` tags on across all the trees
+/// so that a context block over them never repeats a tag. With one goal the trees carry
+/// `options.proof_id` as [`build_proof`] and [`prove_all`] do; with several, goal `k`
+/// (from 1) uses `<proof_id>.<k>`.
+pub fn prove_request<S: ProofSource + ?Sized>(
+    goals: &[Goal],
+    source: &S,
+    options: &ProofOptions<'_>,
+    limit: Option<usize>,
+) -> Result<Vec<ProofTree>> {
+    let mut first_step = options.first_step;
+    let mut out = Vec::new();
+    for (k, goal) in goals.iter().enumerate() {
+        let id = if goals.len() == 1 {
+            options.proof_id.to_string()
+        } else {
+            format!("{}.{}", options.proof_id, k + 1)
+        };
+        let opts = ProofOptions {
+            proof_id: &id,
+            provenance_resolver: options.provenance_resolver,
+            first_step,
+        };
+        let trees = if goal.is_ground() {
+            vec![build_proof(&Fact::from_goal(goal)?, source, &opts)?]
+        } else {
+            prove_all(goal, source, &opts, limit)?
+        };
+        for tree in trees {
+            first_step += tree.step_count();
+            out.push(tree);
+        }
+    }
+    Ok(out)
 }
 
 fn require_provenance<S: ProofSource + ?Sized>(source: &S) -> Result<()> {
@@ -297,7 +359,7 @@ impl<S: ProofSource + ?Sized> Walk<'_, S> {
                 args,
                 rule: rule.name.clone(),
                 rule_tag: self.rules_fired[fired].clone(),
-                step_tag: numbered("STEP-", step),
+                step_tag: numbered("STEP-", self.options.first_step + step),
                 confidence: self.source.confidence(fact),
                 premises: Vec::new(),
             }));

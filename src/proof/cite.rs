@@ -67,51 +67,120 @@ impl ProofTree {
 
     fn cite(&self, tag: &str, node: &ProofNode) -> CitedFact {
         let info: Option<&PredicateInfo> = self.predicates.get(node.predicate());
-        CitedFact {
-            tag: tag.to_string(),
-            predicate: node.predicate().to_string(),
-            args: node.args().to_vec(),
-            text: self.node_text(node),
-            functional_key: info.and_then(|i| i.functional.clone()),
+        let fact = CitedFact::new(
+            tag,
+            node.predicate(),
+            node.args().to_vec(),
+            self.node_text(node),
+        )
+        .with_functional_key(info.and_then(|i| i.functional.clone()));
+        if matches!(node, ProofNode::Absence(_)) {
+            fact.negated()
+        } else {
+            fact
         }
     }
-}
 
-impl TagResolver for ProofTree {
-    fn resolve(&self, tag: &str) -> Vec<CitedFact> {
-        let named = |n: &&ProofNode| match n {
-            ProofNode::Conclusion(c) => c.step_tag == tag || c.rule_tag == tag,
-            ProofNode::Evidence(e) => e.hedge_tag == tag,
-            ProofNode::Absence(_) => false,
-        };
-        self.nodes
-            .iter()
-            .filter(named)
-            .map(|n| self.cite(tag, n))
-            .collect()
-    }
-}
-
-impl TagResolver for [ProofTree] {
-    fn resolve(&self, tag: &str) -> Vec<CitedFact> {
-        let mut out: Vec<CitedFact> = Vec::new();
-        for tree in self {
-            for fact in tree.resolve(tag) {
-                if !out
-                    .iter()
-                    .any(|f| f.predicate == fact.predicate && f.args == fact.args)
-                {
-                    out.push(fact);
+    /// Every citation the tree hands out, in node order: each evidence leaf under its
+    /// `HEDGE` tag; each conclusion under its `STEP` tag, followed by the facts that
+    /// step relied on being absent (negated); each conclusion under its `RULE` tag.
+    pub fn citations(&self) -> Vec<CitedFact> {
+        let mut out = Vec::new();
+        for node in &self.nodes {
+            match node {
+                ProofNode::Conclusion(c) => {
+                    out.push(self.cite(&c.step_tag, node));
+                    for p in &c.premises {
+                        if let Some(a @ ProofNode::Absence(_)) = self.node(p) {
+                            out.push(self.cite(&c.step_tag, a));
+                        }
+                    }
+                    out.push(self.cite(&c.rule_tag, node));
                 }
+                ProofNode::Evidence(e) => out.push(self.cite(&e.hedge_tag, node)),
+                ProofNode::Absence(_) => {}
             }
         }
         out
     }
 }
 
+impl TagResolver for ProofTree {
+    fn resolve(&self, tag: &str) -> Vec<CitedFact> {
+        let mut out = Vec::new();
+        for node in &self.nodes {
+            match node {
+                ProofNode::Conclusion(c) if c.step_tag == tag => {
+                    out.push(self.cite(tag, node));
+                    for p in &c.premises {
+                        if let Some(a @ ProofNode::Absence(_)) = self.node(p) {
+                            out.push(self.cite(tag, a));
+                        }
+                    }
+                }
+                ProofNode::Conclusion(c) if c.rule_tag == tag => out.push(self.cite(tag, node)),
+                ProofNode::Evidence(e) if e.hedge_tag == tag => out.push(self.cite(tag, node)),
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+/// A set of trees resolves a tag to what any of them names by it (a fact named by
+/// several trees listed once). A `STEP` or `HEDGE` tag that names different facts in
+/// two trees (trees built as separate requests each number their steps from 1) is
+/// ambiguous; [`prove_all`](super::prove_all) and [`prove_request`](super::prove_request)
+/// number steps across the trees of one request, so their tags never are.
+impl TagResolver for [ProofTree] {
+    fn resolve(&self, tag: &str) -> Vec<CitedFact> {
+        let mut out: Vec<CitedFact> = Vec::new();
+        for tree in self {
+            for fact in tree.resolve(tag) {
+                if !out.iter().any(|f| {
+                    f.predicate == fact.predicate
+                        && f.args == fact.args
+                        && f.negated == fact.negated
+                }) {
+                    out.push(fact);
+                }
+            }
+        }
+        out
+    }
+
+    fn is_ambiguous(&self, tag: &str) -> bool {
+        let mut seen: Option<Vec<(String, Vec<Value>, bool)>> = None;
+        for tree in self {
+            let facts = tree.resolve(tag);
+            if facts.is_empty() {
+                continue;
+            }
+            let mut sig: Vec<(String, Vec<Value>, bool)> = facts
+                .into_iter()
+                .map(|f| (f.predicate, f.args, f.negated))
+                .collect();
+            sig.sort();
+            if tag.starts_with("RULE-") {
+                continue;
+            }
+            match &seen {
+                Some(s) if *s != sig => return true,
+                Some(_) => {}
+                None => seen = Some(sig),
+            }
+        }
+        false
+    }
+}
+
 impl TagResolver for Vec<ProofTree> {
     fn resolve(&self, tag: &str) -> Vec<CitedFact> {
         self.as_slice().resolve(tag)
+    }
+
+    fn is_ambiguous(&self, tag: &str) -> bool {
+        self.as_slice().is_ambiguous(tag)
     }
 }
 

@@ -17,6 +17,7 @@
 //! per-request overlay on it) can be explained.
 
 mod build;
+mod citations;
 mod cite;
 #[cfg(test)]
 pub(crate) mod mock;
@@ -35,7 +36,8 @@ pub use crate::ir::PackId;
 use crate::syntax::{Goal, GoalArg};
 use crate::value::Value;
 
-pub use build::{build_proof, prove_all};
+pub use build::{build_proof, prove_all, prove_each, prove_request};
+pub use citations::{CitationTable, read_proofs, verify_proof};
 pub use cite::verbalise;
 pub use resolver::{EdgeRef, ProofOptions, ProvenanceResolver, ResolverError};
 pub use source::ProofSource;
@@ -207,6 +209,27 @@ impl ProofTree {
             }
         }
         tags
+    }
+
+    /// How many `STEP` tags the tree uses (its conclusions).
+    pub fn step_count(&self) -> u64 {
+        self.nodes
+            .iter()
+            .filter(|n| matches!(n, ProofNode::Conclusion(_)))
+            .count() as u64
+    }
+
+    /// The steps numbered before this tree in its request: one less than its lowest
+    /// `STEP` number (0 for a request's first tree, or a tree without steps).
+    pub fn first_step(&self) -> u64 {
+        self.nodes
+            .iter()
+            .filter_map(|n| match n {
+                ProofNode::Conclusion(c) => c.step_tag.strip_prefix("STEP-")?.parse::<u64>().ok(),
+                _ => None,
+            })
+            .min()
+            .map_or(0, |m| m.saturating_sub(1))
     }
 
     /// Attach the program's verbalisations and functional keys (lost in the JSON

@@ -4,12 +4,33 @@
 //! bytes. Facts are said in words: a node's own `text`, else its predicate's `.text`
 //! verbalisation when the tree carries it (see [`ProofTree::with_program`]). An absence
 //! is always said as what is *not* recorded ("no record that …"), never as a statement.
+//!
+//! Data never shapes the output: every value that comes from facts, provenance or the
+//! caller (symbols, verbalisations, proof ids, table names, provenance fields) has its
+//! control characters, line breaks, invisible characters and backslashes escaped
+//! ([`escape_line`]) and its tag-shaped brackets escaped (`\[HEDGE-1\]`) in the context
+//! block and the terminal tree, so a symbol holding `"\n[HEDGE-1] …"` cannot forge a
+//! line or a citation of the block that goes into a prompt, and a terminal escape
+//! cannot reach a terminal. Graphviz and HTML output escape control and invisible
+//! characters before their own quoting.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::{EvidenceNode, ProofNode, ProofTree};
+use crate::answer::normalize::{defang_tags, escape_controls, escape_line, is_invisible};
 use crate::value::format_confidence as conf;
+
+/// A value from data, safe on one line of a prompt: escaped, with tag-shaped brackets
+/// defanged.
+fn data(s: &str) -> String {
+    defang_tags(&escape_line(s)).into_owned()
+}
+
+/// A fact written as the rule language writes it (already quoted), safe on one line.
+fn literal(s: &str) -> String {
+    defang_tags(&escape_controls(s)).into_owned()
+}
 
 fn index_of(tree: &ProofTree) -> HashMap<&str, usize> {
     tree.nodes
@@ -138,19 +159,21 @@ fn no_record(words: &str) -> String {
 /// ```
 pub fn context(tree: &ProofTree) -> String {
     let mut out = String::new();
-    let goal = crate::value::fact_text(&tree.goal.predicate, &tree.goal.args);
+    let goal = literal(&crate::value::fact_text(
+        &tree.goal.predicate,
+        &tree.goal.args,
+    ));
+    let proof_id = data(&tree.proof_id);
     if !tree.is_proved() {
         let _ = writeln!(
             out,
-            "{}: {goal} is unproved; there is no evidence to cite for it.",
-            tree.proof_id
+            "{proof_id}: {goal} is unproved; there is no evidence to cite for it."
         );
         return out;
     }
     let _ = writeln!(
         out,
-        "{}: {goal} is proved (confidence {})",
-        tree.proof_id,
+        "{proof_id}: {goal} is proved (confidence {})",
         conf(tree.confidence)
     );
     let index = index_of(tree);
@@ -161,7 +184,7 @@ pub fn context(tree: &ProofTree) -> String {
                 let mut absent = Vec::new();
                 for p in &c.premises {
                     match index.get(p.as_str()).map(|&i| &tree.nodes[i]) {
-                        Some(n @ ProofNode::Absence(_)) => absent.push(tree.node_text(n)),
+                        Some(n @ ProofNode::Absence(_)) => absent.push(data(&tree.node_text(n))),
                         Some(n) => tags.extend(n.tag().map(str::to_string)),
                         None => {}
                     }
@@ -169,10 +192,10 @@ pub fn context(tree: &ProofTree) -> String {
                 let _ = write!(
                     out,
                     "[{}] {} (confidence {}; by {}",
-                    c.step_tag,
-                    tree.node_text(node),
+                    escape_line(&c.step_tag),
+                    data(&tree.node_text(node)),
                     conf(c.confidence),
-                    c.rule_tag
+                    escape_line(&c.rule_tag)
                 );
                 if !tags.is_empty() {
                     let _ = write!(out, " from {}", tags.join(", "));
@@ -186,11 +209,11 @@ pub fn context(tree: &ProofTree) -> String {
                 let _ = write!(
                     out,
                     "[{}] {} (confidence {}",
-                    e.hedge_tag,
-                    tree.node_text(node),
+                    escape_line(&e.hedge_tag),
+                    data(&tree.node_text(node)),
                     conf(e.confidence)
                 );
-                let place = where_line(e);
+                let place = data(&where_line(e));
                 if !place.is_empty() {
                     let _ = write!(out, "; {place}");
                 }
@@ -207,25 +230,29 @@ fn text_line(tree: &ProofTree, node: &ProofNode) -> String {
     match node {
         ProofNode::Conclusion(c) => format!(
             "{} [{}] {}  confidence {}  by {} [{}]",
-            c.id,
-            c.step_tag,
-            tree.node_text(node),
+            escape_line(&c.id),
+            escape_line(&c.step_tag),
+            data(&tree.node_text(node)),
             conf(c.confidence),
-            c.rule,
-            c.rule_tag
+            data(&c.rule),
+            escape_line(&c.rule_tag)
         ),
         ProofNode::Evidence(e) => {
-            let place = where_line(e);
+            let place = data(&where_line(e));
             format!(
                 "{} [{}] {}  confidence {}{}{place}",
-                e.id,
-                e.hedge_tag,
-                tree.node_text(node),
+                escape_line(&e.id),
+                escape_line(&e.hedge_tag),
+                data(&tree.node_text(node)),
                 conf(e.confidence),
                 if place.is_empty() { "" } else { "  " },
             )
         }
-        ProofNode::Absence(a) => format!("{} {}", a.id, no_record(&tree.node_text(node))),
+        ProofNode::Absence(a) => format!(
+            "{} {}",
+            escape_line(&a.id),
+            no_record(&data(&tree.node_text(node)))
+        ),
     }
 }
 
@@ -241,8 +268,9 @@ pub fn text(tree: &ProofTree) -> String {
     };
     let _ = writeln!(
         out,
-        "{}: {goal} {status}, confidence {}, depth {}",
-        tree.proof_id,
+        "{}: {} {status}, confidence {}, depth {}",
+        data(&tree.proof_id),
+        literal(&goal),
         conf(tree.confidence),
         tree.depth
     );
@@ -281,6 +309,10 @@ pub fn text(tree: &ProofTree) -> String {
 fn dot_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
+        if c != '\n' && (c.is_control() || is_invisible(c)) {
+            let _ = write!(out, "\\\\u{{{:x}}}", c as u32);
+            continue;
+        }
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -502,11 +534,15 @@ fn dot_body(out: &mut String, tree: &ProofTree, prefix: &str, indent: &str) {
     }
 }
 
-/// Escape text for HTML element content and attribute values.
+/// Escape text for HTML element content and attribute values (control and invisible
+/// characters other than line breaks and tabs become visible `\u{…}` escapes).
 pub(crate) fn html_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
+            c if (c.is_control() && !matches!(c, '\n' | '\t')) || is_invisible(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),

@@ -65,21 +65,33 @@ where
 
 /// How to build a proof.
 #[derive(Clone, Copy)]
+#[non_exhaustive]
 pub struct ProofOptions<'a> {
     /// The id the tree carries (`proof_id`); [`prove_all`](super::prove_all) suffixes
     /// it with `#2`, `#3`, … for the second and later matches.
     pub proof_id: &'a str,
     /// Optional enrichment of evidence leaves.
     pub provenance_resolver: Option<&'a dyn ProvenanceResolver>,
+    /// Steps already numbered in this request: the tree's conclusions are tagged
+    /// `STEP-<first_step + 1>`, `STEP-<first_step + 2>`, … so that no two proofs of one
+    /// request share a `STEP` tag. 0 for a request's first proof.
+    pub first_step: u64,
 }
 
 impl<'a> ProofOptions<'a> {
-    /// Options with this proof id and no resolver.
+    /// Options with this proof id, no resolver, steps numbered from 1.
     pub fn new(proof_id: &'a str) -> ProofOptions<'a> {
         ProofOptions {
             proof_id,
             provenance_resolver: None,
+            first_step: 0,
         }
+    }
+
+    /// The same options with steps numbered after `first_step` (see
+    /// [`ProofOptions::first_step`]).
+    pub fn with_first_step(self, first_step: u64) -> ProofOptions<'a> {
+        ProofOptions { first_step, ..self }
     }
 
     /// The same options with a resolver.
@@ -103,6 +115,7 @@ impl fmt::Debug for ProofOptions<'_> {
         f.debug_struct("ProofOptions")
             .field("proof_id", &self.proof_id)
             .field("provenance_resolver", &self.provenance_resolver.is_some())
+            .field("first_step", &self.first_step)
             .finish()
     }
 }

@@ -34,8 +34,18 @@ pub trait ProofSource {
     /// The fact's input record, when it was given as input.
     fn evidence(&self, fact: FactId) -> Option<&InputFact>;
 
-    /// Every fact matching a pattern, sorted by values (used by [`prove_all`](super::prove_all)).
+    /// Every fact matching a pattern, sorted by values.
     fn query(&self, pattern: &Goal) -> Result<Vec<Match>>;
+
+    /// The first `limit` facts matching a pattern in [`query`](Self::query)'s order
+    /// (used by [`prove_all`](super::prove_all) and [`prove_each`](super::prove_each)).
+    /// The default asks `query` and keeps the first ones; a [`FactBase`] selects them
+    /// without decoding every match.
+    fn matching_facts(&self, pattern: &Goal, limit: Option<usize>) -> Result<Vec<FactId>> {
+        let mut matches = self.query(pattern)?;
+        matches.truncate(limit.unwrap_or(usize::MAX));
+        Ok(matches.into_iter().map(|m| m.fact).collect())
+    }
 }
 
 impl ProofSource for FactBase {
@@ -69,6 +79,10 @@ impl ProofSource for FactBase {
 
     fn query(&self, pattern: &Goal) -> Result<Vec<Match>> {
         FactBase::query(self, pattern)
+    }
+
+    fn matching_facts(&self, pattern: &Goal, limit: Option<usize>) -> Result<Vec<FactId>> {
+        FactBase::query_facts(self, pattern, limit)
     }
 }
 

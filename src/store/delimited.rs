@@ -64,6 +64,18 @@ pub(crate) fn parse_untyped(
         .flexible(true)
         .from_reader(text.as_bytes());
     let mut problems = Problems::default();
+    if dialect.quoting
+        && let Some((at, what)) = quoting_error(text.as_bytes(), dialect.delimiter)
+    {
+        let (line, col) = lines.line_col(at as u32);
+        problems.push(
+            bad_input(located(name, Some(&lines), line, col), what).with_help(
+                "close every quoted field with `\"` and write a quote inside one as `\"\"` \
+                 (RFC 4180)",
+            ),
+        );
+        return problems.finish(Vec::new());
+    }
     let mut out = Vec::new();
     for record in reader.records() {
         let record = match record {
@@ -110,6 +122,47 @@ pub(crate) fn parse_untyped(
     problems.finish(out)
 }
 
+/// The first quoting mistake of RFC 4180 text, which the `csv` reader would accept
+/// silently: a quoted field never closed (it would swallow the rest of the file), or
+/// text after a field's closing quote. Returns its byte offset and a description.
+fn quoting_error(text: &[u8], delimiter: u8) -> Option<(usize, String)> {
+    enum State {
+        FieldStart,
+        Unquoted,
+        Quoted(usize),
+        /// A quote inside a quoted field: its end, or the first of `""`.
+        QuoteInQuoted(usize),
+    }
+    let mut state = State::FieldStart;
+    for (i, &b) in text.iter().enumerate() {
+        let end_of_field = b == delimiter || b == b'\n' || b == b'\r';
+        state = match state {
+            State::FieldStart if b == b'"' => State::Quoted(i),
+            State::FieldStart | State::Unquoted if end_of_field => State::FieldStart,
+            State::FieldStart | State::Unquoted => State::Unquoted,
+            State::Quoted(open) if b == b'"' => State::QuoteInQuoted(open),
+            State::Quoted(open) => State::Quoted(open),
+            State::QuoteInQuoted(open) if b == b'"' => State::Quoted(open),
+            State::QuoteInQuoted(_) if end_of_field => State::FieldStart,
+            State::QuoteInQuoted(_) => {
+                return Some((
+                    i,
+                    "malformed CSV: text after a quoted field's closing quote".into(),
+                ));
+            }
+        };
+    }
+    match state {
+        State::Quoted(open) => Some((
+            open,
+            "malformed CSV: this quoted field is never closed (it would run to the end of \
+             the file)"
+                .into(),
+        )),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,6 +188,28 @@ mod tests {
         assert_eq!(tsv[1].origin.line, 3);
         assert_eq!(tsv[1].origin.arg_cols, vec![1, 3]);
         assert_eq!(tsv[1].predicate, "e");
+    }
+
+    #[test]
+    fn unterminated_quotes_and_text_after_quotes_are_errors() {
+        let err = parse_untyped("e.csv", "e", "1,2\n3,\"open\n5,6\n", Dialect::csv()).unwrap_err();
+        let d = err.primary();
+        assert!(d.message.contains("never closed"), "{d}");
+        assert_eq!(d.location.as_ref().map(|l| (l.line, l.col)), Some((2, 3)));
+        let err = parse_untyped("e.csv", "e", "1,\"a\"b\n", Dialect::csv()).unwrap_err();
+        assert!(err.primary().message.contains("after a quoted field"));
+        // Escaped quotes, quotes inside unquoted fields and quoted line breaks are fine.
+        let ok = parse_untyped(
+            "e.csv",
+            "e",
+            "1,\"a\"\"b\"\n2,x\"y\n3,\"l1\nl2\"\n",
+            Dialect::csv(),
+        )
+        .unwrap();
+        assert_eq!(cells(&ok[0]), ["1", "a\"b"]);
+        assert_eq!(cells(&ok[2]), ["3", "l1\nl2"]);
+        // Without quoting, a quote is an ordinary character.
+        assert!(parse_untyped("e.facts", "e", "1\t\"open\n", Dialect::tsv()).is_ok());
     }
 
     #[test]

@@ -103,6 +103,10 @@ pub(crate) fn parse_facts(name: &str, text: &str) -> Result<Vec<RawFact>> {
 pub(crate) fn parse_facts_lenient(name: &str, text: &str) -> (Vec<RawFact>, Problems) {
     let doc = Doc::new(name, text);
     let mut problems = Problems::default();
+    if let Some(at) = jsonpos::too_deep(text, jsonpos::MAX_JSON_DEPTH) {
+        problems.push(too_deep(&doc, at));
+        return (Vec::new(), problems);
+    }
     if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
         problems.push(doc.syntax_error(0, &e));
         return (Vec::new(), problems);
@@ -189,6 +193,10 @@ pub(crate) fn parse_evidence_lenient(name: &str, text: &str) -> (Vec<RawFact>, P
             continue;
         }
         let at = base + (body.len() - body.trim_start().len());
+        if let Some(deep) = jsonpos::too_deep(body, jsonpos::MAX_JSON_DEPTH) {
+            problems.push(too_deep(&doc, base + deep));
+            continue;
+        }
         let value: Json = match serde_json::from_str(body) {
             Ok(v) => v,
             Err(e) => {
@@ -209,6 +217,18 @@ pub(crate) fn parse_evidence_lenient(name: &str, text: &str) -> (Vec<RawFact>, P
         }
     }
     (out, problems)
+}
+
+/// The diagnostic for JSON nested beyond [`jsonpos::MAX_JSON_DEPTH`] at byte `at`.
+fn too_deep(doc: &Doc<'_>, at: usize) -> crate::diag::Diagnostic {
+    bad_input(
+        doc.at(at),
+        format!(
+            "JSON nested more than {} levels deep (the nesting limit)",
+            jsonpos::MAX_JSON_DEPTH
+        ),
+    )
+    .with_help("fact rows and evidence records need only a few levels of nesting")
 }
 
 /// Check that every cell is a number or a string.

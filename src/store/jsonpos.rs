@@ -140,6 +140,38 @@ impl<'a> Walker<'a> {
     }
 }
 
+/// How deeply JSON input may nest arrays and objects (as `serde_json`'s own limit).
+pub(crate) const MAX_JSON_DEPTH: usize = 128;
+
+/// The offset of the first `[` or `{` that opens a level deeper than `max`, if any.
+/// A linear scan without recursion, so that it is safe on any text: run before
+/// anything walks the document's tree.
+pub(crate) fn too_deep(text: &str, max: usize) -> Option<usize> {
+    let s = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < s.len() {
+        match s[i] {
+            b'"' => {
+                i += 1;
+                while i < s.len() && s[i] != b'"' {
+                    i += if s[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return Some(i);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// The members of the object starting at (or after whitespace from) `at`, in document
 /// order, duplicates included. `None` when there is no object there.
 pub(crate) fn members(text: &str, at: usize) -> Option<Vec<Member>> {
@@ -191,6 +223,15 @@ mod tests {
         let es = elements(text, 0).unwrap();
         let parts: Vec<&str> = es.iter().map(|e| &text[e.start..e.end]).collect();
         assert_eq!(parts, ["true", "null", "-1.5e3", "false", "[]"]);
+    }
+
+    #[test]
+    fn depth_is_measured_without_recursion() {
+        assert_eq!(too_deep("[[1], {\"a\": [2]}]", 3), None);
+        assert_eq!(too_deep("[[1], {\"a\": [2]}]", 2), Some(12));
+        assert_eq!(too_deep("[\"[[[[\\\"[[[\", 1]", 1), None);
+        let deep = "[".repeat(1_000_000);
+        assert_eq!(too_deep(&deep, MAX_JSON_DEPTH), Some(MAX_JSON_DEPTH));
     }
 
     #[test]

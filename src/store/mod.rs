@@ -53,7 +53,7 @@ pub use delimited::Dialect;
 pub use facts::InputFacts;
 pub use hyperedge::{DocSpan, Hyperedge, read_hyperedges};
 pub use numbering::{EdgeOwners, complete_inputs, number_inputs};
-pub use raw::RawInputs;
+pub use raw::{DEFAULT_MAX_INPUT, RawInputs, read_bounded, read_file};
 pub use record::FactRecord;
 
 /// Where an input fact came from. Serializes with the field names of docs/semantics.md
@@ -136,10 +136,19 @@ impl Loader {
         Loader::default()
     }
 
+    /// Read at most `bytes` bytes of files in all: program files, fact files,
+    /// evidence and `.input` files (text given directly is not counted). More is a
+    /// `budget_exceeded` error (limit `max_input`) naming the file that went past it.
+    /// Default: [`DEFAULT_MAX_INPUT`] (512 MiB).
+    pub fn max_input_bytes(&mut self, bytes: u64) -> &mut Loader {
+        self.inputs.set_max_input(bytes);
+        self
+    }
+
     /// Add a program file (`.dl`). Files are compiled in the order added.
     pub fn program_file(&mut self, path: impl AsRef<Path>) -> Result<&mut Loader> {
         let path = path.as_ref();
-        let text = raw::read_text(path)?;
+        let text = self.inputs.read_budgeted(path)?;
         self.sources.add(path.display().to_string(), text);
         Ok(self)
     }

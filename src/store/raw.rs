@@ -192,16 +192,54 @@ impl ColumnEvidence {
 /// bad record adds nothing and returns every problem found in it), ask it for
 /// [`type_hints`](Self::type_hints) to compile the program, then
 /// [`resolve`](Self::resolve) it against the compiled program.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct RawInputs {
     pub(crate) facts: Vec<RawFact>,
     pub(crate) fact_dir: Option<PathBuf>,
+    /// Bytes that files read by this (and `.input` files read by `resolve`) may
+    /// still take.
+    pub(crate) input_left: u64,
+    /// The limit `input_left` started from.
+    pub(crate) max_input: u64,
 }
+
+impl Default for RawInputs {
+    fn default() -> RawInputs {
+        RawInputs {
+            facts: Vec::new(),
+            fact_dir: None,
+            input_left: DEFAULT_MAX_INPUT,
+            max_input: DEFAULT_MAX_INPUT,
+        }
+    }
+}
+
+/// How many bytes of files one load reads at most, by default (512 MiB): programs,
+/// fact files, evidence and `.input` files together. See
+/// [`Loader::max_input_bytes`](crate::store::Loader::max_input_bytes).
+pub const DEFAULT_MAX_INPUT: u64 = 512 << 20;
 
 impl RawInputs {
     /// No records yet.
     pub fn new() -> RawInputs {
         RawInputs::default()
+    }
+
+    /// Read at most `bytes` bytes of files in all (programs read through a
+    /// [`Loader`](crate::store::Loader), fact files, evidence, `.input` files); more is
+    /// a `budget_exceeded` error (limit `max_input`) before anything is parsed.
+    /// Default: [`DEFAULT_MAX_INPUT`].
+    pub fn set_max_input(&mut self, bytes: u64) {
+        let used = self.max_input - self.input_left;
+        self.max_input = bytes;
+        self.input_left = bytes.saturating_sub(used);
+    }
+
+    /// Read a file against the input budget.
+    pub(crate) fn read_budgeted(&mut self, path: &Path) -> Result<String> {
+        let text = read_file(path, self.input_left, self.max_input)?;
+        self.input_left -= text.len() as u64;
+        Ok(text)
     }
 
     /// Number of records read so far.
@@ -238,7 +276,7 @@ impl RawInputs {
         };
         let mut all = Vec::new();
         for file in &files {
-            let text = read_text(file)?;
+            let text = self.read_budgeted(file)?;
             let name = file.display().to_string();
             all.extend(parse_fact_file(&name, file, &text)?);
         }
@@ -249,7 +287,7 @@ impl RawInputs {
     /// Read an evidence file: one JSON object per line,
     /// `{"predicate", "args", "confidence"?, "provenance"?}` (blank lines skipped).
     pub fn read_evidence(&mut self, path: &Path) -> Result<()> {
-        let text = read_text(path)?;
+        let text = self.read_budgeted(path)?;
         self.add_evidence_jsonl(&path.display().to_string(), &text)
     }
 
@@ -274,7 +312,7 @@ impl RawInputs {
     pub(crate) fn add_file_lenient(&mut self, path: &Path, evidence: bool) -> Vec<Diagnostic> {
         let name = path.display().to_string();
         let (facts, problems) = if evidence {
-            match read_text(path) {
+            match self.read_budgeted(path) {
                 Ok(text) => json::parse_evidence_lenient(&name, &text),
                 Err(e) => return e.diagnostics,
             }
@@ -282,7 +320,7 @@ impl RawInputs {
             let is_json = path.extension().is_some_and(|e| e == "json");
             let is_dir = path.is_dir();
             if is_json && !is_dir {
-                match read_text(path) {
+                match self.read_budgeted(path) {
                     Ok(text) => json::parse_facts_lenient(&name, &text),
                     Err(e) => return e.diagnostics,
                 }
@@ -373,7 +411,10 @@ impl RawInputs {
     }
 }
 
-/// The fact files of a directory, sorted by name.
+/// The fact files of a directory, sorted by name: its entries named `*.json`,
+/// `*.csv`, `*.tsv` or `*.facts`. Such an entry that is not a readable regular file
+/// (after following symbolic links: a dangling link, a link loop, a FIFO, a socket,
+/// a device, a directory) is an error, not skipped; other entries are ignored.
 fn fact_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
     let entries = std::fs::read_dir(dir).map_err(|e| io_error(dir, &e))?;
     let mut files = Vec::new();
@@ -383,12 +424,62 @@ fn fact_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| matches!(e, "json" | "csv" | "tsv" | "facts"));
-        if known && path.is_file() {
-            files.push(path);
+        if !known {
+            continue;
         }
+        let meta = std::fs::metadata(&path).map_err(|e| {
+            Error::from(
+                Diagnostic::new(
+                    ErrorCode::Io,
+                    format!("cannot read `{}`: {e}", path.display()),
+                )
+                .with_help(
+                    "a fact directory's *.json, *.csv, *.tsv and *.facts entries must be \
+                     readable files (is it a dangling or looping symbolic link?)",
+                ),
+            )
+        })?;
+        if !meta.is_file() {
+            return Err(not_regular(&path, &meta.file_type()));
+        }
+        files.push(path);
     }
     files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
     Ok(files)
+}
+
+/// What kind of file this is, for a message.
+fn kind_of(ft: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO";
+        }
+        if ft.is_socket() {
+            return "a socket";
+        }
+        if ft.is_char_device() || ft.is_block_device() {
+            return "a device";
+        }
+    }
+    if ft.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+fn not_regular(path: &Path, ft: &std::fs::FileType) -> Error {
+    Diagnostic::new(
+        ErrorCode::Io,
+        format!(
+            "cannot read `{}`: it is {}, not a regular file",
+            path.display(),
+            kind_of(ft)
+        ),
+    )
+    .into()
 }
 
 /// Parse one fact file by its extension.
@@ -411,14 +502,88 @@ fn parse_fact_file(name: &str, path: &Path, text: &str) -> Result<Vec<RawFact>> 
     delimited::parse_untyped(name, stem, text, dialect)
 }
 
-/// Read a whole file as UTF-8 (without a leading byte-order mark, which some
-/// spreadsheet exports write).
-pub(crate) fn read_text(path: &Path) -> Result<String> {
-    let text = std::fs::read_to_string(path).map_err(|e| io_error(path, &e))?;
+/// Read a whole file as UTF-8 text, at most `max_bytes` bytes (`limit` is the
+/// configured limit those are left of, for the message). A regular file larger than
+/// that fails before it is read; a pipe is read up to the limit; a device, a socket or
+/// a directory is refused (so `/dev/zero` is never read). A leading byte-order mark is
+/// dropped.
+pub fn read_file(path: &Path, max_bytes: u64, limit: u64) -> Result<String> {
+    let file = std::fs::File::open(path).map_err(|e| io_error(path, &e))?;
+    let meta = file.metadata().map_err(|e| io_error(path, &e))?;
+    let ft = meta.file_type();
+    let pipe = {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            ft.is_fifo()
+        }
+        #[cfg(not(unix))]
+        {
+            false
+        }
+    };
+    if !ft.is_file() && !pipe {
+        return Err(not_regular(path, &ft));
+    }
+    let name = path.display().to_string();
+    if ft.is_file() && meta.len() > max_bytes {
+        return Err(input_too_large(&name, limit));
+    }
+    read_bounded(file, &name, max_bytes, limit)
+}
+
+/// Read UTF-8 text from `reader`, at most `max_bytes` bytes (`limit`: the configured
+/// limit, for the message); more is a `budget_exceeded` error (limit `max_input`).
+/// Invalid UTF-8 is a `bad_input` error naming its line and column.
+pub fn read_bounded(
+    reader: impl std::io::Read,
+    name: &str,
+    max_bytes: u64,
+    limit: u64,
+) -> Result<String> {
+    use std::io::Read as _;
+    let mut buf = Vec::new();
+    reader
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut buf)
+        .map_err(|e| {
+            Error::from(Diagnostic::new(
+                ErrorCode::Io,
+                format!("cannot read `{name}`: {e}"),
+            ))
+        })?;
+    if buf.len() as u64 > max_bytes {
+        return Err(input_too_large(name, limit));
+    }
+    let text = String::from_utf8(buf).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+        let line_start = bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let col = 1 + String::from_utf8_lossy(&bytes[line_start..at])
+            .chars()
+            .count();
+        Error::from(bad_input(
+            Location::at(name, line, col),
+            "the file is not valid UTF-8 text",
+        ))
+    })?;
     Ok(match text.strip_prefix('\u{feff}') {
         Some(rest) => rest.to_string(),
         None => text,
     })
+}
+
+fn input_too_large(name: &str, limit: u64) -> Error {
+    Diagnostic::limit_exceeded(
+        crate::diag::Limit::MaxInput,
+        format!("`{name}` goes past the input limit: at most {limit} bytes are read in all"),
+    )
+    .with_help("raise the limit (--max-input, Loader::max_input_bytes) or split the input")
+    .into()
 }
 
 /// An `io_error` naming the path.
@@ -440,7 +605,7 @@ pub(crate) struct Problems {
 
 impl Problems {
     /// How many diagnostics one load reports at most.
-    pub const LIMIT: usize = 20;
+    pub const LIMIT: usize = crate::diag::MAX_DIAGNOSTICS;
 
     /// The problems recorded, and how many were dropped beyond the limit.
     pub fn into_parts(self) -> (Vec<Diagnostic>, usize) {
@@ -462,9 +627,9 @@ impl Problems {
             return Ok(value);
         }
         if self.dropped > 0 {
-            self.list.push(Diagnostic::new(
+            self.list.push(crate::diag::more_not_shown(
                 ErrorCode::BadInput,
-                format!("{} more problems not shown", self.dropped),
+                self.dropped,
             ));
         }
         Err(Error {
@@ -536,34 +701,7 @@ pub(crate) fn located(
     if line == 0 || line > lines || col == 0 {
         return loc;
     }
-    const WINDOW: usize = 100;
-    let text = src.line_text(line);
-    let chars: Vec<char> = text.chars().collect();
-    let start = if chars.len() > WINDOW && col > WINDOW / 2 {
-        (col - WINDOW / 2).min(chars.len().saturating_sub(WINDOW))
-    } else {
-        0
-    };
-    let end = (start + WINDOW).min(chars.len());
-    let mut shown: String = chars[start..end].iter().collect();
-    let mut caret_at = col - 1 - start.min(col - 1);
-    if start > 0 {
-        shown.insert(0, '…');
-        caret_at += 1;
-    }
-    if end < chars.len() {
-        shown.push('…');
-    }
-    let prefix: String = shown
-        .chars()
-        .take(caret_at)
-        .map(|c| if c == '\t' { '\t' } else { ' ' })
-        .collect();
-    let gutter = line.to_string().len();
-    loc.snippet = Some(format!(
-        "{:gutter$} |\n{line} | {shown}\n{:gutter$} | {prefix}^",
-        "", ""
-    ));
+    loc.snippet = Some(crate::diag::snippet(src.line_text(line), line, col, 1));
     loc
 }
 

@@ -9,7 +9,7 @@ use crate::ir::{IoOptions, Program, RelId, Relation};
 use crate::store::InputFact;
 use crate::store::delimited::{self, Dialect};
 use crate::store::raw::{
-    Origin, Problems, RawFact, RawInputs, RawValue, bad_input, file_provenance, read_text,
+    Origin, Problems, RawFact, RawInputs, RawValue, bad_input, file_provenance, read_file,
 };
 use crate::value::{ColumnType, Value};
 
@@ -63,9 +63,17 @@ impl RawInputs {
 
         let supplied: BTreeSet<&str> = self.facts.iter().map(|f| f.predicate.as_str()).collect();
         let mut file_rows = Vec::new();
+        let mut budget = (self.input_left, self.max_input);
         for rel in &program.relations {
             let Some(io) = &rel.input else { continue };
-            match read_input(program, rel, io, self.fact_dir.as_deref(), &supplied) {
+            match read_input(
+                program,
+                rel,
+                io,
+                self.fact_dir.as_deref(),
+                &supplied,
+                &mut budget,
+            ) {
                 Ok(rows) => file_rows.extend(rows),
                 Err(e) => found.extend(e.diagnostics),
             }
@@ -260,7 +268,10 @@ fn type_record(
             raw.origin.member_location(&["predicate"]),
             format!("unknown relation `{}`", raw.predicate),
         );
-        d = match closest(program, &raw.predicate) {
+        d = match crate::diag::did_you_mean(
+            &raw.predicate,
+            program.relations.iter().map(|r| r.name.as_str()),
+        ) {
             Some(name) => d.with_help(format!("did you mean `{name}`?")),
             None => d.with_help(format!(
                 "the program neither declares nor uses `{}`; add `.decl {}(…)` or fix the name",
@@ -367,31 +378,6 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// The program's relation name closest to a misspelt one (edit distance ≤ 2).
-fn closest<'p>(program: &'p Program, name: &str) -> Option<&'p str> {
-    program
-        .relations
-        .iter()
-        .map(|r| (edit_distance(&r.name, name), r.name.as_str()))
-        .filter(|&(d, n)| d <= 2 && d < n.len().max(name.len()))
-        .min()
-        .map(|(_, n)| n)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            let subst = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = subst.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 /// Where a span of the program is, when the program carries its sources.
 fn locate(program: &Program, span: Span) -> Option<Location> {
     ((span.file as usize) < program.sources.files().len()).then(|| program.sources.locate(span))
@@ -496,12 +482,13 @@ fn read_input(
     io: &IoOptions,
     fact_dir: Option<&Path>,
     supplied: &BTreeSet<&str>,
+    (left, limit): &mut (u64, u64),
 ) -> Result<Vec<RawFact>> {
     let (path, dialect) = input_file(program, rel, io, fact_dir)?;
     if !path.exists() && supplied.contains(rel.name.as_str()) {
         return Ok(Vec::new());
     }
-    let text = read_text(&path).map_err(|e| {
+    let text = read_file(&path, *left, *limit).map_err(|e| {
         let d = e.primary().clone().with_help(format!(
             "`.input {}` reads this file; put it there, pass --fact-dir DIR, or give the facts with --facts/--evidence",
             rel.name
@@ -511,6 +498,7 @@ fn read_input(
             None => d,
         }
     })?;
+    *left -= text.len() as u64;
     delimited::parse_untyped(&path.display().to_string(), &rel.name, &text, dialect)
 }
 
@@ -821,14 +809,5 @@ mod tests {
         );
         let raw = evidence("{\"predicate\": \"edge\", \"args\": [5, 6]}\n");
         assert_eq!(raw.resolve(&p).unwrap().len(), 2);
-    }
-
-    #[test]
-    fn edit_distance_counts_edits() {
-        assert_eq!(edit_distance("edge", "edge"), 0);
-        assert_eq!(edit_distance("edge", "edgee"), 1);
-        assert_eq!(edit_distance("path", "bath"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::diag::{FileId, Span};
 
-use super::SyntaxError;
+use super::{Errors, SyntaxError};
 
 /// A token kind with its payload.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,7 +61,7 @@ impl Tok {
     /// How the token reads in an error message.
     pub(crate) fn describe(&self) -> String {
         match self {
-            Tok::Ident(s) => format!("`{s}`"),
+            Tok::Ident(s) => format!("`{}`", super::shorten(s)),
             Tok::Underscore => "`_`".into(),
             Tok::Int(n) => format!("`{n}`"),
             Tok::Unsigned(n) => format!("`{n}u`"),
@@ -122,7 +122,7 @@ pub(crate) struct Token {
 }
 
 /// Split `text` into tokens (ending with [`Tok::Eof`]), collecting lexical errors.
-pub(crate) fn lex(file: FileId, text: &str, errors: &mut Vec<SyntaxError>) -> Vec<Token> {
+pub(crate) fn lex(file: FileId, text: &str, errors: &mut Errors) -> Vec<Token> {
     let bytes = text.as_bytes();
     let mut toks = Vec::new();
     let mut i = 0;
@@ -257,19 +257,17 @@ pub(crate) fn lex(file: FileId, text: &str, errors: &mut Vec<SyntaxError>) -> Ve
     toks
 }
 
-fn lex_number(
-    text: &str,
-    start: usize,
-    file: FileId,
-    errors: &mut Vec<SyntaxError>,
-) -> (Tok, usize) {
+fn lex_number(text: &str, start: usize, file: FileId, errors: &mut Errors) -> (Tok, usize) {
     let bytes = text.as_bytes();
     let mut i = start;
     let at = |k: usize| bytes.get(k).copied().unwrap_or(0);
-    let too_large = |end: usize, errors: &mut Vec<SyntaxError>| {
+    let too_large = |end: usize, errors: &mut Errors| {
         errors.push(SyntaxError::new(
             Span::new(file, start, end),
-            format!("integer literal `{}` is too large", &text[start..end]),
+            format!(
+                "integer literal `{}` is too large",
+                super::shorten(&text[start..end])
+            ),
             "integers must fit in 64 bits",
         ));
     };
@@ -322,6 +320,17 @@ fn lex_number(
     if is_float {
         // The slice is digits, '.', 'e' and a sign: always a valid f64 literal.
         let x = text[start..i].parse::<f64>().unwrap_or(0.0);
+        if !x.is_finite() {
+            errors.push(SyntaxError::new(
+                Span::new(file, start, i),
+                format!(
+                    "float literal `{}` is out of range",
+                    super::shorten(&text[start..i])
+                ),
+                "floats must be finite (at most about 1.8e308 in magnitude)",
+            ));
+            return (Tok::Float(0.0), i);
+        }
         return (Tok::Float(x), i);
     }
     let value = text[start..i].parse::<u64>();
@@ -337,12 +346,7 @@ fn lex_number(
     }
 }
 
-fn lex_string(
-    text: &str,
-    start: usize,
-    file: FileId,
-    errors: &mut Vec<SyntaxError>,
-) -> (Tok, usize) {
+fn lex_string(text: &str, start: usize, file: FileId, errors: &mut Errors) -> (Tok, usize) {
     let mut out = String::new();
     let mut chars = text[start + 1..].char_indices();
     while let Some((off, ch)) = chars.next() {
@@ -385,7 +389,7 @@ mod tests {
     use super::*;
 
     fn kinds(text: &str) -> Vec<Tok> {
-        let mut errs = Vec::new();
+        let mut errs = Errors::default();
         let toks = lex(0, text, &mut errs);
         assert!(errs.is_empty(), "{errs:?}");
         toks.into_iter().map(|t| t.tok).collect()
@@ -440,18 +444,20 @@ mod tests {
 
     #[test]
     fn errors_are_collected_and_lexing_continues() {
-        let mut errs = Vec::new();
-        let toks = lex(0, "a ~ \"open\nb 99999999999999999999", &mut errs);
-        assert_eq!(errs.len(), 3);
+        let mut errs = Errors::default();
+        let toks = lex(0, "a ~ \"open\nb 99999999999999999999 1e999", &mut errs);
+        let errs: Vec<_> = errs.iter().collect();
+        assert_eq!(errs.len(), 4);
         assert!(errs[0].message.contains("unexpected character `~`"));
         assert!(errs[1].message.contains("unterminated string"));
         assert!(errs[2].message.contains("too large"));
+        assert!(errs[3].message.contains("out of range"), "{:?}", errs[3]);
         assert!(toks.iter().any(|t| t.tok == Tok::Ident("b".into())));
     }
 
     #[test]
     fn line_start_and_spacing_are_tracked() {
-        let mut errs = Vec::new();
+        let mut errs = Errors::default();
         let toks = lex(0, "a(1).\n.decl", &mut errs);
         let dot = &toks[5];
         assert_eq!(dot.tok, Tok::Dot);

@@ -8,21 +8,37 @@ pub mod ast;
 mod lexer;
 mod parser;
 
-use crate::diag::{Diagnostic, Error, ErrorCode, FileId, Result, SourceMap, Span};
+use crate::diag::{
+    Diagnostic, Error, ErrorCode, FileId, MAX_DIAGNOSTICS, Result, SourceMap, Span, more_not_shown,
+};
 use crate::value::Value;
 
-/// Parse one file of `sources` into its syntax tree, reporting every syntax error.
+/// How deeply expressions and formulas may nest: parentheses, unary minus signs,
+/// chains of binary operators (`a + b + …` nests one level per operator), nested
+/// sub-formulas and aggregates. Deeper text is a `parse_error` naming the limit and
+/// where it was passed, so that no later pass (checks, evaluation, printing) recurses
+/// without bound.
+pub const MAX_NESTING: usize = 128;
+
+/// Parse one file of `sources` into its syntax tree, reporting its syntax errors (the
+/// first [`MAX_DIAGNOSTICS`](crate::diag::MAX_DIAGNOSTICS), then how many more).
 pub fn parse_module(sources: &SourceMap, file: FileId) -> Result<ast::Module> {
-    let (module, errors) = parser::parse_module(file, &sources.file(file).text);
+    let text = &sources.file(file).text;
+    if text.len() >= u32::MAX as usize {
+        return Err(Diagnostic::new(
+            ErrorCode::Parse,
+            format!(
+                "`{}` is too large to parse (4 GiB or more)",
+                sources.file(file).name
+            ),
+        )
+        .into());
+    }
+    let (module, errors) = parser::parse_module(file, text);
     if errors.is_empty() {
         Ok(module)
     } else {
-        Err(Error {
-            diagnostics: errors
-                .into_iter()
-                .map(|e| e.into_diagnostic(sources))
-                .collect(),
-        })
+        Err(errors.into_error(sources))
     }
 }
 
@@ -31,11 +47,72 @@ pub fn parse_module(sources: &SourceMap, file: FileId) -> Result<ast::Module> {
 /// `.` is allowed. Integers become `Number` (or `Unsigned` beyond `i64`), `12u`
 /// `Unsigned`, `1.5` `Float`, strings `Symbol`; the caller adapts them to column types.
 pub fn parse_goal(text: &str) -> Result<Goal> {
+    if text.len() >= u32::MAX as usize {
+        return Err(Diagnostic::new(ErrorCode::Parse, "the goal is too large to parse").into());
+    }
     parser::parse_goal(0, text).map_err(|e| {
         let mut sources = SourceMap::new();
         sources.add("<goal>", text);
         Error::from(e.into_diagnostic(&sources))
     })
+}
+
+/// The syntax errors of one text: the first [`MAX_DIAGNOSTICS`] are kept, the others
+/// only counted, so that a text with millions of errors costs no more than one with
+/// a few.
+#[derive(Debug, Default)]
+pub(crate) struct Errors {
+    list: Vec<SyntaxError>,
+    dropped: usize,
+}
+
+impl Errors {
+    /// Record an error.
+    pub(crate) fn push(&mut self, e: SyntaxError) {
+        if self.list.len() < MAX_DIAGNOSTICS {
+            self.list.push(e);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Whether there were none.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// The first error.
+    pub(crate) fn into_first(self) -> Option<SyntaxError> {
+        self.list.into_iter().next()
+    }
+
+    /// Resolve the kept errors to diagnostics (a snippet each), plus a note saying how
+    /// many more there were.
+    fn into_error(self, sources: &SourceMap) -> Error {
+        let mut diagnostics: Vec<Diagnostic> = self
+            .list
+            .into_iter()
+            .map(|e| e.into_diagnostic(sources))
+            .collect();
+        if self.dropped > 0 {
+            diagnostics.push(more_not_shown(ErrorCode::Parse, self.dropped));
+        }
+        Error { diagnostics }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, SyntaxError> {
+        self.list.iter()
+    }
+}
+
+/// Text quoted in a message, cut to a readable length.
+pub(crate) fn shorten(s: &str) -> std::borrow::Cow<'_, str> {
+    const MAX: usize = 40;
+    match s.char_indices().nth(MAX) {
+        None => s.into(),
+        Some((cut, _)) => format!("{}…", &s[..cut]).into(),
+    }
 }
 
 /// A syntax error before it is resolved to a line and column.

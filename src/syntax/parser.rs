@@ -29,7 +29,7 @@ use crate::diag::{FileId, Span};
 
 use super::ast::*;
 use super::lexer::{Tok, Token, lex};
-use super::{Goal, GoalArg, SyntaxError};
+use super::{Errors, Goal, GoalArg, MAX_NESTING, SyntaxError};
 use crate::value::Value;
 
 type PResult<T> = std::result::Result<T, SyntaxError>;
@@ -77,13 +77,14 @@ const OPERATOR_WORDS: &[&str] = &[
 ];
 
 /// Parse a whole file.
-pub(crate) fn parse_module(file: FileId, text: &str) -> (Module, Vec<SyntaxError>) {
-    let mut errors = Vec::new();
+pub(crate) fn parse_module(file: FileId, text: &str) -> (Module, Errors) {
+    let mut errors = Errors::default();
     let toks = lex(file, text, &mut errors);
     let mut p = Parser {
         toks,
         pos: 0,
         errors,
+        depth: 0,
     };
     let module = p.module();
     (module, p.errors)
@@ -91,15 +92,16 @@ pub(crate) fn parse_module(file: FileId, text: &str) -> (Module, Vec<SyntaxError
 
 /// Parse one goal such as `path(1, x)`.
 pub(crate) fn parse_goal(file: FileId, text: &str) -> PResult<Goal> {
-    let mut errors = Vec::new();
+    let mut errors = Errors::default();
     let toks = lex(file, text, &mut errors);
-    if let Some(e) = errors.into_iter().next() {
+    if let Some(e) = errors.into_first() {
         return Err(e);
     }
     let mut p = Parser {
         toks,
         pos: 0,
-        errors: Vec::new(),
+        errors: Errors::default(),
+        depth: 0,
     };
     let atom = p.atom()?;
     if p.peek() == &Tok::Dot {
@@ -154,10 +156,33 @@ fn lit_value(l: &Lit) -> Option<Value> {
 struct Parser {
     toks: Vec<Token>,
     pos: usize,
-    errors: Vec<SyntaxError>,
+    errors: Errors,
+    /// Nested sub-parses under way (parentheses, minus signs, sub-formulas,
+    /// aggregates), at most [`MAX_NESTING`].
+    depth: usize,
 }
 
 impl Parser {
+    /// Run `f` one nesting level deeper, or fail once [`MAX_NESTING`] levels are open.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_NESTING {
+            return Err(self.too_deep(self.span()));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
+    fn too_deep(&self, at: Span) -> SyntaxError {
+        SyntaxError::new(
+            at,
+            format!("nested more than {MAX_NESTING} levels deep (the nesting limit)"),
+            "split it: compute parts into variables (`y = a + b, z = y + c`) or into \
+             relations of their own",
+        )
+    }
+
     fn peek(&self) -> &Tok {
         &self.toks[self.pos].tok
     }
@@ -322,7 +347,7 @@ impl Parser {
         let name = self.ident("an annotation name such as `name` or `confidence`")?;
         self.expect(Tok::LParen, "`(` after the annotation name")?;
         let start = self.span();
-        let value = match self.unary()? {
+        let value = match self.unary()?.0 {
             Expr::Lit(l, _) => l,
             other => {
                 return Err(SyntaxError::new(
@@ -645,7 +670,30 @@ impl Parser {
         })
     }
 
+    /// (Nested sub-formulas recurse through here: the frame is kept small, the
+    /// other literals are parsed by [`Self::simple_literal`].)
     fn literal(&mut self) -> PResult<Literal> {
+        if self.peek() == &Tok::LParen && self.looks_like_nested_formula() {
+            return self.sub_formula();
+        }
+        self.simple_literal()
+    }
+
+    /// `( conj ; … )`.
+    fn sub_formula(&mut self) -> PResult<Literal> {
+        let start = self.bump();
+        let alts = self.nested(|p| {
+            let mut alts = vec![p.conjunction()?];
+            while p.eat(&Tok::Semi) {
+                alts.push(p.conjunction()?);
+            }
+            Ok(alts)
+        })?;
+        let close = self.expect(Tok::RParen, "`,`, `;` or `)` in the sub-formula")?;
+        Ok(Literal::Disjunction(alts, start.to(close)))
+    }
+
+    fn simple_literal(&mut self) -> PResult<Literal> {
         let start = self.span();
         match self.peek() {
             Tok::Bang => {
@@ -677,15 +725,6 @@ impl Parser {
             }
             Tok::Ident(w) if self.peek_at(1) == &Tok::LParen && !FUNCTORS.contains(&w.as_str()) => {
                 return Ok(Literal::Atom(self.atom()?));
-            }
-            Tok::LParen if self.looks_like_nested_formula() => {
-                self.bump();
-                let mut alts = vec![self.conjunction()?];
-                while self.eat(&Tok::Semi) {
-                    alts.push(self.conjunction()?);
-                }
-                let close = self.expect(Tok::RParen, "`,`, `;` or `)` in the sub-formula")?;
-                return Ok(Literal::Disjunction(alts, start.to(close)));
             }
             _ => {}
         }
@@ -876,7 +915,7 @@ impl Parser {
         };
         self.expect(Tok::Colon, "`:` before the aggregate's body")?;
         let body = if self.eat(&Tok::LBrace) {
-            let body = self.conjunction()?;
+            let body = self.nested(|p| p.conjunction())?;
             self.expect(Tok::RBrace, "`,` or `}` in the aggregate body")?;
             body
         } else {
@@ -892,7 +931,7 @@ impl Parser {
     }
 
     fn expr(&mut self) -> PResult<Expr> {
-        self.binary(1)
+        Ok(self.binary(1)?.0)
     }
 
     /// The binary operator at the cursor, if any.
@@ -920,20 +959,26 @@ impl Parser {
         })
     }
 
-    fn binary(&mut self, min_prec: u8) -> PResult<Expr> {
-        let mut left = self.unary()?;
+    /// An expression and the depth of its tree (0 for a leaf), which stays within
+    /// [`MAX_NESTING`] even where parsing it does not recurse (`a + b + c + …`).
+    fn binary(&mut self, min_prec: u8) -> PResult<(Expr, usize)> {
+        let (mut left, mut depth) = self.unary()?;
         loop {
             let Some(op) = self.binary_op() else {
-                return Ok(left);
+                return Ok((left, depth));
             };
             let prec = precedence(op);
             if prec < min_prec {
-                return Ok(left);
+                return Ok((left, depth));
             }
-            self.bump();
+            let at = self.bump();
             // `^` groups to the right.
             let next = if op == ArithOp::Pow { prec } else { prec + 1 };
-            let right = self.binary(next)?;
+            let (right, right_depth) = self.nested(|p| p.binary(next))?;
+            depth = depth.max(right_depth) + 1;
+            if depth > MAX_NESTING {
+                return Err(self.too_deep(at));
+            }
             left = Expr::Binary {
                 op,
                 span: left.span().to(right.span()),
@@ -943,19 +988,25 @@ impl Parser {
         }
     }
 
-    fn unary(&mut self) -> PResult<Expr> {
+    fn unary(&mut self) -> PResult<(Expr, usize)> {
         if let Tok::Ident(w) = self.peek()
             && (w == "bnot" || w == "lnot")
             && self.peek_at(1) != &Tok::LParen
         {
             let name = self.ident("an operator")?;
-            let e = self.unary()?;
+            let (e, depth) = self.nested(|p| p.unary())?;
+            if depth + 1 > MAX_NESTING {
+                return Err(self.too_deep(name.span));
+            }
             let span = name.span.to(e.span());
-            return Ok(Expr::Call {
-                name,
-                args: vec![e],
-                span,
-            });
+            return Ok((
+                Expr::Call {
+                    name,
+                    args: vec![e],
+                    span,
+                },
+                depth + 1,
+            ));
         }
         if self.peek() != &Tok::Minus {
             return self.primary();
@@ -965,43 +1016,68 @@ impl Parser {
         match self.peek().clone() {
             Tok::Int(n) if glued => {
                 let end = self.bump();
-                Ok(Expr::Lit(Lit::Int(-(n as i128)), minus.to(end)))
+                Ok((Expr::Lit(Lit::Int(-(n as i128)), minus.to(end)), 0))
             }
             Tok::Float(x) if glued => {
                 let end = self.bump();
-                Ok(Expr::Lit(Lit::Float(-x), minus.to(end)))
+                Ok((Expr::Lit(Lit::Float(-x), minus.to(end)), 0))
             }
             _ => {
-                let e = self.unary()?;
+                let (e, depth) = self.nested(|p| p.unary())?;
+                if depth + 1 > MAX_NESTING {
+                    return Err(self.too_deep(minus));
+                }
                 let span = minus.to(e.span());
-                Ok(Expr::Neg(Box::new(e), span))
+                Ok((Expr::Neg(Box::new(e), span), depth + 1))
             }
         }
     }
 
-    fn primary(&mut self) -> PResult<Expr> {
+    /// (Parenthesised expressions and functor calls recurse through here: the frame
+    /// is kept small, the other primaries are parsed by [`Self::leaf`].)
+    fn primary(&mut self) -> PResult<(Expr, usize)> {
+        if self.peek() == &Tok::LParen {
+            self.bump();
+            let e = self.nested(|p| p.binary(1))?;
+            self.expect(Tok::RParen, "`)`")?;
+            return Ok(e);
+        }
+        if matches!(self.peek(), Tok::Ident(_)) && self.peek_at(1) == &Tok::LParen {
+            let name = self.ident("a functor")?;
+            self.bump();
+            let mut args = Vec::new();
+            let mut depth = 0;
+            if self.peek() != &Tok::RParen {
+                loop {
+                    let (arg, arg_depth) = self.nested(|p| p.binary(1))?;
+                    depth = depth.max(arg_depth + 1);
+                    args.push(arg);
+                    if !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+            }
+            if depth > MAX_NESTING {
+                return Err(self.too_deep(name.span));
+            }
+            let close = self.expect(Tok::RParen, "`,` or `)` in the argument list")?;
+            return Ok((
+                Expr::Call {
+                    span: name.span.to(close),
+                    name,
+                    args,
+                },
+                depth,
+            ));
+        }
+        Ok((self.leaf()?, 0))
+    }
+
+    /// A variable, `_` or a constant.
+    fn leaf(&mut self) -> PResult<Expr> {
         let span = self.span();
         let e = match self.peek().clone() {
             Tok::Ident(name) => {
-                if self.peek_at(1) == &Tok::LParen {
-                    let name = self.ident("a functor")?;
-                    self.bump();
-                    let mut args = Vec::new();
-                    if self.peek() != &Tok::RParen {
-                        loop {
-                            args.push(self.expr()?);
-                            if !self.eat(&Tok::Comma) {
-                                break;
-                            }
-                        }
-                    }
-                    let close = self.expect(Tok::RParen, "`,` or `)` in the argument list")?;
-                    return Ok(Expr::Call {
-                        span: name.span.to(close),
-                        name,
-                        args,
-                    });
-                }
                 if name == "nil" {
                     return Err(SyntaxError::unsupported(
                         span,
@@ -1025,12 +1101,6 @@ impl Parser {
             Tok::Unsigned(n) => Expr::Lit(Lit::Unsigned(n), span),
             Tok::Float(x) => Expr::Lit(Lit::Float(x), span),
             Tok::Str(s) => Expr::Lit(Lit::Str(s), span),
-            Tok::LParen => {
-                self.bump();
-                let e = self.expr()?;
-                self.expect(Tok::RParen, "`)`")?;
-                return Ok(e);
-            }
             Tok::LBracket => {
                 return Err(SyntaxError::unsupported(
                     span,
@@ -1077,7 +1147,7 @@ mod tests {
 
     fn items(text: &str) -> (Vec<Item>, Vec<SyntaxError>) {
         let (m, errs) = parse_module(0, text);
-        (m.items, errs)
+        (m.items, errs.iter().cloned().collect())
     }
 
     #[test]
