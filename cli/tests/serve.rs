@@ -443,3 +443,59 @@ fn soak_mixed_requests() {
     let (_, metrics) = server.get("/metrics");
     assert!(!metrics.contains("status=\"5xx\""), "{metrics}");
 }
+
+/// Concurrent base evidence: every request is acknowledged with its own tags (no tag
+/// twice), everything acknowledged is in the base, and a request whose explicit edge
+/// index is taken is refused alone.
+#[test]
+fn concurrent_base_evidence_gets_distinct_tags() {
+    let dir = scratch("concurrent_evidence");
+    let server = Arc::new(Server::start(&dir, &[]));
+    let threads: Vec<_> = (0..8u64)
+        .map(|t| {
+            let server = Arc::clone(&server);
+            std::thread::spawn(move || {
+                let mut tags = Vec::new();
+                for i in 0..10u64 {
+                    let body = json!({"facts": [
+                        {"predicate": "member", "args": [500 + t, i]}
+                    ]})
+                    .to_string();
+                    let (status, ack) = server.post("/v1/evidence", &body);
+                    assert_eq!(status, 200, "{ack}");
+                    tags.extend(ack["tags"].as_array().cloned().unwrap_or_default());
+                }
+                tags
+            })
+        })
+        .collect();
+    let mut tags = Vec::new();
+    for t in threads {
+        tags.extend(t.join().unwrap_or_default());
+    }
+    let distinct: std::collections::BTreeSet<String> = tags.iter().map(|t| t.to_string()).collect();
+    assert_eq!((tags.len(), distinct.len()), (80, 80));
+    for t in 0..8 {
+        let (status, proofs) = server.post(
+            "/v1/prove",
+            &json!({"goal": format!("member({}, d)", 500 + t), "limit": 100}).to_string(),
+        );
+        assert_eq!(status, 200);
+        assert_eq!(proofs["proofs"].as_array().map(Vec::len), Some(10));
+    }
+    // An explicit index already in use: refused, nothing added.
+    let taken = tags[0]
+        .as_str()
+        .unwrap_or("")
+        .trim_start_matches("HEDGE-")
+        .to_string();
+    let (status, err) = server.post(
+        "/v1/evidence",
+        &format!(
+            r#"{{"facts": [{{"predicate": "member", "args": [1, 1], "provenance": {{"source": "hyperedge", "edge_idx": {taken}}}}}]}}"#
+        ),
+    );
+    assert_eq!((status, code(&err)), (400, "bad_input"), "{err}");
+    let (_, packs) = server.get("/v1/packs");
+    assert!(packs.contains("\"stored_evidence\":80"), "{packs}");
+}

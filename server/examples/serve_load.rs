@@ -175,5 +175,54 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             times.len()
         );
     }
+
+    // Base evidence: POST /v1/evidence with 100 new sightings, one batch at a time
+    // (each extends the million-fact base and swaps it in).
+    let evidence_url = format!("http://{addr}/v1/evidence");
+    let mut times = Vec::new();
+    for k in 0..10 {
+        let facts: Vec<serde_json::Value> = workload::request(&program, 50_000 + k)
+            .iter()
+            .map(|f| {
+                serde_json::json!({
+                    "predicate": "sighting",
+                    "args": f.args.iter().map(prooflog::Value::to_json).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let body = serde_json::json!({ "facts": facts }).to_string();
+        let t = Instant::now();
+        let mut r = agent
+            .post(&evidence_url)
+            .header("content-type", "application/json")
+            .send(body.as_str())?;
+        let _ = r.body_mut().read_to_string();
+        if r.status() != 200 {
+            return Err(format!("POST /v1/evidence answered {}", r.status()).into());
+        }
+        times.push(t.elapsed());
+    }
+    times.sort();
+    println!(
+        "POST /v1/evidence, 100 facts per batch, over the same base: median {}, max {} (10 batches, in memory)",
+        ms(pick(&times, 0.5)),
+        ms(pick(&times, 1.0))
+    );
+    let mut times = Vec::new();
+    for b in bodies.iter().take(500) {
+        let t = Instant::now();
+        let mut r = agent
+            .post(&url)
+            .header("content-type", "application/json")
+            .send(b.as_str())?;
+        let _ = r.body_mut().read_to_string();
+        times.push(t.elapsed());
+    }
+    times.sort();
+    println!(
+        "POST /v1/ask after those 10 batches, 1 client: p50 {}, p99 {}",
+        ms(pick(&times, 0.5)),
+        ms(pick(&times, 0.99))
+    );
     Ok(())
 }

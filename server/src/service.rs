@@ -21,7 +21,7 @@ use prooflog::answer::{CitedFact, TagResolver};
 use prooflog::pack::{PackInfo, PackSet};
 use prooflog::pipeline::{Answer, ExtractiveGenerator, FixedGenerator, Generator, Mode, Pipeline};
 use prooflog::proof::verbalise;
-use prooflog::store::InputFact;
+use prooflog::store::{EdgeOwners, InputFact};
 use prooflog::{Budget, EvalOptions, Fact, ProofOptions, ProofTree, Value};
 
 use crate::api::{
@@ -81,8 +81,11 @@ pub struct ServiceConfig {
 pub struct Service {
     pipeline: ArcSwap<Pipeline>,
     store: Option<EvidenceStore>,
-    /// Serialises base updates (evidence numbering, store order, swaps).
+    /// Serialises base updates (evidence numbering, store order, swaps); holds the
+    /// store's record count.
     writer: Mutex<u64>,
+    /// Base evidence waiting for the writer.
+    pending: Mutex<Vec<PendingEvidence>>,
     metrics: Metrics,
     config: ServiceConfig,
     pub(crate) evaluations: Arc<tokio::sync::Semaphore>,
@@ -120,6 +123,7 @@ impl Service {
             pipeline: ArcSwap::from_pointee(pipeline),
             store,
             writer: Mutex::new(stored),
+            pending: Mutex::new(Vec::new()),
             metrics: Metrics::default(),
             config,
         };
@@ -400,6 +404,11 @@ impl Service {
     /// `POST /v1/evidence`: add evidence to the shared base, durably when the service
     /// has a store. Returns once the evidence is committed and the extended base is
     /// the one new requests see.
+    ///
+    /// Concurrent requests are committed together (group commit): each waits for the
+    /// writer; the one that gets it takes every request waiting and commits them as
+    /// one batch (one base extension, one store transaction, one swap), answering
+    /// each. A request whose own records clash is refused alone.
     pub fn add_evidence(&self, evidence: Evidence) -> Result<EvidenceResponse, ApiError> {
         if evidence.is_empty() {
             return Err(ApiError::bad_input(
@@ -407,40 +416,93 @@ impl Service {
             ));
         }
         self.check_size(evidence.len())?;
+        let inputs = evidence.to_inputs(self.pipeline().packs())?;
+        let (reply, answer) = std::sync::mpsc::channel();
+        lock(&self.pending).push(PendingEvidence { inputs, reply });
         // One writer at a time: numbering, store order and swaps stay in step. A
         // writer that panicked left nothing half-done (the swap is last), so a
         // poisoned lock is taken over.
-        let mut stored = self
-            .writer
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut stored = lock(&self.writer);
+        if let Ok(done) = answer.try_recv() {
+            return done;
+        }
+        let batch = std::mem::take(&mut *lock(&self.pending));
+        self.commit(&mut stored, batch);
+        answer
+            .try_recv()
+            .unwrap_or_else(|_| Err(ApiError::internal("the evidence batch gave no answer")))
+    }
+
+    /// Number, extend, store and swap in one batch of pending requests, answering
+    /// each; `stored` is the store's record count, kept by the writer.
+    fn commit(&self, stored: &mut u64, batch: Vec<PendingEvidence>) {
         let current = self.pipeline();
         let program = Arc::clone(current.packs().program());
-        let mut inputs = evidence.to_inputs(current.packs())?;
-        prooflog::store::number_inputs(&program, &mut inputs, current.base().as_ref())?;
+        let mut owners = BatchOwners {
+            base: current.base().as_ref(),
+            batch: std::collections::HashMap::new(),
+            max: current.base().max_edge_idx(),
+        };
+        let mut accepted: Vec<(Vec<InputFact>, Sender)> = Vec::new();
+        for PendingEvidence { mut inputs, reply } in batch {
+            match prooflog::store::number_inputs(&program, &mut inputs, &owners) {
+                Ok(()) => {
+                    for f in &inputs {
+                        if let Some(idx) = f.provenance.edge_idx {
+                            owners.max = Some(owners.max.map_or(idx, |m| m.max(idx)));
+                            owners.batch.insert(idx, f.clone());
+                        }
+                    }
+                    accepted.push((inputs, reply));
+                }
+                Err(e) => {
+                    let _ = reply.send(Err(e.into()));
+                }
+            }
+        }
+        if accepted.is_empty() {
+            return;
+        }
+        let all: Vec<InputFact> = accepted
+            .iter()
+            .flat_map(|(inputs, _)| inputs.iter().cloned())
+            .collect();
+        let fail = |accepted: Vec<(Vec<InputFact>, Sender)>, e: ApiError| {
+            for (_, reply) in accepted {
+                let _ = reply.send(Err(e.clone()));
+            }
+        };
         let started = Instant::now();
-        let next = current.with_base_evidence(&inputs, &EvalOptions::default())?;
+        let next = match current.with_base_evidence(&all, &EvalOptions::default()) {
+            Ok(next) => next,
+            Err(e) => return fail(accepted, e.into()),
+        };
         let extend_us = started.elapsed().as_micros() as u64;
-        let records: Vec<FactRecord> = inputs.iter().map(|f| FactRecord::of(&program, f)).collect();
+        let records: Vec<FactRecord> = all.iter().map(|f| FactRecord::of(&program, f)).collect();
         *stored = match &self.store {
-            Some(store) => store.append(&records)?,
+            Some(store) => match store.append(&records) {
+                Ok(n) => n,
+                Err(e) => return fail(accepted, e.into()),
+            },
             None => *stored + records.len() as u64,
         };
         let base_facts = base_size(&next);
         self.pipeline.store(Arc::new(next));
         self.metrics.base(base_facts, *stored, true);
-        Ok(EvidenceResponse {
-            accepted: inputs.len(),
-            tags: inputs
-                .iter()
-                .filter_map(|f| f.provenance.edge_idx)
-                .map(|i| format!("HEDGE-{i}"))
-                .collect(),
-            durable: self.store.is_some(),
-            stored: *stored,
-            base_facts,
-            extend_us,
-        })
+        for (inputs, reply) in accepted {
+            let _ = reply.send(Ok(EvidenceResponse {
+                accepted: inputs.len(),
+                tags: inputs
+                    .iter()
+                    .filter_map(|f| f.provenance.edge_idx)
+                    .map(|i| format!("HEDGE-{i}"))
+                    .collect(),
+                durable: self.store.is_some(),
+                stored: *stored,
+                base_facts,
+                extend_us,
+            }));
+        }
     }
 
     /// `GET /v1/packs`.
@@ -461,11 +523,40 @@ impl Service {
                 .collect::<Vec<PackInfo>>(),
             base_input_facts: input,
             base_derived_facts: total.saturating_sub(input),
-            stored_evidence: *self
-                .writer
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
+            stored_evidence: *lock(&self.writer),
         }
+    }
+}
+
+/// A lock, taken over when a holder panicked (nothing guarded is left half-done).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Where a request waiting to add base evidence gets its answer.
+type Sender = std::sync::mpsc::Sender<Result<EvidenceResponse, ApiError>>;
+
+/// A request waiting for the writer, with its typed (not yet numbered) records.
+struct PendingEvidence {
+    inputs: Vec<InputFact>,
+    reply: Sender,
+}
+
+/// The edge indexes in use while a batch is numbered: the base's and the batch's so
+/// far.
+struct BatchOwners<'a> {
+    base: &'a prooflog::eval::SharedBase,
+    batch: std::collections::HashMap<u64, InputFact>,
+    max: Option<u64>,
+}
+
+impl EdgeOwners for BatchOwners<'_> {
+    fn owner(&self, idx: u64) -> Option<&InputFact> {
+        self.base.owner(idx).or_else(|| self.batch.get(&idx))
+    }
+
+    fn max_index(&self) -> Option<u64> {
+        self.max
     }
 }
 
