@@ -51,6 +51,7 @@
 //! ([`Reason::ClaimTooLong`], [`Reason::TooMuchWork`]) rather than verified.
 
 use std::borrow::Cow;
+use std::hash::BuildHasher;
 use std::sync::LazyLock;
 
 use hashbrown::HashMap;
@@ -1009,7 +1010,10 @@ pub struct SourceIndex {
     /// (an alignment may not skip words across one: a splice of two statements that
     /// the segmenter did not split).
     marks_before: Vec<u32>,
-    ids: HashMap<Box<str>, u32>,
+    /// Each distinct lemma: (the first token that has it, its id); hashed by the
+    /// lemma's text, which lives in `tokens` (no allocation per word).
+    ids: hashbrown::HashTable<(u32, u32)>,
+    hasher: hashbrown::DefaultHashBuilder,
     starts: Vec<u32>,
     positions: Vec<u32>,
     negated: bool,
@@ -1059,15 +1063,21 @@ impl SourceIndex {
             sentence.push((sentence_start.len().max(1) - 1) as u32);
         }
         sentence_start.push(tokens.len() as u32);
-        let mut ids: HashMap<Box<str>, u32> = HashMap::new();
+        let hasher = hashbrown::DefaultHashBuilder::default();
+        let mut ids: hashbrown::HashTable<(u32, u32)> = hashbrown::HashTable::new();
         let mut seq = Vec::with_capacity(tokens.len());
         for i in 0..tokens.len() {
             let k = tokens.key(i);
-            let id = match ids.get(k) {
-                Some(&id) => id,
-                None => {
-                    let next = ids.len() as u32;
-                    ids.insert(k.into(), next);
+            let hash = hasher.hash_one(k);
+            let next = ids.len() as u32;
+            let id = match ids.entry(
+                hash,
+                |&(t, _)| tokens.key(t as usize) == k,
+                |&(t, _)| hasher.hash_one(tokens.key(t as usize)),
+            ) {
+                hashbrown::hash_table::Entry::Occupied(e) => e.get().1,
+                hashbrown::hash_table::Entry::Vacant(e) => {
+                    e.insert((i as u32, next));
                     next
                 }
             };
@@ -1098,6 +1108,7 @@ impl SourceIndex {
             sentence_start,
             marks_before,
             ids,
+            hasher,
             starts,
             positions,
             negated,
@@ -1120,8 +1131,12 @@ impl SourceIndex {
     }
 
     fn occurrences(&self, key: &str) -> &[u32] {
-        match self.ids.get(key) {
-            Some(&k) => {
+        let hash = self.hasher.hash_one(key);
+        match self
+            .ids
+            .find(hash, |&(t, _)| self.tokens.key(t as usize) == key)
+        {
+            Some(&(_, k)) => {
                 let k = k as usize;
                 &self.positions[self.starts[k] as usize..self.starts[k + 1] as usize]
             }
