@@ -303,6 +303,8 @@ pub enum ErrorCode {
     BadPack,
     /// A text generator (a language model) failed to answer.
     Generation,
+    /// A service request without the bearer token the service requires.
+    Unauthorized,
 }
 
 impl ErrorCode {
@@ -333,6 +335,7 @@ impl ErrorCode {
             ErrorCode::PackMismatch => "pack_mismatch",
             ErrorCode::BadPack => "bad_pack",
             ErrorCode::Generation => "generation_error",
+            ErrorCode::Unauthorized => "unauthorized",
         }
     }
 }

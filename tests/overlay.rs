@@ -517,3 +517,37 @@ fn a_derived_fact_keeps_its_best_input_record() {
     let extended = base.facts().extend(&request, &prov()).unwrap();
     assert_eq!(exact(&extended), exact(overlay.facts()));
 }
+
+/// A base extended by new evidence and prepared again (what a service does when base
+/// evidence arrives) shares the extension's records and symbols with its overlays: a
+/// request's overlay adds only the request's own evidence.
+#[test]
+fn an_extended_base_shares_its_new_records_with_overlays() -> prooflog::Result<()> {
+    let program = Arc::new(Program::from_source(
+        "p.dl",
+        ".decl e(x: symbol, y: symbol)\n.decl p(x: symbol, y: symbol)\np(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n",
+    )?);
+    let edge = |a: &str, b: &str| InputFact {
+        rel: program.relation_id("e").unwrap_or(0),
+        args: vec![Value::Symbol(a.into()), Value::Symbol(b.into())],
+        confidence: 1.0,
+        provenance: Provenance {
+            source: "hyperedge".into(),
+            ..Provenance::default()
+        },
+    };
+    let base = prooflog::evaluate(Arc::clone(&program), &[edge("a", "b")], &prov())?;
+    let base = SharedBase::new(base)?;
+    let extended = base
+        .facts()
+        .extend(&[edge("b", "c"), edge("c", "d")], &prov())?;
+    let extended = SharedBase::new(extended)?;
+    let overlay = extended.overlay(&[edge("d", "e")], &prov())?;
+    assert_eq!(overlay.evidence_added().len(), 1);
+    let p = program.relation_id("p").unwrap_or(0);
+    let sym = |s: &str| Value::Symbol(s.into());
+    assert!(overlay.lookup(p, &[sym("a"), sym("e")]).is_some());
+    assert!(extended.facts().lookup(p, &[sym("a"), sym("d")]).is_some());
+    assert!(extended.facts().lookup(p, &[sym("a"), sym("e")]).is_none());
+    Ok(())
+}

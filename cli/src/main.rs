@@ -15,6 +15,7 @@ mod pack;
 mod prove;
 mod rag;
 mod run;
+mod serve;
 mod souffle;
 
 use std::process::ExitCode;
@@ -66,6 +67,9 @@ enum Command {
     /// Detect hallucinations in an answer against the fact base and the dialogue, and
     /// say how to mitigate them (exit 1 when any is flagged).
     Detect(Box<detect::DetectArgs>),
+    /// Serve the packs over HTTP/JSON: ask, prove, check, gate, ground, durable base
+    /// evidence, metrics and an OpenAPI document (docs/service.md).
+    Serve(Box<serve::ServeArgs>),
 }
 
 /// Parse arguments, run the command, map its outcome to an exit code.
@@ -106,6 +110,7 @@ fn main() -> ExitCode {
         Command::Ask(args) => rag::ask(args),
         Command::Pack(args) => pack::execute(args),
         Command::Detect(args) => detect::execute(*args),
+        Command::Serve(args) => serve::execute(*args),
     }
 }
 

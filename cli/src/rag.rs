@@ -116,7 +116,7 @@ pub struct AskArgs {
 }
 
 /// Read evidence files: hyperedges and input facts, by each file's first record.
-fn read_evidence(set: &PackSet, files: &[PathBuf]) -> Result<(Vec<Hyperedge>, Vec<InputFact>)> {
+pub fn read_evidence(set: &PackSet, files: &[PathBuf]) -> Result<(Vec<Hyperedge>, Vec<InputFact>)> {
     let mut hyperedges = Vec::new();
     let mut facts = Vec::new();
     for f in files {

@@ -363,10 +363,20 @@ impl Evidence {
         self.own.push(fact);
     }
 
-    /// Move the own records into a shared base, so that layers can share them.
+    /// Move the own records into a shared base, so that layers can share them. Records
+    /// that a layer added (a base extended by [`FactBase::extend`]) are folded into a
+    /// new base once they are many (every overlay copies them otherwise): at least
+    /// 1024, or an eighth of the base.
     fn share(&mut self) {
-        if self.base.is_none() {
-            self.base = Some(Arc::new(std::mem::take(&mut self.own)));
+        match &self.base {
+            None => self.base = Some(Arc::new(std::mem::take(&mut self.own))),
+            Some(base) if self.own.len() >= 1024 || self.own.len() * 8 >= base.len() => {
+                let mut all = Vec::with_capacity(base.len() + self.own.len());
+                all.extend(base.iter().cloned());
+                all.append(&mut self.own);
+                self.base = Some(Arc::new(all));
+            }
+            Some(_) => {}
         }
     }
 

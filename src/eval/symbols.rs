@@ -25,12 +25,26 @@ impl Symbols {
     }
 
     /// Move this table's own symbols into a shared base (no change to any cell), so
-    /// that layers made by cloning it share them instead of copying.
+    /// that layers made by cloning it share them instead of copying. A table that is
+    /// already a layer (a base extended by [`FactBase::extend`](super::FactBase::extend))
+    /// gets a new base holding the old base's symbols and its own, in cell order.
     pub fn share(&mut self) {
-        if self.base.is_none() {
-            let own = std::mem::take(&mut self.own);
-            self.offset = own.len() as u64;
-            self.base = Some(Arc::new(own));
+        match &self.base {
+            None => {
+                let own = std::mem::take(&mut self.own);
+                self.offset = own.len() as u64;
+                self.base = Some(Arc::new(own));
+            }
+            Some(_) if self.own.is_empty() => {}
+            Some(base) => {
+                let mut all: Rodeo = (**base).clone();
+                for s in self.own.strings() {
+                    all.get_or_intern(s);
+                }
+                self.offset = all.len() as u64;
+                self.base = Some(Arc::new(all));
+                self.own = Rodeo::new();
+            }
         }
     }
 
@@ -92,6 +106,20 @@ impl Symbols {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sharing_a_layer_folds_its_symbols_into_a_new_base_without_moving_cells() {
+        let mut base = Symbols::new();
+        let a = base.get_or_intern("a");
+        let mut layer = base.layer();
+        let b = layer.get_or_intern("b");
+        layer.share();
+        assert_eq!(layer.own_bytes(), 0);
+        assert_eq!((layer.get("a"), layer.get("b")), (Some(a), Some(b)));
+        assert_eq!((layer.resolve(a), layer.resolve(b)), ("a", "b"));
+        let mut next = layer.clone();
+        assert_eq!(next.get_or_intern("c"), 2);
+    }
 
     #[test]
     fn a_layer_keeps_base_cells_and_numbers_new_symbols_after_them() {

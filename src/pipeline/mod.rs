@@ -356,8 +356,43 @@ impl Pipeline {
         &self.base
     }
 
+    /// The same packs, generator and settings over a base extended by `evidence`: only
+    /// the evidence's consequences are computed ([`FactBase::extend`](crate::eval::FactBase::extend)),
+    /// not the whole base again. `self` is unchanged, so requests in flight on it keep
+    /// a consistent base; a service swaps the new pipeline in when it is ready. The
+    /// evidence is numbered after the base's largest `edge_idx` unless it gives its own.
+    pub fn with_base_evidence(
+        &self,
+        evidence: &[InputFact],
+        options: &EvalOptions,
+    ) -> Result<Pipeline> {
+        let options = options.clone().with_provenance(true);
+        let facts = self.base.facts().extend(evidence, &options)?;
+        Ok(Pipeline {
+            packs: self.packs.clone(),
+            base: Arc::new(SharedBase::new(facts)?),
+            generator: Arc::clone(&self.generator),
+            mode: self.mode,
+            options: self.options.clone(),
+            proof_limit: self.proof_limit,
+        })
+    }
+
     /// Answer one request (see the module documentation).
     pub fn answer(&self, request: &Request) -> Result<Answer> {
+        self.answer_with(request, &self.options, self.generator.as_ref())
+    }
+
+    /// [`Pipeline::answer`] with this request's own limits (a budget, a deadline) on
+    /// its overlay and its own generator (e.g. a [`FixedGenerator`] holding an answer
+    /// written elsewhere, to be checked).
+    pub fn answer_with(
+        &self,
+        request: &Request,
+        options: &EvalOptions,
+        generator: &dyn Generator,
+    ) -> Result<Answer> {
+        let options = options.clone().with_provenance(true);
         let started = Instant::now();
         if request.goals.is_empty() {
             return Err(
@@ -384,7 +419,7 @@ impl Pipeline {
         let t = Instant::now();
         let mut evidence = self.packs.facts_of(&request.evidence)?;
         evidence.extend(request.facts.iter().cloned());
-        let overlay = self.base.overlay(&evidence, &self.options)?;
+        let overlay = self.base.overlay(&evidence, &options)?;
         let overlay_us = us(t.elapsed());
 
         // 2. Prove, in one tag namespace.
@@ -469,7 +504,7 @@ impl Pipeline {
             proofs: &proofs,
             why_not: &why_not,
         };
-        let raw = self.generator.generate(&prompt)?;
+        let raw = generator.generate(&prompt)?;
         let generate_us = us(t.elapsed());
 
         // 5. Check.
@@ -531,7 +566,7 @@ impl Pipeline {
         Ok(Answer {
             question,
             mode,
-            generator: self.generator.name(),
+            generator: generator.name(),
             answer,
             raw_answer: raw,
             goals: outcomes,

@@ -98,7 +98,7 @@ impl fmt::Display for Fact {
 }
 
 /// A goal written back as the rule language writes it (`path(1, x)`).
-pub(crate) fn goal_text(goal: &Goal) -> String {
+pub fn goal_text(goal: &Goal) -> String {
     let args: Vec<String> = goal
         .args
         .iter()

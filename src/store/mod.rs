@@ -36,6 +36,7 @@ mod json;
 mod jsonpos;
 pub mod numbering;
 mod raw;
+mod record;
 mod resolve;
 
 use std::collections::BTreeMap;
@@ -53,6 +54,7 @@ pub use facts::InputFacts;
 pub use hyperedge::{DocSpan, Hyperedge, read_hyperedges};
 pub use numbering::{EdgeOwners, complete_inputs, number_inputs};
 pub use raw::{DEFAULT_MAX_INPUT, RawInputs, read_bounded, read_file};
+pub use record::FactRecord;
 
 /// Where an input fact came from. Serializes with the field names of docs/semantics.md
 /// ("Evidence"); `extra` fields (any other keys of the evidence line's `provenance`
