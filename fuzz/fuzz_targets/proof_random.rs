@@ -9,8 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
+use prooflog::answer::firewall::CheckOptions;
 use prooflog::proof::render;
-use prooflog::{Budget, EvalOptions, HallucinationFirewall, ProofOptions, Program, prove_all};
+use prooflog::{Budget, EvalOptions, HallucinationFirewall, Program, ProofOptions, prove_all};
 
 #[path = "../gen/program.rs"]
 mod generator;
@@ -28,8 +29,11 @@ fuzz_target!(|data: &[u8]| {
         max_memory: Some(64 << 20),
         ..Budget::default()
     };
-    let Ok(base) = prooflog::evaluate(Arc::new(program), &[], &EvalOptions::default().with_budget(budget))
-    else {
+    let Ok(base) = prooflog::evaluate(
+        Arc::new(program),
+        &[],
+        &EvalOptions::default().with_budget(budget),
+    ) else {
         return;
     };
     let options = ProofOptions::new("fuzz");
@@ -48,7 +52,11 @@ fuzz_target!(|data: &[u8]| {
             let _ = render::dot(tree);
             let _ = tree.to_json_pretty();
             let allowed: HashSet<String> = tree.evidence_tags().into_iter().collect();
-            let _ = HallucinationFirewall::new().check(&context, &allowed, true, true);
+            let _ = HallucinationFirewall::new().check(
+                &context,
+                &allowed,
+                &CheckOptions::new().require_proof(true),
+            );
         }
         let _ = render::html(&trees);
     }
