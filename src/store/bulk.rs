@@ -199,7 +199,7 @@ impl Bulk {
 
     /// Append the records to `table`, typed by `types` (per relation id; `ids` finds
     /// a relation by name). `file` is the provenance index shared by rows that carry
-    /// none of their own. `Err` when a record does not fit: the table is then left
+    /// none of their own (the file's for fact files, `"hyperedge"` for evidence). `Err` when a record does not fit: the table is then left
     /// with some of the rows, for the caller to discard.
     pub fn encode(
         &self,
@@ -691,15 +691,11 @@ impl<'t> Parser<'t> {
         let (Some(predicate), true) = (predicate, args) else {
             return Err(Bail);
         };
-        let provenance = provenance.unwrap_or_else(|| Provenance {
-            source: "hyperedge".to_string(),
-            ..Provenance::default()
-        });
         Ok((
             predicate,
             Record {
                 confidence: confidence.unwrap_or(1.0),
-                provenance: Some(provenance),
+                provenance,
             },
         ))
     }

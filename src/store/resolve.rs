@@ -116,14 +116,17 @@ impl RawInputs {
         for source in inputs.iter().chain(&self.sources) {
             match source {
                 Source::Bulk(b) => {
-                    let file = match b.format {
-                        Format::Evidence => u32::MAX,
-                        _ => table.provenance(Provenance {
+                    let file = table.provenance(match b.format {
+                        Format::Evidence => Provenance {
+                            source: "hyperedge".to_string(),
+                            ..Provenance::default()
+                        },
+                        _ => Provenance {
                             source: "facts".to_string(),
                             table: Some(b.name.to_string()),
                             ..Provenance::default()
-                        }),
-                    };
+                        },
+                    });
                     b.encode(&lookup, types, table, symbols, file).ok()?;
                 }
                 Source::Records(records) => {
