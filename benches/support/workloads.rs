@@ -502,6 +502,14 @@ pub fn run_prooflog(w: &Workload, prepared: &Prepared, provenance: bool) -> usiz
         Ok(fb) => fb,
         Err(e) => panic!("{} evaluation failed: {e}", w.name),
     };
+    if std::env::var_os("WORKLOAD_STATS").is_some() {
+        for (i, s) in fb.stats().strata.iter().enumerate() {
+            eprintln!(
+                "stratum {i}: {} rounds, {} derived, {} improved, {} derivations",
+                s.rounds, s.derived, s.improved, s.derivations
+            );
+        }
+    }
     fb.len(fb.relation_id(w.output).expect("output relation"))
 }
 
