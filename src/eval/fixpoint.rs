@@ -130,6 +130,8 @@ pub(crate) struct Engine<'a> {
     rule_faults: Vec<Faults>,
     /// Facts in all relations.
     fact_count: usize,
+    /// The derivation buffer of [`Engine::run_plan`], kept between runs.
+    pending: Pending,
 }
 
 /// Where an incremental stratum evaluation starts: the rows each relation had before
@@ -194,6 +196,7 @@ impl<'a> Engine<'a> {
             rule_new: vec![0; program.rules.len()],
             rule_faults: vec![Faults::default(); program.rules.len()],
             fact_count,
+            pending: Pending::default(),
         };
         for rel in 0..n {
             engine.account(rel);
@@ -735,12 +738,31 @@ impl<'a> Engine<'a> {
         if !plan.feasible {
             return Ok(());
         }
+        // One buffer serves every run (a chain-like program runs thousands of small
+        // rounds: growing fresh buffers each time showed in profiles).
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.clear();
+        pending.derivations = 0;
+        pending.probe = probe_or_forced(true);
+        pending.probes = 0;
+        pending.drops = 0;
+        let outcome = self.run_plan_into(plan, old, full, delta, st, &mut pending);
+        self.pending = pending;
+        outcome
+    }
+
+    /// [`Engine::run_plan`] with the derivation buffer `pending` (empty on entry).
+    fn run_plan_into(
+        &mut self,
+        plan: &Plan,
+        old: &[u32],
+        full: &[u32],
+        delta: &[u32],
+        st: &mut StratumStats,
+        pending: &mut Pending,
+    ) -> Result<()> {
         let provenance = self.provenance();
         let mut frame = Frame::new(plan);
-        let mut pending = Pending {
-            probe: probe_or_forced(true),
-            ..Pending::default()
-        };
         let mut cursor = Cursor::default();
         loop {
             let head = &self.rels[plan.head_rel as usize];
@@ -758,16 +780,8 @@ impl<'a> Engine<'a> {
                 let syms = ctx.syms;
                 let mut head_faults = Faults::default();
                 let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
-                    if let Err(f) = emit(
-                        plan,
-                        frame,
-                        conf,
-                        height,
-                        provenance,
-                        syms,
-                        head,
-                        &mut pending,
-                    ) {
+                    if let Err(f) = emit(plan, frame, conf, height, provenance, syms, head, pending)
+                    {
                         head_faults.add(f);
                     }
                     pending.len() >= FLUSH
@@ -779,7 +793,7 @@ impl<'a> Engine<'a> {
             };
             self.record_faults(plan.rule, faults)?;
             st.derivations += std::mem::take(&mut pending.derivations);
-            self.merge(plan, &mut pending, full[plan.head_rel as usize], st)?;
+            self.merge(plan, pending, full[plan.head_rel as usize], st)?;
             match stop {
                 None => return Ok(()),
                 Some(Stop::Pause) => self.check_deadline()?,
