@@ -146,11 +146,18 @@ impl Dedup {
     }
 
     /// Grow so that `additional` more rows keep the load at most 3/4.
+    #[inline]
     fn reserve(&mut self, additional: usize) {
-        let need = self.len + additional;
-        if need * 4 <= self.slots.len() * 3 {
-            return;
+        if (self.len + additional) * 4 > self.slots.len() * 3 {
+            self.grow(additional);
         }
+    }
+
+    /// [`Dedup::reserve`] when the table must grow.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, additional: usize) {
+        let need = self.len + additional;
         let mut n = self.slots.len().max(16);
         while need * 4 > n * 3 {
             n *= 2;
