@@ -153,6 +153,8 @@ pub(crate) struct BulkRel {
     pub arity: usize,
     /// Byte offset of its first record (for a location).
     pub first_at: usize,
+    /// Number of its records.
+    pub rows: usize,
     /// What its values suggest, per column.
     pub cols: Vec<ColumnEvidence>,
 }
@@ -269,6 +271,7 @@ impl<'t> Sink<'t> for Hints {
                     name: self.name.clone(),
                     arity: cells.len(),
                     first_at: at,
+                    rows: 0,
                     cols: vec![ColumnEvidence::default(); cells.len()],
                 });
                 self.at = Some(self.rels.len() - 1);
@@ -282,6 +285,7 @@ impl<'t> Sink<'t> for Hints {
         for (c, t) in rel.cols.iter_mut().zip(cells) {
             c.add(t.observed());
         }
+        rel.rows += 1;
         self.rows += 1;
         Ok(())
     }
@@ -375,21 +379,35 @@ fn delimited<'t, S: Sink<'t>>(
     sink.relation(relation)?;
     let mut header = d.headers;
     let mut cells: Vec<Tok<'t>> = Vec::new();
+    // One pass over the bytes: fields end at the delimiter, records at a line feed
+    // (both ASCII, so every slice is on a character boundary).
+    let n = b.len();
     let mut pos = 0;
-    while pos < b.len() {
-        let end = text[pos..].find('\n').map_or(b.len(), |i| pos + i);
-        let line = &text[pos..end];
+    while pos < n {
         let at = pos;
-        pos = end + 1;
-        if line.is_empty() {
+        let mut field = pos;
+        let mut i = pos;
+        cells.clear();
+        while i < n {
+            let c = b[i];
+            if c == b'\n' {
+                break;
+            }
+            if c == sep {
+                cells.push(Tok::Text(&text[field..i]));
+                field = i + 1;
+            }
+            i += 1;
+        }
+        pos = i + 1;
+        if i == at {
             continue;
         }
         if header {
             header = false;
             continue;
         }
-        cells.clear();
-        cells.extend(line.split(sep as char).map(Tok::Text));
+        cells.push(Tok::Text(&text[field..i]));
         sink.row(at, &cells, PLAIN)?;
     }
     Ok(())
