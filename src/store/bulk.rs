@@ -218,6 +218,7 @@ impl Bulk {
             symbols,
             file,
             rel: None,
+            name: String::new(),
             last_own: None,
         };
         scan(&self.text, &self.format, &mut sink)
@@ -298,8 +299,9 @@ struct Encoder<'a> {
     table: &'a mut Table,
     symbols: &'a mut Rodeo,
     file: u32,
-    /// The current relation and its name.
-    rel: Option<(RelId, String)>,
+    /// The current relation, and its name (one buffer, reused).
+    rel: Option<RelId>,
+    name: String,
     /// The last provenance record a row gave, to share it with the next rows that
     /// give the same.
     last_own: Option<u32>,
@@ -307,17 +309,17 @@ struct Encoder<'a> {
 
 impl<'t> Sink<'t> for Encoder<'_> {
     fn relation(&mut self, name: &str) -> Result<(), Bail> {
-        if self.rel.as_ref().is_some_and(|(_, n)| n == name) {
+        if self.rel.is_some() && self.name == name {
             return Ok(());
         }
-        let id = (self.ids)(name).ok_or(Bail)?;
-        self.rel = Some((id, name.to_string()));
+        self.rel = Some((self.ids)(name).ok_or(Bail)?);
+        self.name.clear();
+        self.name.push_str(name);
         Ok(())
     }
 
     fn row(&mut self, _: usize, cells: &[Tok<'t>], record: Record) -> Result<(), Bail> {
-        let (rel, _) = self.rel.as_ref().ok_or(Bail)?;
-        let rel = *rel;
+        let rel = self.rel.ok_or(Bail)?;
         let types = self.types.get(rel as usize).ok_or(Bail)?;
         if types.len() != cells.len() {
             return Err(Bail);
