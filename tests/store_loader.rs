@@ -230,3 +230,27 @@ fn a_large_bad_file_reports_a_capped_list_quickly() {
         err.diagnostics.last().unwrap().message
     );
 }
+
+#[test]
+fn a_large_unreadable_file_on_one_line_reports_a_capped_list_quickly() {
+    // 100,000 rows that are not rows, on one line: each problem's caret snippet would
+    // walk the line; only the ones shown are made.
+    let mut text = String::from("{\"edge\": [");
+    for i in 0..100_000 {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&i.to_string());
+    }
+    text.push_str("]}");
+    let started = std::time::Instant::now();
+    let mut loader = Loader::new();
+    loader.program_text("p.dl", ".decl edge(a: number, b: number)\n.output edge\n");
+    loader.facts_json("big.json", &text).expect("reads");
+    let err = loader.load().unwrap_err();
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(err.diagnostics.len(), prooflog::diag::Diagnostics::LIMIT);
+    let last = err.diagnostics.last().unwrap();
+    assert!(last.message.contains("must be an array"), "{last}");
+    assert!(last.location.as_ref().unwrap().snippet.is_some());
+}

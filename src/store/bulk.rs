@@ -153,6 +153,8 @@ pub(crate) struct BulkRel {
     pub arity: usize,
     /// Byte offset of its first record (for a location).
     pub first_at: usize,
+    /// Number of its records.
+    pub rows: usize,
     /// What its values suggest, per column.
     pub cols: Vec<ColumnEvidence>,
 }
@@ -216,6 +218,7 @@ impl Bulk {
             symbols,
             file,
             rel: None,
+            name: String::new(),
             last_own: None,
         };
         scan(&self.text, &self.format, &mut sink)
@@ -269,6 +272,7 @@ impl<'t> Sink<'t> for Hints {
                     name: self.name.clone(),
                     arity: cells.len(),
                     first_at: at,
+                    rows: 0,
                     cols: vec![ColumnEvidence::default(); cells.len()],
                 });
                 self.at = Some(self.rels.len() - 1);
@@ -282,6 +286,7 @@ impl<'t> Sink<'t> for Hints {
         for (c, t) in rel.cols.iter_mut().zip(cells) {
             c.add(t.observed());
         }
+        rel.rows += 1;
         self.rows += 1;
         Ok(())
     }
@@ -294,8 +299,9 @@ struct Encoder<'a> {
     table: &'a mut Table,
     symbols: &'a mut Rodeo,
     file: u32,
-    /// The current relation and its name.
-    rel: Option<(RelId, String)>,
+    /// The current relation, and its name (one buffer, reused).
+    rel: Option<RelId>,
+    name: String,
     /// The last provenance record a row gave, to share it with the next rows that
     /// give the same.
     last_own: Option<u32>,
@@ -303,17 +309,17 @@ struct Encoder<'a> {
 
 impl<'t> Sink<'t> for Encoder<'_> {
     fn relation(&mut self, name: &str) -> Result<(), Bail> {
-        if self.rel.as_ref().is_some_and(|(_, n)| n == name) {
+        if self.rel.is_some() && self.name == name {
             return Ok(());
         }
-        let id = (self.ids)(name).ok_or(Bail)?;
-        self.rel = Some((id, name.to_string()));
+        self.rel = Some((self.ids)(name).ok_or(Bail)?);
+        self.name.clear();
+        self.name.push_str(name);
         Ok(())
     }
 
     fn row(&mut self, _: usize, cells: &[Tok<'t>], record: Record) -> Result<(), Bail> {
-        let (rel, _) = self.rel.as_ref().ok_or(Bail)?;
-        let rel = *rel;
+        let rel = self.rel.ok_or(Bail)?;
         let types = self.types.get(rel as usize).ok_or(Bail)?;
         if types.len() != cells.len() {
             return Err(Bail);
@@ -375,21 +381,35 @@ fn delimited<'t, S: Sink<'t>>(
     sink.relation(relation)?;
     let mut header = d.headers;
     let mut cells: Vec<Tok<'t>> = Vec::new();
+    // One pass over the bytes: fields end at the delimiter, records at a line feed
+    // (both ASCII, so every slice is on a character boundary).
+    let n = b.len();
     let mut pos = 0;
-    while pos < b.len() {
-        let end = text[pos..].find('\n').map_or(b.len(), |i| pos + i);
-        let line = &text[pos..end];
+    while pos < n {
         let at = pos;
-        pos = end + 1;
-        if line.is_empty() {
+        let mut field = pos;
+        let mut i = pos;
+        cells.clear();
+        while i < n {
+            let c = b[i];
+            if c == b'\n' {
+                break;
+            }
+            if c == sep {
+                cells.push(Tok::Text(&text[field..i]));
+                field = i + 1;
+            }
+            i += 1;
+        }
+        pos = i + 1;
+        if i == at {
             continue;
         }
         if header {
             header = false;
             continue;
         }
-        cells.clear();
-        cells.extend(line.split(sep as char).map(Tok::Text));
+        cells.push(Tok::Text(&text[field..i]));
         sink.row(at, &cells, PLAIN)?;
     }
     Ok(())

@@ -23,6 +23,8 @@ struct Doc<'a> {
     /// increasing offset order, so counting characters from here keeps a whole
     /// document (even one long line) linear.
     cursor: Cell<(usize, usize, usize)>,
+    /// How many problem locations were asked for.
+    asked: Cell<usize>,
 }
 
 impl<'a> Doc<'a> {
@@ -36,6 +38,7 @@ impl<'a> Doc<'a> {
             src: Arc::new(SourceFile::new(name, text)),
             line_starts,
             cursor: Cell::new((0, 1, 1)),
+            asked: Cell::new(0),
         }
     }
 
@@ -57,8 +60,17 @@ impl<'a> Doc<'a> {
         (line + 1, col)
     }
 
+    /// The location of a problem at `offset`. Every problem asks for at most one, in
+    /// the order the problems are recorded, so past the cap of diagnostics shown
+    /// (`Problems::LIMIT`) none is shown: those go without their caret snippet, which
+    /// would cost a walk along a long line each.
     fn at(&self, offset: usize) -> Location {
         let (line, col) = self.line_col(offset);
+        let asked = self.asked.get() + 1;
+        self.asked.set(asked);
+        if asked > Problems::LIMIT {
+            return Location::at(&*self.name, line, col);
+        }
         located(&self.name, Some(&self.src), line, col)
     }
 

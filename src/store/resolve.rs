@@ -113,6 +113,16 @@ impl RawInputs {
             .map(|(i, r)| (r.name.as_str(), i as RelId))
             .collect();
         let lookup = |name: &str| ids.get(name).copied();
+        // Room for every row and cell at once: no growth by doubling.
+        let (mut rows, mut cells) = (0, 0);
+        for source in inputs.iter().chain(&self.sources) {
+            rows += source.len();
+            if let Source::Bulk(b) = source {
+                cells += b.rels.iter().map(|r| r.rows * r.arity).sum::<usize>();
+            }
+        }
+        table.rows.reserve_exact(rows);
+        table.cells.reserve_exact(cells);
         for source in inputs.iter().chain(&self.sources) {
             match source {
                 Source::Bulk(b) => {
