@@ -25,7 +25,7 @@
 //!    the matched span ("drone 9 is hostile rather than friendly" for "drone 9 is
 //!    friendly") fails.
 //! 5. **Negated facts.** A source may be a fact the proof relied on being absent
-//!    ("and not: drone 9 was cleared by an operator"); the claim must then say it is
+//!    ("and no record that drone 9 was cleared by an operator"); the claim must then say it is
 //!    not so ("drone 9 was not cleared by an operator"), with the negation where an
 //!    auxiliary puts it.
 //!

@@ -68,8 +68,9 @@ fn proof_lines(out: &mut String, tree: &ProofTree, shown: &mut Vec<String>) {
                 if !tags.is_empty() {
                     let _ = write!(out, " from {}", tags.join(", "));
                 }
-                if !absent.is_empty() {
-                    let _ = write!(out, "; and not: {}", absent.join("; "));
+                for a in &absent {
+                    // As the proof's own context block says it (`render::context`).
+                    let _ = write!(out, "; and no record that {a}");
                 }
                 out.push_str(")\n");
             }
