@@ -5,6 +5,9 @@
 #
 #   fuzz/run.sh [SECONDS_PER_TARGET] [TARGET…]      (default: 120 s, every target)
 #
+# FUZZ_ARGS adds libFuzzer options, e.g. FUZZ_ARGS="-max_len=65536 -len_control=0" for
+# long inputs from the start; FUZZ_ULIMIT_KB sets the memory ulimit (default 4000000).
+#
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`). Seeds come
 # from fuzz/seeds/<target>/ (and the repository's test programs); the growing corpus
 # is fuzz/corpus/<target>/, crashes land in fuzz/artifacts/<target>/. A crash fails
@@ -19,6 +22,7 @@ if [ ${#targets[@]} -eq 0 ]; then
     mapfile -t targets < <(cargo +nightly fuzz list)
 fi
 mem_kb="${FUZZ_ULIMIT_KB:-4000000}"
+read -r -a extra <<< "${FUZZ_ARGS:-}"
 status=0
 for t in "${targets[@]}"; do
     mkdir -p "corpus/$t" "artifacts/$t"
@@ -27,7 +31,7 @@ for t in "${targets[@]}"; do
     echo "== $t: ${secs}s"
     if ! ( ulimit -v "$mem_kb"; cargo +nightly fuzz run --sanitizer none --debug-assertions "$t" \
             "corpus/$t" -- -max_total_time="$secs" -rss_limit_mb=2048 -timeout=20 \
-            -artifact_prefix="artifacts/$t/" -print_final_stats=1 ); then
+            -artifact_prefix="artifacts/$t/" -print_final_stats=1 ${extra[@]+"${extra[@]}"} ); then
         echo "!! $t failed: see fuzz/artifacts/$t/"
         status=1
     fi

@@ -87,6 +87,11 @@ impl SourceFile {
         (line + 1, col + 1)
     }
 
+    /// Number of lines (a text ending in a line break has an empty last line).
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
     /// The text of a 1-based line, without its line break.
     pub fn line_text(&self, line: usize) -> &str {
         let start = self.line_starts[line - 1] as usize;

@@ -3,6 +3,7 @@
 //! with a result or a diagnostic: no panic, no stack overflow, no unbounded work.
 
 use std::collections::HashSet;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,8 +18,10 @@ use prooflog::{
 };
 use proptest::prelude::*;
 
-#[path = "../fuzz/gen/program.rs"]
-mod generator;
+#[path = "../fuzz/targets.rs"]
+mod targets;
+
+use targets::generator;
 
 fn small_budget() -> EvalOptions {
     EvalOptions::default().with_budget(Budget {
@@ -273,5 +276,66 @@ proptest! {
             .map(|f| base.args(f))
             .collect();
         prop_assert_eq!(&first[..], &expect[..limit.min(expect.len())]);
+    }
+}
+
+/// The inputs a target starts from in `fuzz/run.sh`: its seeds (and, for the program
+/// parser, the repository's programs), plus the empty input.
+fn seeds(target: &str) -> Vec<Vec<u8>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec![(root.join("fuzz/seeds").join(target), false)];
+    if target == "parse_program" {
+        dirs.push((root.join("tests/programs"), true));
+        dirs.push((root.join("rules/drones"), true));
+    }
+    let mut inputs = vec![Vec::new()];
+    for (dir, only_programs) in dirs {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut paths: Vec<_> = entries.map(|e| e.expect("entry").path()).collect();
+        paths.sort();
+        for path in paths {
+            if !only_programs || path.extension().is_some_and(|e| e == "dl") {
+                inputs.push(std::fs::read(&path).expect("seed"));
+            }
+        }
+    }
+    inputs
+}
+
+/// Every cargo-fuzz target (`fuzz/Cargo.toml`'s binaries) has its body in
+/// `fuzz/targets.rs`, and each body runs on its seeds.
+#[test]
+fn every_fuzz_target_runs_on_its_seeds() {
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/Cargo.toml"))
+            .expect("fuzz/Cargo.toml");
+    let mut bins: Vec<&str> = manifest
+        .split("[[bin]]")
+        .skip(1)
+        .filter_map(|bin| bin.lines().find_map(|l| l.strip_prefix("name = ")))
+        .map(|name| name.trim_matches('"'))
+        .collect();
+    bins.sort_unstable();
+    let mut names: Vec<&str> = targets::TARGETS.iter().map(|(name, _)| *name).collect();
+    names.sort_unstable();
+    assert_eq!(names, bins);
+    for (name, body) in targets::TARGETS {
+        for input in seeds(name) {
+            body(&input);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Every cargo-fuzz target's own body takes any bytes.
+    #[test]
+    fn every_fuzz_target_takes_any_bytes(data in prop::collection::vec(any::<u8>(), 0..256)) {
+        for (_, body) in targets::TARGETS {
+            body(&data);
+        }
     }
 }

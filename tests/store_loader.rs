@@ -200,7 +200,6 @@ fn a_misspelt_relation_in_a_rule_body_is_a_warning_with_a_suggestion() {
 }
 
 #[test]
-#[ignore = "needs the columnar loader, not kept by the merge: the lenient loader types every record"]
 fn a_large_bad_file_reports_a_capped_list_quickly() {
     // 100,000 records of the wrong type: the report is capped and costs little.
     let mut text = String::from("{\"edge\": [");

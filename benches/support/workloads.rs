@@ -154,7 +154,7 @@ sg(x, y) :- parent(x, xp), sg(xp, yp), parent(y, yp).
 
 /// Andersen-style inclusion-based points-to over `vars` variables (the first tenth
 /// of them also heap objects).
-pub fn points_to(vars: u32, statements: usize) -> Workload {
+pub fn points_to(name: &'static str, vars: u32, statements: usize) -> Workload {
     let mut rng = Rng::new(0xa11d);
     let objects = (vars / 10).max(1);
     let mut address_of = std::collections::BTreeSet::new();
@@ -180,7 +180,7 @@ pub fn points_to(vars: u32, statements: usize) -> Workload {
     }
     let v = |s: std::collections::BTreeSet<(u32, u32)>| rows(&s.into_iter().collect::<Vec<_>>());
     Workload {
-        name: "points_to",
+        name,
         program: "\
 .decl address_of(p: number, o: number)
 .input address_of
@@ -442,14 +442,15 @@ pub fn all() -> Vec<Workload> {
         tc_chain(1_000),
         tc_weighted(1_000, 2_000),
         same_generation(2_000, 40),
-        points_to(1_000, 1_600),
+        points_to("points_to", 1_000, 1_600),
+        points_to("points_to_3k", 3_000, 6_000),
         cspa(150, 170, 50),
         lubm(2),
     ]
 }
 
 /// Workloads too large to run by default (tens of millions of rows: gigabytes).
-pub const HEAVY: &[&str] = &["tc_8k"];
+pub const HEAVY: &[&str] = &["tc_8k", "points_to_3k"];
 
 /// One workload by name.
 pub fn by_name(name: &str) -> Option<Workload> {
@@ -502,6 +503,14 @@ pub fn run_prooflog(w: &Workload, prepared: &Prepared, provenance: bool) -> usiz
         Ok(fb) => fb,
         Err(e) => panic!("{} evaluation failed: {e}", w.name),
     };
+    if std::env::var_os("WORKLOAD_STATS").is_some() {
+        for (i, s) in fb.stats().strata.iter().enumerate() {
+            eprintln!(
+                "stratum {i}: {} rounds, {} derived, {} improved, {} derivations",
+                s.rounds, s.derived, s.improved, s.derivations
+            );
+        }
+    }
     fb.len(fb.relation_id(w.output).expect("output relation"))
 }
 

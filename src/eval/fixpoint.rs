@@ -40,6 +40,39 @@ struct Pending {
     /// Premise list bounds (with provenance): `premises[starts[k]..starts[k + 1]]`.
     starts: Vec<u32>,
     premises: Vec<FactId>,
+    /// Derivations emitted, those dropped on the spot included.
+    derivations: u64,
+    /// Whether [`emit`] looks each derivation up in its head relation first.
+    probe: bool,
+    /// Look-ups made and derivations they dropped, since `probe` was last decided.
+    probes: u32,
+    drops: u32,
+}
+
+/// Rows up to which a head relation is looked up as derivations are emitted (its
+/// rows and dedup table then mostly stay in cache; past that, a look-up without the
+/// merge's prefetching costs more than it saves).
+const PROBE_ROWS: u32 = 1 << 16;
+/// Look-ups after which [`emit`] checks that they pay: when fewer than a quarter of
+/// them dropped their derivation (most derivations are new facts), it stops looking.
+const PROBE_WINDOW: u32 = 1 << 10;
+
+#[cfg(test)]
+thread_local! {
+    /// In tests: `Some(on)` makes [`emit`] always (or never) look derivations up, so
+    /// that both paths can be compared.
+    pub(crate) static FORCE_PROBE: std::cell::Cell<Option<bool>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Whether [`emit`] looks derivations up, given what its heuristics `decided`.
+#[inline]
+fn probe_or_forced(decided: bool) -> bool {
+    #[cfg(test)]
+    if let Some(on) = FORCE_PROBE.with(std::cell::Cell::get) {
+        return on;
+    }
+    decided
 }
 
 impl Pending {
@@ -97,6 +130,8 @@ pub(crate) struct Engine<'a> {
     rule_faults: Vec<Faults>,
     /// Facts in all relations.
     fact_count: usize,
+    /// The derivation buffer of [`Engine::run_plan`], kept between runs.
+    pending: Pending,
 }
 
 /// Where an incremental stratum evaluation starts: the rows each relation had before
@@ -161,6 +196,7 @@ impl<'a> Engine<'a> {
             rule_new: vec![0; program.rules.len()],
             rule_faults: vec![Faults::default(); program.rules.len()],
             fact_count,
+            pending: Pending::default(),
         };
         for rel in 0..n {
             engine.account(rel);
@@ -702,11 +738,35 @@ impl<'a> Engine<'a> {
         if !plan.feasible {
             return Ok(());
         }
+        // One buffer serves every run (a chain-like program runs thousands of small
+        // rounds: growing fresh buffers each time showed in profiles).
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.clear();
+        pending.derivations = 0;
+        pending.probe = probe_or_forced(true);
+        pending.probes = 0;
+        pending.drops = 0;
+        let outcome = self.run_plan_into(plan, old, full, delta, st, &mut pending);
+        self.pending = pending;
+        outcome
+    }
+
+    /// [`Engine::run_plan`] with the derivation buffer `pending` (empty on entry).
+    fn run_plan_into(
+        &mut self,
+        plan: &Plan,
+        old: &[u32],
+        full: &[u32],
+        delta: &[u32],
+        st: &mut StratumStats,
+        pending: &mut Pending,
+    ) -> Result<()> {
         let provenance = self.provenance();
         let mut frame = Frame::new(plan);
-        let mut pending = Pending::default();
         let mut cursor = Cursor::default();
         loop {
+            let head = &self.rels[plan.head_rel as usize];
+            pending.probe = probe_or_forced(pending.probe && head.len() <= PROBE_ROWS);
             let (stop, faults) = {
                 let mut ctx = Ctx::new(
                     &self.rels,
@@ -720,7 +780,7 @@ impl<'a> Engine<'a> {
                 let syms = ctx.syms;
                 let mut head_faults = Faults::default();
                 let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
-                    if let Err(f) = emit(plan, frame, conf, height, provenance, syms, &mut pending)
+                    if let Err(f) = emit(plan, frame, conf, height, provenance, syms, head, pending)
                     {
                         head_faults.add(f);
                     }
@@ -732,8 +792,8 @@ impl<'a> Engine<'a> {
                 (stop, faults)
             };
             self.record_faults(plan.rule, faults)?;
-            st.derivations += pending.len() as u64;
-            self.merge(plan, &mut pending, full[plan.head_rel as usize], st)?;
+            st.derivations += std::mem::take(&mut pending.derivations);
+            self.merge(plan, pending, full[plan.head_rel as usize], st)?;
             match stop {
                 None => return Ok(()),
                 Some(Stop::Pause) => self.check_deadline()?,
@@ -811,14 +871,7 @@ impl<'a> Engine<'a> {
             }
             let old = rel.meta(row);
             raised |= meta.conf > old.conf && row < unread;
-            let (better, improved) = if provenance {
-                let improved =
-                    meta.conf > old.conf || (meta.conf == old.conf && meta.height < old.height);
-                let tie = meta.conf == old.conf && meta.height == old.height;
-                (improved || (tie && meta.rule < old.rule), improved)
-            } else {
-                (meta.conf > old.conf, meta.conf > old.conf)
-            };
+            let (better, improved) = supersedes(meta, old, provenance);
             if !better {
                 continue;
             }
@@ -874,8 +927,28 @@ fn collect_reads(steps: &[Step], out: &mut Vec<usize>) {
     }
 }
 
+/// Whether derivation record `new` replaces `old` as a fact's best (`.0`), and
+/// whether it changes the fact for its dependents (`.0` and a higher confidence or,
+/// with provenance, a smaller height at the same confidence: `.1`). Best is the
+/// highest confidence, then (with provenance) the least height, then the lowest rule;
+/// the order is transitive, so a derivation that does not replace a fact's record
+/// never replaces a later, better one either.
+#[inline]
+fn supersedes(new: Meta, old: Meta, provenance: bool) -> (bool, bool) {
+    if provenance {
+        let improved = new.conf > old.conf || (new.conf == old.conf && new.height < old.height);
+        let tie = new.conf == old.conf && new.height == old.height;
+        (improved || (tie && new.rule < old.rule), improved)
+    } else {
+        (new.conf > old.conf, new.conf > old.conf)
+    }
+}
+
 /// Buffer one derivation of the plan's head for the frame's binding (none when a
-/// head expression has no value).
+/// head expression has no value, or when `head` already holds the fact with a
+/// record at least as good: merging it would change nothing).
+#[allow(clippy::too_many_arguments)]
+#[inline]
 fn emit(
     plan: &Plan,
     frame: &mut Frame,
@@ -883,8 +956,10 @@ fn emit(
     height: u32,
     provenance: bool,
     syms: Syms<'_>,
+    head: &Relation,
     out: &mut Pending,
 ) -> Result<(), Fault> {
+    out.derivations += 1;
     let mark = out.cells.len();
     // The dedup digest is hashed along the way (as `hash_cells` would).
     let mut hasher = rustc_hash::FxHasher::default();
@@ -904,13 +979,42 @@ fn emit(
         hasher.write_u64(v);
         out.cells.push(v);
     }
-    out.tags.push(tag_of(hasher.finish()));
-    out.conf.push(plan.confidence * conf);
+    let tag = tag_of(hasher.finish());
+    let conf = plan.confidence * conf;
+    let height = if provenance {
+        height.saturating_add(1)
+    } else {
+        0
+    };
+    // Most derivations of a recursive rule often find their fact already there: drop
+    // them here rather than buffer them for the merge.
+    if out.probe {
+        out.probes += 1;
+        if let Some(row) = head.find_tagged(&out.cells[mark..], tag) {
+            let new = Meta {
+                conf,
+                height,
+                rule: plan.rule,
+            };
+            if !supersedes(new, head.meta(row), provenance).0 {
+                out.drops += 1;
+                out.cells.truncate(mark);
+                return Ok(());
+            }
+        }
+        if out.probes == PROBE_WINDOW {
+            out.probe = probe_or_forced(out.drops * 4 >= out.probes);
+            out.probes = 0;
+            out.drops = 0;
+        }
+    }
+    out.tags.push(tag);
+    out.conf.push(conf);
     if provenance {
         if out.starts.is_empty() {
             out.starts.push(0);
         }
-        out.height.push(height.saturating_add(1));
+        out.height.push(height);
         if let Some(facts) = &plan.premise_facts {
             out.premises.extend(facts.iter().map(|&f| frame.facts[f]));
             out.starts.push(out.premises.len() as u32);

@@ -359,8 +359,13 @@ impl Evidence {
         self.base_len() + self.own.len()
     }
 
-    fn push(&mut self, fact: InputFact) {
-        self.own.push(fact);
+    /// Append records (moved, not copied, when there are none of its own yet).
+    fn extend(&mut self, facts: Vec<InputFact>) {
+        if self.own.is_empty() {
+            self.own = facts;
+        } else {
+            self.own.extend(facts);
+        }
     }
 
     /// Move the own records into a shared base, so that layers can share them. Records
@@ -974,20 +979,27 @@ fn load_inputs(
 ) -> Result<usize> {
     let mut cells = Vec::new();
     let mut added = 0;
-    for (k, fact) in inputs.into_iter().enumerate() {
+    // The records are moved into `evidence` as a whole at the end (no copy); until
+    // then, record `id` of this batch is `inputs[id - first]`.
+    let first = evidence.len();
+    let confidence_of = |evidence: &Evidence, id: usize| match id.checked_sub(first) {
+        Some(i) => inputs.get(i).map(|f| f.confidence),
+        None => evidence.get(id).map(|e| e.confidence),
+    };
+    for (k, fact) in inputs.iter().enumerate() {
         let Some(relation) = program.relations.get(fact.rel as usize) else {
-            return Err(bad_input(k, &fact, program, "unknown relation"));
+            return Err(bad_input(k, fact, program, "unknown relation"));
         };
         if relation.arity() != fact.args.len() {
             return Err(bad_input(
                 k,
-                &fact,
+                fact,
                 program,
                 &format!("`{}` has {} columns", relation.name, relation.arity()),
             ));
         }
         if !(0.0..=1.0).contains(&fact.confidence) {
-            return Err(bad_input(k, &fact, program, "confidence must be in [0, 1]"));
+            return Err(bad_input(k, fact, program, "confidence must be in [0, 1]"));
         }
         cells.clear();
         for (v, c) in fact.args.iter().zip(&relation.columns) {
@@ -996,14 +1008,14 @@ fn load_inputs(
                 None => {
                     return Err(bad_input(
                         k,
-                        &fact,
+                        fact,
                         program,
                         &format!("{v} is not a {} value for column `{}`", c.ty, c.name),
                     ));
                 }
             }
         }
-        let id = evidence.len() as u32;
+        let id = (first + k) as u32;
         let r = &mut rels[fact.rel as usize];
         let (row, new) = r.insert(&cells, Meta::input(fact.confidence));
         if new {
@@ -1023,16 +1035,14 @@ fn load_inputs(
                 // stratum starts from it.
                 let kept = r.evidence_of(row);
                 let better = kept == NO_EVIDENCE
-                    || evidence
-                        .get(kept as usize)
-                        .is_some_and(|e| fact.confidence > e.confidence);
+                    || confidence_of(evidence, kept as usize).is_some_and(|c| fact.confidence > c);
                 if better {
                     r.set_evidence(row, id);
                 }
             }
         }
-        evidence.push(fact);
     }
+    evidence.extend(inputs);
     Ok(added)
 }
 
@@ -1083,15 +1093,20 @@ pub fn evaluate<I: Inputs + ?Sized>(
     inputs: &I,
     options: &EvalOptions,
 ) -> Result<FactBase> {
-    let inputs = inputs.facts();
-    let inputs: &[InputFact] = &inputs;
+    // Owned facts (a load's, decoded from its columns) are moved into the evidence,
+    // not copied again.
+    let all = match inputs.facts() {
+        std::borrow::Cow::Owned(facts) => {
+            crate::store::numbering::complete_owned_inputs(&program, facts)?
+        }
+        std::borrow::Cow::Borrowed(facts) => crate::store::complete_inputs(&program, facts)?,
+    };
     let mut interner = Symbols::new();
     let mut rels: Vec<Relation> = program
         .relations
         .iter()
         .map(|r| Relation::new(r.arity()))
         .collect();
-    let all = crate::store::complete_inputs(&program, inputs)?;
     let mut evidence = Evidence {
         base: None,
         own: Vec::with_capacity(all.len()),

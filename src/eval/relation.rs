@@ -146,11 +146,18 @@ impl Dedup {
     }
 
     /// Grow so that `additional` more rows keep the load at most 3/4.
+    #[inline]
     fn reserve(&mut self, additional: usize) {
-        let need = self.len + additional;
-        if need * 4 <= self.slots.len() * 3 {
-            return;
+        if (self.len + additional) * 4 > self.slots.len() * 3 {
+            self.grow(additional);
         }
+    }
+
+    /// [`Dedup::reserve`] when the table must grow.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, additional: usize) {
+        let need = self.len + additional;
         let mut n = self.slots.len().max(16);
         while need * 4 > n * 3 {
             n *= 2;
@@ -283,7 +290,8 @@ pub(crate) struct Relation {
     /// Premise arena of `deriv` and of patches.
     premises: Vec<FactId>,
     /// Per own row: index of its input record in the fact base's evidence list, or
-    /// [`NO_EVIDENCE`].
+    /// [`NO_EVIDENCE`]. Rows past its end have none: the list stops at the last own
+    /// row with a record, so derived rows appended after the inputs cost nothing here.
     evidence: Vec<u32>,
     /// Base rows whose record the layer changed.
     patches: FxHashMap<u32, Patch>,
@@ -542,8 +550,14 @@ impl Relation {
     pub fn set_evidence(&mut self, row: u32, k: u32) {
         if row < self.base_len {
             self.patch(row).evidence = k;
-        } else if let Some(e) = self.evidence.get_mut((row - self.base_len) as usize) {
-            *e = k;
+        } else {
+            let r = (row - self.base_len) as usize;
+            if r >= self.evidence.len() && k != NO_EVIDENCE {
+                self.evidence.resize(r + 1, NO_EVIDENCE);
+            }
+            if let Some(e) = self.evidence.get_mut(r) {
+                *e = k;
+            }
         }
         // (A row listed twice is fine: `input_rows` sorts and dedups.)
         if let Some(list) = &mut self.inputs
@@ -608,7 +622,11 @@ impl Relation {
     /// and, with provenance, its premises (none for an input fact).
     #[inline]
     pub fn push_records(&mut self, evidence: u32, premises: Option<&[FactId]>) -> Result<()> {
-        self.evidence.push(evidence);
+        if evidence != NO_EVIDENCE {
+            let own = (self.len - self.base_len) as usize;
+            self.evidence.resize(own - 1, NO_EVIDENCE);
+            self.evidence.push(evidence);
+        }
         if let Some(prem) = premises {
             let start = arena_push(&mut self.premises, prem)?;
             self.deriv.push(DerivRec {
@@ -666,15 +684,20 @@ impl Relation {
         self.find_tagged(cells, tag_of(hash_cells(cells.iter().copied())))
     }
 
+    /// [`Relation::find`] for cells whose digest `tag_of(hash_cells(cells))` is
+    /// already known.
     #[inline]
-    fn find_tagged(&self, cells: &[u64], tag: u32) -> Option<u32> {
+    pub fn find_tagged(&self, cells: &[u64], tag: u32) -> Option<u32> {
         if let Some(b) = &self.base
             && let Some(row) = b.get().find_tagged(cells, tag)
         {
             return Some(row);
         }
-        let rows = self.rows();
-        self.dedup.find(tag, |r| same(rows.row(r), cells))
+        // The table holds own rows only.
+        let (data, arity, stride, base_len) = (&self.data, self.arity, self.stride, self.base_len);
+        self.dedup.find(tag, |r| {
+            same(&data[(r - base_len) as usize * stride..][..arity], cells)
+        })
     }
 
     /// Find the row with these cells or append it; `(row, true)` when appended. New
@@ -761,7 +784,8 @@ impl Relation {
         }
         g += grow_bytes(self.deriv.len(), self.deriv.capacity(), rows, 8);
         g += grow_bytes(self.premises.len(), self.premises.capacity(), premises, 8);
-        g + grow_bytes(self.evidence.len(), self.evidence.capacity(), rows, 4)
+        // (Merged rows are derived: they add no evidence entries.)
+        g
     }
 
     /// Make room for `additional` more rows, so that a batch of inserts never grows

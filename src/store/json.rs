@@ -362,7 +362,7 @@ fn confidence(c: &Json) -> Result<f64, String> {
 }
 
 /// Read a provenance object; on error, the offending key and a message.
-fn provenance(
+pub(crate) fn provenance(
     p: &serde_json::Map<String, Json>,
     default_source: &str,
 ) -> Result<Provenance, (&'static str, String)> {

@@ -29,6 +29,7 @@
 //! Architecture invariant: this layer knows the checked [`Program`](crate::ir::Program)
 //! (relation names, arities, column types) but nothing of evaluation.
 
+mod bulk;
 mod delimited;
 pub(crate) mod facts;
 pub mod hyperedge;
@@ -260,13 +261,7 @@ impl Loader {
                     rel.name
                 )),
             };
-            if let Some(at) = self
-                .inputs
-                .facts
-                .iter()
-                .find(|f| f.predicate == rel.name)
-                .map(|f| f.origin.location())
-            {
+            if let Some(at) = self.inputs.first_location(&rel.name) {
                 d = d.at(at);
             }
             warnings.push(d);
@@ -282,9 +277,9 @@ impl Loader {
             diagnostics.extend(self.problems);
             return Err(Error { diagnostics });
         }
-        let resolved = self.inputs.resolve(&program);
+        let resolved = self.inputs.resolve_facts(&program);
         if self.problems.is_empty() {
-            let facts = InputFacts::from_facts(&program, &resolved?)?;
+            let facts = resolved?;
             return Ok(Loaded {
                 program: Arc::new(program),
                 facts,

@@ -173,12 +173,35 @@ pub fn number_inputs(
 /// the program's facts are input once, and whoever numbered them first decides their
 /// tags.
 pub fn complete_inputs(program: &Program, inputs: &[InputFact]) -> Result<Vec<InputFact>> {
+    let mut all = missing_program_facts(program, inputs);
+    all.extend_from_slice(inputs);
+    number_inputs(program, &mut all, &())?;
+    Ok(all)
+}
+
+/// [`complete_inputs`] of facts already owned: they are moved, not copied.
+pub(crate) fn complete_owned_inputs(
+    program: &Program,
+    inputs: Vec<InputFact>,
+) -> Result<Vec<InputFact>> {
+    let mut all = missing_program_facts(program, &inputs);
+    if all.is_empty() {
+        all = inputs;
+    } else {
+        all.extend(inputs);
+    }
+    number_inputs(program, &mut all, &())?;
+    Ok(all)
+}
+
+/// The facts written in the program that `inputs` does not carry (counting repeats).
+fn missing_program_facts(program: &Program, inputs: &[InputFact]) -> Vec<InputFact> {
     let mut given: std::collections::HashMap<(u32, &[crate::value::Value]), usize> =
         std::collections::HashMap::new();
     for f in inputs.iter().filter(|f| f.provenance.source == "program") {
         *given.entry((f.rel, f.args.as_slice())).or_default() += 1;
     }
-    let mut all = Vec::with_capacity(inputs.len() + program.facts.len());
+    let mut all = Vec::new();
     for sf in &program.facts {
         if let Some(n) = given.get_mut(&(sf.rel, sf.args.as_slice()))
             && *n > 0
@@ -203,9 +226,7 @@ pub fn complete_inputs(program: &Program, inputs: &[InputFact]) -> Result<Vec<In
             provenance: file_provenance("program", &origin),
         });
     }
-    all.extend_from_slice(inputs);
-    number_inputs(program, &mut all, &())?;
-    Ok(all)
+    all
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use crate::check::TypeHints;
 use crate::diag::{Diagnostic, Error, ErrorCode, Location, Result, SourceFile};
 use crate::store::Provenance;
+use crate::store::bulk::{Bulk, Format};
 use crate::store::delimited::{self, Dialect};
 use crate::store::json;
 use crate::value::ColumnType;
@@ -35,9 +36,15 @@ pub(crate) struct Origin {
 }
 
 impl Origin {
-    /// The location of the record.
+    /// The location of the record. Like the others below, without its caret snippet,
+    /// which [`with_snippet`](Self::with_snippet) adds (only to the diagnostics shown).
     pub fn location(&self) -> Location {
-        located(&self.file, self.source.as_deref(), self.line, self.col)
+        Location::at(&*self.file, self.line, self.col)
+    }
+
+    /// `loc` (one of this record's locations) with its caret snippet.
+    pub fn with_snippet(&self, loc: &Location) -> Location {
+        located(&loc.file, self.source.as_deref(), loc.line, loc.col)
     }
 
     /// The location of the value at `path` inside the record's JSON object
@@ -57,7 +64,7 @@ impl Origin {
         match found {
             Some((src, at)) => {
                 let (line, col) = src.line_col(at as u32);
-                located(&self.file, Some(src), line, col)
+                Location::at(&*self.file, line, col)
             }
             None => self.location(),
         }
@@ -66,7 +73,7 @@ impl Origin {
     /// The location of argument `i` (the record's when unknown).
     pub fn arg_location(&self, i: usize) -> Location {
         let col = self.arg_cols.get(i).copied().unwrap_or(self.col);
-        located(&self.file, self.source.as_deref(), self.line, col)
+        Location::at(&*self.file, self.line, col)
     }
 }
 
@@ -93,18 +100,7 @@ impl RawValue {
                 }
             }
             RawValue::Json(_) => Observed::Symbol,
-            RawValue::Text(s) => {
-                let t = s.trim();
-                if let Ok(i) = t.parse::<i64>() {
-                    Observed::int(i)
-                } else if t.parse::<u64>().is_ok() {
-                    Observed::BigUnsigned
-                } else if t.parse::<f64>().is_ok_and(f64::is_finite) && !t.is_empty() {
-                    Observed::Float
-                } else {
-                    Observed::Symbol
-                }
-            }
+            RawValue::Text(s) => Observed::of_text(s),
         }
     }
 }
@@ -126,7 +122,7 @@ pub(crate) struct RawFact {
 
 /// What the values of one column have shown so far (for type hints).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Observed {
+pub(crate) enum Observed {
     NonNegative,
     Negative,
     BigUnsigned,
@@ -135,17 +131,32 @@ enum Observed {
 }
 
 impl Observed {
-    fn int(i: i64) -> Observed {
+    pub(crate) fn int(i: i64) -> Observed {
         if i < 0 {
             Observed::Negative
         } else {
             Observed::NonNegative
         }
     }
+
+    /// What a cell of delimited text suggests.
+    pub(crate) fn of_text(s: &str) -> Observed {
+        let t = s.trim();
+        if let Ok(i) = t.parse::<i64>() {
+            Observed::int(i)
+        } else if t.parse::<u64>().is_ok() {
+            Observed::BigUnsigned
+        } else if t.parse::<f64>().is_ok_and(f64::is_finite) && !t.is_empty() {
+            Observed::Float
+        } else {
+            Observed::Symbol
+        }
+    }
 }
 
+/// What the values of one column have shown so far.
 #[derive(Debug, Clone, Copy, Default)]
-struct ColumnEvidence {
+pub(crate) struct ColumnEvidence {
     negative: bool,
     int: bool,
     big_unsigned: bool,
@@ -154,7 +165,16 @@ struct ColumnEvidence {
 }
 
 impl ColumnEvidence {
-    fn add(&mut self, o: Observed) {
+    /// Both columns' evidence together.
+    fn merge(&mut self, o: &ColumnEvidence) {
+        self.negative |= o.negative;
+        self.int |= o.int;
+        self.big_unsigned |= o.big_unsigned;
+        self.float |= o.float;
+        self.symbol |= o.symbol;
+    }
+
+    pub(crate) fn add(&mut self, o: Observed) {
         match o {
             Observed::NonNegative => self.int = true,
             Observed::Negative => {
@@ -192,9 +212,14 @@ impl ColumnEvidence {
 /// bad record adds nothing and returns every problem found in it), ask it for
 /// [`type_hints`](Self::type_hints) to compile the program, then
 /// [`resolve`](Self::resolve) it against the compiled program.
+///
+/// A file the fast path reads (see `store::bulk`) is kept as its text and what one
+/// scan found in it, and typed straight into columns by `resolve`; any other is kept
+/// as records that remember their positions.
 #[derive(Debug, Clone)]
 pub struct RawInputs {
-    pub(crate) facts: Vec<RawFact>,
+    /// The inputs in the order they were added.
+    pub(crate) sources: Vec<Source>,
     pub(crate) fact_dir: Option<PathBuf>,
     /// Bytes that files read by this (and `.input` files read by `resolve`) may
     /// still take.
@@ -203,10 +228,121 @@ pub struct RawInputs {
     pub(crate) max_input: u64,
 }
 
+/// One input of a load: a file for the fast path, or records read carefully.
+#[derive(Debug, Clone)]
+pub(crate) enum Source {
+    Bulk(Box<Bulk>),
+    Records(Vec<RawFact>),
+}
+
+impl Source {
+    /// Read `text` as `format`: by the fast path when it can, else carefully
+    /// (all-or-nothing).
+    pub(crate) fn read(name: &str, text: &str, format: Format) -> Result<Source> {
+        if let Some(b) = Bulk::scan(name, text, format.clone()) {
+            return Ok(Source::Bulk(Box::new(b)));
+        }
+        let records = match format {
+            Format::Delimited { relation, dialect } => {
+                delimited::parse_untyped(name, &relation, text, dialect)?
+            }
+            Format::Json => json::parse_facts(name, text)?,
+            Format::Evidence => json::parse_evidence(name, text)?,
+        };
+        Ok(Source::Records(records))
+    }
+
+    /// Read `text` as `format` as far as it is good: the source, and the problems of
+    /// its bad records.
+    fn read_lenient(name: &str, text: &str, format: Format) -> (Source, Problems) {
+        if let Some(b) = Bulk::scan(name, text, format.clone()) {
+            return (Source::Bulk(Box::new(b)), Problems::default());
+        }
+        let (records, problems) = match format {
+            Format::Json => json::parse_facts_lenient(name, text),
+            Format::Evidence => json::parse_evidence_lenient(name, text),
+            Format::Delimited { relation, dialect } => {
+                match delimited::parse_untyped(name, &relation, text, dialect) {
+                    Ok(r) => (r, Problems::default()),
+                    Err(e) => {
+                        let mut p = Problems::default();
+                        for d in e.diagnostics {
+                            p.push(d);
+                        }
+                        (Vec::new(), p)
+                    }
+                }
+            }
+        };
+        (Source::Records(records), problems)
+    }
+
+    /// Number of records.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Source::Bulk(b) => b.rows,
+            Source::Records(r) => r.len(),
+        }
+    }
+
+    /// The records, read carefully (a fast-path file again, now with positions).
+    /// Problems (there are none for a file the fast path read) go to `found`.
+    pub(crate) fn records(&self, found: &mut Vec<Diagnostic>) -> std::borrow::Cow<'_, [RawFact]> {
+        let Source::Bulk(b) = self else {
+            let Source::Records(r) = self else {
+                unreachable!()
+            };
+            return std::borrow::Cow::Borrowed(r);
+        };
+        let read = match &b.format {
+            Format::Delimited { relation, dialect } => {
+                delimited::parse_untyped(&b.name, relation, &b.text, *dialect)
+            }
+            Format::Json => json::parse_facts(&b.name, &b.text),
+            Format::Evidence => json::parse_evidence(&b.name, &b.text),
+        };
+        match read {
+            Ok(r) => std::borrow::Cow::Owned(r),
+            Err(e) => {
+                found.extend(e.diagnostics);
+                std::borrow::Cow::Owned(Vec::new())
+            }
+        }
+    }
+
+    /// The names of the relations it has records of (with repeats).
+    pub(crate) fn relation_names(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        match self {
+            Source::Bulk(b) => Box::new(b.rels.iter().map(|r| r.name.as_str())),
+            Source::Records(r) => Box::new(r.iter().map(|f| f.predicate.as_str())),
+        }
+    }
+
+    /// Where its first record of relation `name` is.
+    fn first_location(&self, name: &str) -> Option<Location> {
+        match self {
+            Source::Records(r) => r
+                .iter()
+                .find(|f| f.predicate == name)
+                .map(|f| f.origin.with_snippet(&f.origin.location())),
+            Source::Bulk(b) => {
+                let rel = b.rels.iter().find(|r| r.name == name)?;
+                let src = SourceFile::new(&*b.name, b.text.clone());
+                let (line, col) = src.line_col(rel.first_at as u32);
+                let col = match b.format {
+                    Format::Delimited { .. } => 1,
+                    _ => col,
+                };
+                Some(located(&b.name, Some(&src), line, col))
+            }
+        }
+    }
+}
+
 impl Default for RawInputs {
     fn default() -> RawInputs {
         RawInputs {
-            facts: Vec::new(),
+            sources: Vec::new(),
             fact_dir: None,
             input_left: DEFAULT_MAX_INPUT,
             max_input: DEFAULT_MAX_INPUT,
@@ -242,14 +378,20 @@ impl RawInputs {
         Ok(text)
     }
 
+    fn push(&mut self, source: Source) {
+        if source.len() > 0 {
+            self.sources.push(source);
+        }
+    }
+
     /// Number of records read so far.
     pub fn len(&self) -> usize {
-        self.facts.len()
+        self.sources.iter().map(Source::len).sum()
     }
 
     /// Whether nothing has been read.
     pub fn is_empty(&self) -> bool {
-        self.facts.is_empty()
+        self.len() == 0
     }
 
     /// Where `.input` relations' relative file names are looked up (Soufflé's
@@ -278,9 +420,11 @@ impl RawInputs {
         for file in &files {
             let text = self.read_budgeted(file)?;
             let name = file.display().to_string();
-            all.extend(parse_fact_file(&name, file, &text)?);
+            all.push(parse_fact_file(&name, file, &text)?);
         }
-        self.facts.extend(all);
+        for s in all {
+            self.push(s);
+        }
         Ok(())
     }
 
@@ -294,15 +438,15 @@ impl RawInputs {
     /// Add the records of a JSON fact document given as text; `name` is used in
     /// diagnostics and provenance.
     pub fn add_facts_json(&mut self, name: &str, text: &str) -> Result<()> {
-        let facts = json::parse_facts(name, text)?;
-        self.facts.extend(facts);
+        let s = Source::read(name, text, Format::Json)?;
+        self.push(s);
         Ok(())
     }
 
     /// Add the records of an evidence JSONL document given as text.
     pub fn add_evidence_jsonl(&mut self, name: &str, text: &str) -> Result<()> {
-        let facts = json::parse_evidence(name, text)?;
-        self.facts.extend(facts);
+        let s = Source::read(name, text, Format::Evidence)?;
+        self.push(s);
         Ok(())
     }
 
@@ -311,9 +455,9 @@ impl RawInputs {
     /// [`Loader`](crate::store::Loader), which reports every problem of a load at once.
     pub(crate) fn add_file_lenient(&mut self, path: &Path, evidence: bool) -> Vec<Diagnostic> {
         let name = path.display().to_string();
-        let (facts, problems) = if evidence {
+        let (source, problems) = if evidence {
             match self.read_budgeted(path) {
-                Ok(text) => json::parse_evidence_lenient(&name, &text),
+                Ok(text) => Source::read_lenient(&name, &text, Format::Evidence),
                 Err(e) => return e.diagnostics,
             }
         } else {
@@ -321,7 +465,7 @@ impl RawInputs {
             let is_dir = path.is_dir();
             if is_json && !is_dir {
                 match self.read_budgeted(path) {
-                    Ok(text) => json::parse_facts_lenient(&name, &text),
+                    Ok(text) => Source::read_lenient(&name, &text, Format::Json),
                     Err(e) => return e.diagnostics,
                 }
             } else {
@@ -331,7 +475,7 @@ impl RawInputs {
                 };
             }
         };
-        self.facts.extend(facts);
+        self.push(source);
         let (mut list, dropped) = problems.into_parts();
         if dropped > 0 {
             list.push(Diagnostic::new(
@@ -344,16 +488,16 @@ impl RawInputs {
 
     /// Text variant of [`add_file_lenient`](Self::add_file_lenient) for evidence.
     pub(crate) fn add_evidence_lenient(&mut self, name: &str, text: &str) -> Vec<Diagnostic> {
-        let (facts, problems) = json::parse_evidence_lenient(name, text);
-        self.facts.extend(facts);
+        let (source, problems) = Source::read_lenient(name, text, Format::Evidence);
+        self.push(source);
         problems.into_parts().0
     }
 
     /// Text variant of [`add_file_lenient`](Self::add_file_lenient) for a JSON fact
     /// document.
     pub(crate) fn add_facts_json_lenient(&mut self, name: &str, text: &str) -> Vec<Diagnostic> {
-        let (facts, problems) = json::parse_facts_lenient(name, text);
-        self.facts.extend(facts);
+        let (source, problems) = Source::read_lenient(name, text, Format::Json);
+        self.push(source);
         problems.into_parts().0
     }
 
@@ -365,20 +509,18 @@ impl RawInputs {
         text: &str,
         dialect: Dialect,
     ) -> Result<()> {
-        let facts = delimited::parse_untyped(name, relation, text, dialect)?;
-        self.facts.extend(facts);
+        let format = Format::Delimited {
+            relation: relation.to_string(),
+            dialect,
+        };
+        let s = Source::read(name, text, format)?;
+        self.push(s);
         Ok(())
     }
 
-    /// The files records were read from, in the order they were read.
-    pub(crate) fn file_order(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
-        for f in &self.facts {
-            if out.last() != Some(&&*f.origin.file) && !out.contains(&&*f.origin.file) {
-                out.push(&f.origin.file);
-            }
-        }
-        out
+    /// Where the first record of relation `name` was read.
+    pub(crate) fn first_location(&self, name: &str) -> Option<Location> {
+        self.sources.iter().find_map(|s| s.first_location(name))
     }
 
     /// Column types the data suggests for each relation, for
@@ -389,15 +531,34 @@ impl RawInputs {
     pub fn type_hints(&self) -> TypeHints {
         let mut seen: std::collections::BTreeMap<&str, Vec<ColumnEvidence>> =
             std::collections::BTreeMap::new();
-        for f in &self.facts {
-            let cols = seen
-                .entry(f.predicate.as_str())
-                .or_insert_with(|| vec![ColumnEvidence::default(); f.args.len()]);
-            if cols.len() != f.args.len() {
-                continue;
-            }
-            for (c, v) in cols.iter_mut().zip(&f.args) {
-                c.add(v.observed());
+        for source in &self.sources {
+            match source {
+                Source::Records(facts) => {
+                    for f in facts {
+                        let cols = seen
+                            .entry(f.predicate.as_str())
+                            .or_insert_with(|| vec![ColumnEvidence::default(); f.args.len()]);
+                        if cols.len() != f.args.len() {
+                            continue;
+                        }
+                        for (c, v) in cols.iter_mut().zip(&f.args) {
+                            c.add(v.observed());
+                        }
+                    }
+                }
+                Source::Bulk(b) => {
+                    for rel in &b.rels {
+                        let cols = seen
+                            .entry(rel.name.as_str())
+                            .or_insert_with(|| vec![ColumnEvidence::default(); rel.arity]);
+                        if cols.len() != rel.arity {
+                            continue;
+                        }
+                        for (c, e) in cols.iter_mut().zip(&rel.cols) {
+                            c.merge(e);
+                        }
+                    }
+                }
             }
         }
         seen.into_iter()
@@ -409,6 +570,17 @@ impl RawInputs {
             })
             .collect()
     }
+}
+
+/// The files records were read from, in the order they were read.
+pub(crate) fn file_order<'a>(records: &[&'a RawFact]) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for f in records {
+        if out.last() != Some(&&*f.origin.file) && !out.contains(&&*f.origin.file) {
+            out.push(&f.origin.file);
+        }
+    }
+    out
 }
 
 /// The fact files of a directory, sorted by name: its entries named `*.json`,
@@ -482,12 +654,12 @@ fn not_regular(path: &Path, ft: &std::fs::FileType) -> Error {
     .into()
 }
 
-/// Parse one fact file by its extension.
-fn parse_fact_file(name: &str, path: &Path, text: &str) -> Result<Vec<RawFact>> {
+/// Read one fact file by its extension.
+fn parse_fact_file(name: &str, path: &Path, text: &str) -> Result<Source> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     let dialect = match ext {
-        "json" => return json::parse_facts(name, text),
+        "json" => return Source::read(name, text, Format::Json),
         "csv" => Dialect::csv(),
         "tsv" | "facts" => Dialect::tsv(),
         _ => {
@@ -499,7 +671,11 @@ fn parse_fact_file(name: &str, path: &Path, text: &str) -> Result<Vec<RawFact>> 
             .into());
         }
     };
-    delimited::parse_untyped(name, stem, text, dialect)
+    let format = Format::Delimited {
+        relation: stem.to_string(),
+        dialect,
+    };
+    Source::read(name, text, format)
 }
 
 /// Read a whole file as UTF-8 text, at most `max_bytes` bytes (`limit` is the
@@ -612,6 +788,11 @@ impl Problems {
         (self.list, self.dropped)
     }
 
+    /// Whether the next problem would only be counted.
+    pub fn is_full(&self) -> bool {
+        self.list.len() >= Self::LIMIT
+    }
+
     /// Record a problem.
     pub fn push(&mut self, d: Diagnostic) {
         if self.list.len() < Self::LIMIT {
@@ -641,21 +822,30 @@ impl Problems {
 /// Diagnostics sorted for reading: by file (in `files` order, then any other file in
 /// order of first mention), then line and column; diagnostics without a location last.
 /// The sort is stable, so diagnostics at one place keep their order.
-pub(crate) fn in_file_order(mut diags: Vec<Diagnostic>, files: &[&str]) -> Vec<Diagnostic> {
+pub(crate) fn in_file_order(diags: Vec<Diagnostic>, files: &[&str]) -> Vec<Diagnostic> {
+    in_file_order_by(diags, files, |d| d.location.as_ref())
+}
+
+/// [`in_file_order`] of items that carry a diagnostic's location.
+pub(crate) fn in_file_order_by<T>(
+    mut items: Vec<T>,
+    files: &[&str],
+    location: impl Fn(&T) -> Option<&Location>,
+) -> Vec<T> {
     let mut ranks: Vec<String> = Vec::new();
     for f in files {
         if !ranks.iter().any(|r| r == f) {
             ranks.push((*f).to_string());
         }
     }
-    for d in &diags {
-        if let Some(l) = &d.location
+    for item in &items {
+        if let Some(l) = location(item)
             && !ranks.contains(&l.file)
         {
             ranks.push(l.file.clone());
         }
     }
-    diags.sort_by_key(|d| match &d.location {
+    items.sort_by_key(|item| match location(item) {
         Some(l) => (
             ranks
                 .iter()
@@ -666,7 +856,7 @@ pub(crate) fn in_file_order(mut diags: Vec<Diagnostic>, files: &[&str]) -> Vec<D
         ),
         None => (usize::MAX, usize::MAX, usize::MAX),
     });
-    diags
+    items
 }
 
 /// Provenance of a row of a fact file (`source` "facts") or a fact of the program text
@@ -697,7 +887,7 @@ pub(crate) fn located(
     let Some(src) = source else {
         return loc;
     };
-    let lines = src.line_col(src.text.len() as u32).0;
+    let lines = src.line_count();
     if line == 0 || line > lines || col == 0 {
         return loc;
     }

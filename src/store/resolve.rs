@@ -3,15 +3,23 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use crate::diag::{Diagnostic, ErrorCode, Location, Result, Span};
+use crate::diag::{Diagnostic, ErrorCode, Location, Result, SourceFile, Span};
 use crate::ir::{IoOptions, Program, RelId, Relation};
-use crate::store::InputFact;
-use crate::store::delimited::{self, Dialect};
+use crate::store::bulk::Format;
+use crate::store::delimited::Dialect;
+use crate::store::facts::{Row, Table};
 use crate::store::raw::{
-    Origin, Problems, RawFact, RawInputs, RawValue, bad_input, file_provenance, read_file,
+    Origin, Problems, RawFact, RawInputs, RawValue, Source, bad_input, file_order, file_provenance,
+    in_file_order_by, located, read_file,
 };
+use crate::store::{InputFact, InputFacts, Provenance};
 use crate::value::{ColumnType, Value};
+
+/// Diagnostics of a load with the text of the file each points into, for its caret
+/// snippet (made only for the diagnostics shown).
+type Found = Vec<(Diagnostic, Option<Arc<SourceFile>>)>;
 
 impl RawInputs {
     /// Type every record against `program` and return all input facts: the program's
@@ -37,32 +45,34 @@ impl RawInputs {
     /// diagnostic points at the first value that differs from the column's first
     /// value, instead of one per value of the other kind.
     pub fn resolve(&self, program: &Program) -> Result<Vec<InputFact>> {
-        let mut found: Vec<Diagnostic> = Vec::new();
-        let mut out: Vec<(InputFact, Option<&Origin>)> = Vec::new();
+        Ok(self.resolve_facts(program)?.to_vec())
+    }
 
-        for sf in &program.facts {
-            let loc = locate(program, sf.span);
-            let origin = Origin {
-                file: loc.as_ref().map_or("", |l| l.file.as_str()).into(),
-                source: None,
-                line: loc.as_ref().map_or(0, |l| l.line),
-                col: loc.as_ref().map_or(0, |l| l.col),
-                arg_cols: Vec::new(),
-                object_at: None,
-            };
-            out.push((
-                InputFact {
-                    rel: sf.rel,
-                    args: sf.args.clone(),
-                    confidence: 1.0,
-                    provenance: file_provenance("program", &origin),
-                },
-                None,
-            ));
+    /// [`resolve`](Self::resolve) into columns. Files the fast path read are typed
+    /// straight from their text; when anything does not fit (or a file needed the
+    /// careful path), the records that do not fit are reported by the careful path,
+    /// which reads every input again with positions.
+    pub(crate) fn resolve_facts(&self, program: &Program) -> Result<InputFacts> {
+        let (inputs, found) = self.input_files(program);
+        if found.is_empty()
+            && !crate::store::bulk::careful_only()
+            && let Some(facts) = self.resolve_fast(program, &inputs)
+        {
+            return Ok(facts);
         }
+        let facts = self.resolve_careful(program, &inputs, found)?;
+        InputFacts::from_facts(program, &facts)
+    }
 
-        let supplied: BTreeSet<&str> = self.facts.iter().map(|f| f.predicate.as_str()).collect();
-        let mut file_rows = Vec::new();
+    /// The rows of the program's `.input` files, and the problems of reading them.
+    fn input_files(&self, program: &Program) -> (Vec<Source>, Found) {
+        let mut found = Found::new();
+        let supplied: BTreeSet<&str> = self
+            .sources
+            .iter()
+            .flat_map(Source::relation_names)
+            .collect();
+        let mut sources = Vec::new();
         let mut budget = (self.input_left, self.max_input);
         for rel in &program.relations {
             let Some(io) = &rel.input else { continue };
@@ -74,10 +84,82 @@ impl RawInputs {
                 &supplied,
                 &mut budget,
             ) {
-                Ok(rows) => file_rows.extend(rows),
-                Err(e) => found.extend(e.diagnostics),
+                Ok(Some(s)) => sources.push(s),
+                Ok(None) => {}
+                Err(e) => found.extend(e.diagnostics.into_iter().map(|d| (d, None))),
             }
         }
+        (sources, found)
+    }
+
+    /// The fast path: every input typed straight into columns, or `None` when
+    /// anything does not fit (the careful path then says what).
+    fn resolve_fast(&self, program: &Program, inputs: &[Source]) -> Option<InputFacts> {
+        let mut out = InputFacts::new(program);
+        let InputFacts {
+            table,
+            symbols,
+            types,
+        } = &mut out;
+        for (k, sf) in program.facts.iter().enumerate() {
+            table
+                .push_fact(program, symbols, &program_fact(program, sf), k)
+                .ok()?;
+        }
+        let ids: HashMap<&str, RelId> = program
+            .relations
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.name.as_str(), i as RelId))
+            .collect();
+        let lookup = |name: &str| ids.get(name).copied();
+        for source in inputs.iter().chain(&self.sources) {
+            match source {
+                Source::Bulk(b) => {
+                    let file = table.provenance(match b.format {
+                        Format::Evidence => Provenance {
+                            source: "hyperedge".to_string(),
+                            ..Provenance::default()
+                        },
+                        _ => Provenance {
+                            source: "facts".to_string(),
+                            table: Some(b.name.to_string()),
+                            ..Provenance::default()
+                        },
+                    });
+                    b.encode(&lookup, types, table, symbols, file).ok()?;
+                }
+                Source::Records(records) => {
+                    for raw in records {
+                        let fact = type_record(program, &ids, raw).ok()?;
+                        let k = table.rows.len();
+                        table.push_fact(program, symbols, &fact, k).ok()?;
+                    }
+                }
+            }
+        }
+        number_rows(table, types)?;
+        Some(out)
+    }
+
+    /// The careful path: every record typed with its position, every problem found.
+    fn resolve_careful(
+        &self,
+        program: &Program,
+        inputs: &[Source],
+        mut found: Found,
+    ) -> Result<Vec<InputFact>> {
+        let mut out: Vec<(InputFact, Option<&Origin>)> = Vec::new();
+        for sf in &program.facts {
+            out.push((program_fact(program, sf), None));
+        }
+        let mut unreadable = Vec::new();
+        let read: Vec<std::borrow::Cow<'_, [RawFact]>> = inputs
+            .iter()
+            .chain(&self.sources)
+            .map(|s| s.records(&mut unreadable))
+            .collect();
+        found.extend(unreadable.into_iter().map(|d| (d, None)));
 
         let ids: HashMap<&str, RelId> = program
             .relations
@@ -85,9 +167,9 @@ impl RawInputs {
             .enumerate()
             .map(|(i, r)| (r.name.as_str(), i as RelId))
             .collect();
-        let records: Vec<&RawFact> = file_rows.iter().chain(&self.facts).collect();
+        let records: Vec<&RawFact> = read.iter().flat_map(|r| r.iter()).collect();
         // Type errors of a column, by (relation, column): the record and its diagnostic.
-        let mut column_errors: BTreeMap<(RelId, usize), Vec<Diagnostic>> = BTreeMap::new();
+        let mut column_errors: BTreeMap<(RelId, usize), Found> = BTreeMap::new();
         // Records that could not be typed but name an edge index: it may still be
         // another fact's.
         let mut untyped_with_index: Vec<&RawFact> = Vec::new();
@@ -96,12 +178,14 @@ impl RawInputs {
             if result.is_err() && raw.provenance.edge_idx.is_some() {
                 untyped_with_index.push(raw);
             }
+            let src = || raw.origin.source.clone();
             match result {
                 Ok(fact) => out.push((fact, Some(&raw.origin))),
-                Err(RecordError::Column(rel, col, d)) => {
-                    column_errors.entry((rel, col)).or_default().push(*d)
-                }
-                Err(RecordError::Record(d)) => found.push(*d),
+                Err(RecordError::Column(rel, col, d)) => column_errors
+                    .entry((rel, col))
+                    .or_default()
+                    .push((*d, src())),
+                Err(RecordError::Record(d)) => found.push((*d, src())),
             }
         }
         reused_by_untyped(&out, &untyped_with_index, program, &mut found);
@@ -120,13 +204,70 @@ impl RawInputs {
             .iter()
             .map(|f| f.name.as_str())
             .collect();
-        files.extend(self.file_order());
+        files.extend(file_order(&records));
         let mut problems = Problems::default();
-        for d in crate::store::raw::in_file_order(found, &files) {
+        for (mut d, src) in in_file_order_by(found, &files, |(d, _)| d.location.as_ref()) {
+            if !problems.is_full()
+                && let (Some(src), Some(l)) = (&src, &d.location)
+            {
+                d.location = Some(located(&l.file, Some(src), l.line, l.col));
+            }
             problems.push(d);
         }
         problems.finish(facts)
     }
+}
+
+/// A fact written in the program, as an input fact (source `"program"`).
+fn program_fact(program: &Program, sf: &crate::ir::SourceFact) -> InputFact {
+    let loc = locate(program, sf.span);
+    let origin = Origin {
+        file: loc.as_ref().map_or("", |l| l.file.as_str()).into(),
+        source: None,
+        line: loc.as_ref().map_or(0, |l| l.line),
+        col: loc.as_ref().map_or(0, |l| l.col),
+        arg_cols: Vec::new(),
+        object_at: None,
+    };
+    InputFact {
+        rel: sf.rel,
+        args: sf.args.clone(),
+        confidence: 1.0,
+        provenance: file_provenance("program", &origin),
+    }
+}
+
+/// Number the rows of a fast load as [`numbering`](crate::store::numbering) does;
+/// `None` when an explicit index is taken twice (or none is left): the careful path
+/// then says where.
+fn number_rows(table: &mut Table, types: &[Vec<ColumnType>]) -> Option<()> {
+    let mut owners: rustc_hash::FxHashMap<u64, usize> = rustc_hash::FxHashMap::default();
+    let mut max: Option<u64> = None;
+    let cells = |r: &Row| &table.cells[r.start..r.start + types[r.rel as usize].len()];
+    for (i, row) in table.rows.iter().enumerate() {
+        let Some(idx) = row.edge_idx else { continue };
+        max = Some(max.map_or(idx, |m| m.max(idx)));
+        match owners.entry(idx) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(i);
+            }
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let first = &table.rows[*e.get()];
+                if first.rel != row.rel || cells(first) != cells(row) {
+                    return None;
+                }
+            }
+        }
+    }
+    let mut next = max.map_or(Some(0), |m| m.checked_add(1));
+    for row in &mut table.rows {
+        if row.edge_idx.is_none() {
+            let n = next?;
+            row.edge_idx = Some(n);
+            next = n.checked_add(1);
+        }
+    }
+    Some(())
 }
 
 /// A record that could not be typed but names an explicit edge index that a typed
@@ -136,7 +277,7 @@ fn reused_by_untyped(
     typed: &[(InputFact, Option<&Origin>)],
     untyped: &[&RawFact],
     program: &Program,
-    problems: &mut Vec<Diagnostic>,
+    problems: &mut Found,
 ) {
     let mut owners: HashMap<u64, (String, String, usize)> = HashMap::new();
     for (f, origin) in typed {
@@ -155,13 +296,14 @@ fn reused_by_untyped(
             continue;
         };
         match owners.get(&idx) {
-            Some((fact, file, line)) => problems.push(
+            Some((fact, file, line)) => problems.push((
                 bad_input(
                     raw.origin.member_location(&["provenance", "edge_idx"]),
                     format!("edge_idx {idx} is already used by {fact} at {file}:{line}"),
                 )
                 .with_help(crate::store::numbering::CLASH_HELP),
-            ),
+                raw.origin.source.clone(),
+            )),
             None => {
                 owners.insert(
                     idx,
@@ -194,7 +336,7 @@ fn mixed_column(
     rel: RelId,
     col: usize,
     records: &[&RawFact],
-) -> Option<Diagnostic> {
+) -> Option<(Diagnostic, Option<Arc<SourceFile>>)> {
     let relation = program.relation(rel);
     if !relation.columns.get(col)?.name.starts_with('_') {
         return None;
@@ -211,8 +353,7 @@ fn mixed_column(
     let first = of_rel.next()?;
     let first_kind = kind(&first.args[col]);
     let other = of_rel.find(|r| kind(&r.args[col]) != first_kind)?;
-    Some(
-        bad_input(
+    let d = bad_input(
             other.origin.arg_location(col),
             format!(
                 "column {} of `{}` holds {first_kind} at {}:{} and {} here; a column holds values of one type",
@@ -226,8 +367,8 @@ fn mixed_column(
         .with_help(format!(
             "`{}` is not declared, so its columns take their types from the data: make the values agree, or declare it (`.decl {}(…)`) with the type you mean",
             relation.name, relation.name
-        )),
-    )
+        ));
+    Some((d, other.origin.source.clone()))
 }
 
 /// Number the facts (see [`numbering`](crate::store::numbering)), reporting each
@@ -236,7 +377,7 @@ fn number_evidence(
     facts: &mut [InputFact],
     origins: &[Option<&Origin>],
     program: &Program,
-    problems: &mut Vec<Diagnostic>,
+    problems: &mut Found,
 ) {
     for p in crate::store::numbering::assign(program, facts, &()) {
         let where_first = p
@@ -249,11 +390,15 @@ fn number_evidence(
         if clash {
             d = d.with_help(crate::store::numbering::CLASH_HELP);
         }
-        problems.push(match origins[p.at] {
-            Some(o) if clash => d.at(o.member_location(&["provenance", "edge_idx"])),
-            Some(o) => d.at(o.location()),
-            None => d,
-        });
+        let src = origins[p.at].and_then(|o| o.source.clone());
+        problems.push((
+            match origins[p.at] {
+                Some(o) if clash => d.at(o.member_location(&["provenance", "edge_idx"])),
+                Some(o) => d.at(o.location()),
+                None => d,
+            },
+            src,
+        ));
     }
 }
 
@@ -483,10 +628,10 @@ fn read_input(
     fact_dir: Option<&Path>,
     supplied: &BTreeSet<&str>,
     (left, limit): &mut (u64, u64),
-) -> Result<Vec<RawFact>> {
+) -> Result<Option<Source>> {
     let (path, dialect) = input_file(program, rel, io, fact_dir)?;
     if !path.exists() && supplied.contains(rel.name.as_str()) {
-        return Ok(Vec::new());
+        return Ok(None);
     }
     let text = read_file(&path, *left, *limit).map_err(|e| {
         let d = e.primary().clone().with_help(format!(
@@ -499,7 +644,11 @@ fn read_input(
         }
     })?;
     *left -= text.len() as u64;
-    delimited::parse_untyped(&path.display().to_string(), &rel.name, &text, dialect)
+    let format = Format::Delimited {
+        relation: rel.name.clone(),
+        dialect,
+    };
+    Source::read(&path.display().to_string(), &text, format).map(Some)
 }
 
 #[cfg(test)]
