@@ -133,22 +133,26 @@ pub fn execute(args: ServeArgs) -> ExitCode {
             args.addr.ip()
         );
     }
-    let mut written = Ok(());
     let result = prooflog_server::run(service, args.addr, |addr| {
         eprintln!("prooflog serve: listening on http://{addr}");
-        if let Some(path) = &args.addr_file {
+        match &args.addr_file {
             // Written whole, then renamed, so a reader never sees half an address.
-            let tmp = path.with_extension("tmp");
-            written = std::fs::write(&tmp, addr.to_string())
-                .and_then(|()| std::fs::rename(&tmp, path))
-                .map_err(|e| io(format!("cannot write {}: {e}", path.display())));
+            Some(path) => {
+                let tmp = path.with_extension("tmp");
+                std::fs::write(&tmp, addr.to_string())
+                    .and_then(|()| std::fs::rename(&tmp, path))
+                    .map_err(|e| {
+                        std::io::Error::new(
+                            e.kind(),
+                            format!("cannot write {}: {e}", path.display()),
+                        )
+                    })
+            }
+            None => Ok(()),
         }
     });
-    if let Err(e) = written {
-        return fail(&e, style);
-    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(&io(format!("cannot serve on {}: {e}", args.addr)), style),
+        Err(e) => fail(&io(format!("prooflog serve on {}: {e}", args.addr)), style),
     }
 }

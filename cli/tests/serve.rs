@@ -499,3 +499,27 @@ fn concurrent_base_evidence_gets_distinct_tags() {
     let (_, packs) = server.get("/v1/packs");
     assert!(packs.contains("\"stored_evidence\":80"), "{packs}");
 }
+
+/// A client that sends its headers but not its body gets a 408 once the request limit
+/// (twice the timeout and a second) passes, and the service goes on answering others.
+#[test]
+fn a_body_that_never_comes_times_out() {
+    use std::io::{Read, Write};
+    let dir = scratch("slow_body");
+    let server = Server::start(&dir, &["--timeout-ms", "200"]);
+    let addr = server.url.trim_start_matches("http://").to_string();
+    let mut stream = std::net::TcpStream::connect(&addr).expect("connect");
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let head = format!(
+        "POST /v1/ask HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"goals\""
+    );
+    stream.write_all(head.as_bytes()).expect("send headers");
+    let started = Instant::now();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("budget_exceeded"), "{answer}");
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let (status, _) = server.get("/healthz");
+    assert_eq!(status, 200);
+}

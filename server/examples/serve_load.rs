@@ -94,6 +94,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let result =
             prooflog_server::run(service, "127.0.0.1:0".parse().expect("an address"), |a| {
                 let _ = tx.send(a);
+                Ok(())
             });
         if let Err(e) = result {
             eprintln!("serve: {e}");

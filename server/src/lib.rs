@@ -66,18 +66,20 @@ pub async fn shutdown_signal() {
 }
 
 /// Bind `addr`, call `bound` with the address bound (port 0 picks a free one), and
-/// serve until SIGINT or SIGTERM, on a runtime of its own.
+/// serve until SIGINT or SIGTERM, on a runtime of its own. An error from `bound`
+/// (say, the address could not be written where a supervisor looks for it) stops
+/// the service before it serves anything.
 pub fn run(
     service: Service,
     addr: SocketAddr,
-    bound: impl FnOnce(SocketAddr),
+    bound: impl FnOnce(SocketAddr) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr).await?;
-        bound(listener.local_addr()?);
+        bound(listener.local_addr()?)?;
         serve(listener, Arc::new(service), shutdown_signal()).await
     })
 }

@@ -95,12 +95,36 @@ async fn guard(State(service): State<Arc<Service>>, request: Request, next: Next
         )
         .into_response()
     } else {
-        next.run(request).await
+        // The whole request, body included: a client that sends its body slowly (or
+        // never) does not hold a connection and a task for ever.
+        let limit = request_limit(service.config().limits.timeout);
+        match tokio::time::timeout(limit, next.run(request)).await {
+            Ok(response) => response,
+            Err(_) => ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                Diagnostic::new(
+                    ErrorCode::BudgetExceeded,
+                    format!(
+                        "the request was not received and answered within {} ms",
+                        limit.as_millis()
+                    ),
+                ),
+            )
+            .with_help("send the whole body at once")
+            .into_response(),
+        }
     };
     service
         .metrics()
         .request(endpoint, response.status().as_u16(), started.elapsed());
     response
+}
+
+/// How long one request may take from its headers to its answer: twice the
+/// evaluation timeout and a second, so that a request that reached evaluation always
+/// ends by its own deadline first.
+fn request_limit(timeout: Duration) -> Duration {
+    timeout * 2 + Duration::from_secs(1)
 }
 
 /// Whether the request carries the service's token (compared in constant time), or
