@@ -948,22 +948,6 @@ pub(crate) fn incremental(
     ))
 }
 
-fn bad_input(k: usize, fact: &InputFact, program: &Program, what: &str) -> crate::diag::Error {
-    let name = program
-        .relations
-        .get(fact.rel as usize)
-        .map_or("?", |r| r.name.as_str());
-    Diagnostic::new(
-        ErrorCode::BadInput,
-        format!(
-            "input fact {} ({}): {what}",
-            k + 1,
-            crate::value::fact_text(name, &fact.args)
-        ),
-    )
-    .into()
-}
-
 /// Add input facts to relations: validate and encode them, append new rows, and let
 /// a fact given again replace its record when the new input is better (higher
 /// confidence; at equal confidence an input beats a derivation). Rows that appeared
@@ -987,31 +971,13 @@ fn load_inputs(
         None => evidence.get(id).map(|e| e.confidence),
     };
     for (k, fact) in inputs.iter().enumerate() {
-        let Some(relation) = program.relations.get(fact.rel as usize) else {
-            return Err(bad_input(k, fact, program, "unknown relation"));
-        };
-        if relation.arity() != fact.args.len() {
-            return Err(bad_input(
-                k,
-                fact,
-                program,
-                &format!("`{}` has {} columns", relation.name, relation.arity()),
-            ));
-        }
-        if !(0.0..=1.0).contains(&fact.confidence) {
-            return Err(bad_input(k, fact, program, "confidence must be in [0, 1]"));
-        }
+        let relation = crate::store::facts::checked_relation(program, k, fact)?;
         cells.clear();
         for (v, c) in fact.args.iter().zip(&relation.columns) {
             match encode(v, c.ty, interner) {
                 Some(x) => cells.push(x),
                 None => {
-                    return Err(bad_input(
-                        k,
-                        fact,
-                        program,
-                        &format!("{v} is not a {} value for column `{}`", c.ty, c.name),
-                    ));
+                    return Err(crate::store::facts::bad_value(program, k, fact, v, c));
                 }
             }
         }

@@ -10,7 +10,7 @@
 use lasso::Rodeo;
 
 use crate::diag::{Diagnostic, ErrorCode, Result};
-use crate::ir::{Program, RelId};
+use crate::ir::{Column, Program, RelId, Relation};
 use crate::store::{InputFact, Provenance};
 use crate::value::{ColumnType, Value, cell};
 
@@ -51,32 +51,14 @@ impl Table {
         fact: &InputFact,
         k: usize,
     ) -> Result<()> {
-        let Some(relation) = program.relations.get(fact.rel as usize) else {
-            return Err(bad_fact(k, fact, program, "unknown relation"));
-        };
-        if relation.arity() != fact.args.len() {
-            return Err(bad_fact(
-                k,
-                fact,
-                program,
-                &format!("`{}` has {} columns", relation.name, relation.arity()),
-            ));
-        }
-        if !(0.0..=1.0).contains(&fact.confidence) {
-            return Err(bad_fact(k, fact, program, "confidence must be in [0, 1]"));
-        }
+        let relation = checked_relation(program, k, fact)?;
         let start = self.cells.len();
         for (v, c) in fact.args.iter().zip(&relation.columns) {
             match cell::encode(v, c.ty, interner) {
                 Some(x) => self.cells.push(x),
                 None => {
                     self.cells.truncate(start);
-                    return Err(bad_fact(
-                        k,
-                        fact,
-                        program,
-                        &format!("{v} is not a {} value for column `{}`", c.ty, c.name),
-                    ));
+                    return Err(bad_value(program, k, fact, v, c));
                 }
             }
         }
@@ -92,6 +74,51 @@ impl Table {
         });
         Ok(())
     }
+}
+
+/// The relation of input fact `fact` (the `k`-th of its batch, from 0), once its
+/// relation, arity and confidence are checked: the one validation of input facts given
+/// as values, for loads and for evaluation alike.
+pub(crate) fn checked_relation<'p>(
+    program: &'p Program,
+    k: usize,
+    fact: &InputFact,
+) -> Result<&'p Relation> {
+    let Some(relation) = program.relations.get(fact.rel as usize) else {
+        return Err(bad_fact(k, fact, program, "unknown relation"));
+    };
+    if relation.arity() != fact.args.len() {
+        return Err(bad_fact(
+            k,
+            fact,
+            program,
+            &format!("`{}` has {} columns", relation.name, relation.arity()),
+        ));
+    }
+    if !(0.0..=1.0).contains(&fact.confidence) {
+        return Err(bad_fact(k, fact, program, "confidence must be in [0, 1]"));
+    }
+    Ok(relation)
+}
+
+/// The error for value `v` of input fact `fact` (the `k`-th of its batch) that is not
+/// a value of column `column`.
+pub(crate) fn bad_value(
+    program: &Program,
+    k: usize,
+    fact: &InputFact,
+    v: &Value,
+    column: &Column,
+) -> crate::diag::Error {
+    bad_fact(
+        k,
+        fact,
+        program,
+        &format!(
+            "{v} is not a {} value for column `{}`",
+            column.ty, column.name
+        ),
+    )
 }
 
 fn bad_fact(k: usize, fact: &InputFact, program: &Program, what: &str) -> crate::diag::Error {
