@@ -179,18 +179,22 @@ impl Generator for Boxed {
     }
 }
 
-fn ask_inner(args: &AskArgs) -> Result<Answer> {
-    let packs = if args.packs.is_empty() {
+/// The packs in `dirs` loaded together (none: the embedded default pack) and the base
+/// evidence of `base` as facts: the start of `ask` and of `serve`.
+pub fn packs_and_base(dirs: &[PathBuf], base: &[PathBuf]) -> Result<(PackSet, Vec<InputFact>)> {
+    let packs = if dirs.is_empty() {
         vec![prooflog::bundled::default_pack()]
     } else {
-        args.packs
-            .iter()
-            .map(Pack::load)
-            .collect::<Result<Vec<_>>>()?
+        dirs.iter().map(Pack::load).collect::<Result<Vec<_>>>()?
     };
     let set = PackSet::new(packs)?;
-    let (base_edges, mut base_facts) = read_evidence(&set, &args.base)?;
+    let (base_edges, mut base_facts) = read_evidence(&set, base)?;
     base_facts.extend(set.facts_of(&base_edges)?);
+    Ok((set, base_facts))
+}
+
+fn ask_inner(args: &AskArgs) -> Result<Answer> {
+    let (set, base_facts) = packs_and_base(&args.packs, &args.base)?;
     let (edges, facts) = read_evidence(&set, &args.evidence)?;
     let pipeline = Pipeline::new(set, &base_facts)?
         .with_generator(Boxed(generator(args)?))

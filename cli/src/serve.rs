@@ -13,12 +13,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use prooflog::pack::{Pack, PackSet};
 use prooflog::{Diagnostic, ErrorCode, Result};
 use prooflog_server::{Limits, Service, ServiceConfig};
 
 use crate::common::{Diagnostics, Format, fail};
-use crate::rag::read_evidence;
+use crate::rag::packs_and_base;
 
 /// Arguments of `prooflog serve`.
 #[derive(Args)]
@@ -79,17 +78,7 @@ fn io(message: String) -> prooflog::Error {
 }
 
 fn start(args: &ServeArgs) -> Result<Service> {
-    let packs = if args.packs.is_empty() {
-        vec![prooflog::bundled::default_pack()]
-    } else {
-        args.packs
-            .iter()
-            .map(Pack::load)
-            .collect::<Result<Vec<_>>>()?
-    };
-    let set = PackSet::new(packs)?;
-    let (edges, mut base) = read_evidence(&set, &args.base)?;
-    base.extend(set.facts_of(&edges)?);
+    let (set, base) = packs_and_base(&args.packs, &args.base)?;
     let token = match &args.token_file {
         None => None,
         Some(path) => {
