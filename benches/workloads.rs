@@ -32,10 +32,13 @@ fn each_workload(c: &mut Criterion) {
             .warm_up_time(Duration::from_secs(1))
             .measurement_time(Duration::from_secs(5));
         group.bench_function("prooflog_provenance", |b| {
-            b.iter(|| black_box(workloads::run_prooflog(&w, &prepared, true)))
+            b.iter(|| black_box(workloads::run_prooflog(&w, &prepared, true, 1)))
+        });
+        group.bench_function("prooflog_provenance_2_threads", |b| {
+            b.iter(|| black_box(workloads::run_prooflog(&w, &prepared, true, 2)))
         });
         group.bench_function("prooflog_no_provenance", |b| {
-            b.iter(|| black_box(workloads::run_prooflog(&w, &prepared, false)))
+            b.iter(|| black_box(workloads::run_prooflog(&w, &prepared, false, 1)))
         });
         if workloads::run_ascent(&w).is_some() {
             group.bench_function("ascent", |b| {

@@ -9,7 +9,8 @@
 //! `dump` writes `DIR/NAME.dl` and `DIR/NAME/REL.facts` (tab-separated, as Soufflé
 //! reads them; weighted workloads also get `DIR/NAME.json` with confidences) for
 //! `bench/compare.sh`. `run` evaluates one workload in process with variant
-//! `prooflog-provenance`, `prooflog-no-provenance` or `ascent`, and prints the
+//! `prooflog-provenance`, `prooflog-no-provenance` (either may end in `@N`: on N
+//! threads; default 1) or `ascent`, and prints the
 //! output relation's size, the wall time and the peak resident memory.
 
 use std::process::ExitCode;
@@ -56,9 +57,24 @@ fn main() -> ExitCode {
             };
             let prepared = workloads::prepare(&w);
             let start = Instant::now();
-            let rows = match args[2].as_str() {
-                "prooflog-provenance" => Some(workloads::run_prooflog(&w, &prepared, true)),
-                "prooflog-no-provenance" => Some(workloads::run_prooflog(&w, &prepared, false)),
+            // `VARIANT@N`: a prooflog run on N threads (default 1).
+            let (variant, threads) = match args[2].split_once('@') {
+                Some((v, n)) => match n.parse() {
+                    Ok(n) => (v, n),
+                    Err(_) => {
+                        eprintln!("bad thread count in {:?}", args[2]);
+                        return ExitCode::from(2);
+                    }
+                },
+                None => (args[2].as_str(), 1),
+            };
+            let rows = match variant {
+                "prooflog-provenance" => {
+                    Some(workloads::run_prooflog(&w, &prepared, true, threads))
+                }
+                "prooflog-no-provenance" => {
+                    Some(workloads::run_prooflog(&w, &prepared, false, threads))
+                }
                 "ascent" => workloads::run_ascent(&w),
                 other => {
                     eprintln!("unknown variant {other:?}");

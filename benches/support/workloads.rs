@@ -497,8 +497,10 @@ pub fn prepare(w: &Workload) -> Prepared {
 }
 
 /// Evaluate with prooflog; returns the row count of the workload's output relation.
-pub fn run_prooflog(w: &Workload, prepared: &Prepared, provenance: bool) -> usize {
-    let options = EvalOptions::default().with_provenance(provenance);
+pub fn run_prooflog(w: &Workload, prepared: &Prepared, provenance: bool, threads: usize) -> usize {
+    let options = EvalOptions::default()
+        .with_provenance(provenance)
+        .with_threads(threads);
     let fb = match evaluate(Arc::clone(&prepared.program), &prepared.inputs, &options) {
         Ok(fb) => fb,
         Err(e) => panic!("{} evaluation failed: {e}", w.name),

@@ -54,6 +54,11 @@ pub struct EngineInputs {
     #[command(flatten)]
     pub limits: Limits,
 
+    /// Threads that evaluate rules and pieces of their deltas side by side; every
+    /// count gives byte-identical results [default: one per core].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+
     /// Turn warnings into errors (exit 2): a goal's bare identifier that names a symbol
     /// of the data, data for relations no rule uses, relations read but never defined,
     /// or failed arithmetic (integer overflow, division by zero, a float result that is
@@ -488,7 +493,8 @@ pub fn evaluate_with_limits(
     let options = prooflog::eval::EvalOptions::default()
         .with_provenance(provenance)
         .with_budget(inputs.limits.budget())
-        .with_strict_arithmetic(inputs.strict);
+        .with_strict_arithmetic(inputs.strict)
+        .with_threads(inputs.threads.map_or(0, usize::from));
     evaluate_showing_progress(program, facts, options)
 }
 
@@ -499,7 +505,9 @@ pub fn evaluate_on_terminal(
     facts: &InputFacts,
     provenance: bool,
 ) -> prooflog::Result<prooflog::FactBase> {
-    let options = prooflog::eval::EvalOptions::default().with_provenance(provenance);
+    let options = prooflog::eval::EvalOptions::default()
+        .with_provenance(provenance)
+        .with_threads(0);
     evaluate_showing_progress(program, facts, options)
 }
 

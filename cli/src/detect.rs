@@ -165,7 +165,8 @@ fn fact_base(args: &DetectArgs) -> Result<prooflog::FactBase> {
     }
     let options = prooflog::eval::EvalOptions::default()
         .with_budget(args.inputs.limits.budget())
-        .with_strict_arithmetic(args.inputs.strict);
+        .with_strict_arithmetic(args.inputs.strict)
+        .with_threads(args.inputs.threads.map_or(0, usize::from));
     set.evaluate(&facts, &options)
 }
 

@@ -586,3 +586,59 @@ fn conformance_cases_give_their_golden_output() {
         golden(&format!("conformance_{case}.json"), &stdout(&o));
     }
 }
+
+#[test]
+fn every_thread_count_prints_the_same_bytes() {
+    // A graph large enough that rounds split into many pieces (a delta of more than
+    // 1,024 rows): 150 nodes, 300 edges, from a fixed pseudo-random sequence.
+    let dir = support::scratch("cli_run", "threads");
+    let mut facts = String::from("{\"edge\": [");
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    for i in 0..300 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let (a, b) = (x % 150, (x >> 20) % 150);
+        let sep = if i == 0 { "" } else { ", " };
+        facts.push_str(&format!("{sep}[{a}, {b}]"));
+    }
+    facts.push_str("]}");
+    let facts = support::write(&dir, "edge.json", &facts);
+    let program = support::write(
+        &dir,
+        "tc.dl",
+        ".decl edge(a: number, b: number)\n\
+         .decl path(a: number, b: number)\n\
+         .decl hops(a: number, n: number)\n\
+         path(x, y) :- edge(x, y).\n\
+         path(x, z) :- path(x, y), edge(y, z).\n\
+         hops(x, n) :- path(x, _), n = count : { path(x, _) }.\n",
+    );
+    let run = |threads: &str| ok(&["run", &program, "--facts", &facts, "--threads", threads]);
+    let one = run("1");
+    let paths = serde_json::from_str::<serde_json::Value>(&one).expect("JSON")["path"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert!(paths > 10_000, "a large closure: {paths} paths");
+    assert_eq!(run("2"), one);
+    assert_eq!(run("3"), one);
+    let prove = |threads: &str| {
+        ok(&[
+            "prove",
+            &program,
+            "--facts",
+            &facts,
+            "--goal",
+            "path(x, y)",
+            "--limit",
+            "50",
+            "--threads",
+            threads,
+        ])
+    };
+    let one = prove("1");
+    assert_eq!(prove("2"), one);
+    assert_eq!(prove("4"), one);
+    let err = fails_text(&["run", &program, "--threads", "0"]);
+    assert!(err.contains("--threads"), "{err}");
+}

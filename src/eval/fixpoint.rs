@@ -5,10 +5,16 @@
 //! Variant `i` of a rule reads the delta at its i-th same-stratum atom, the old
 //! version (rows that existed before the last round) at the same-stratum atoms before
 //! it, and the full version after it, so every new combination is joined at least once.
-//! Derived tuples are buffered; when the buffer is full the running join pauses
-//! (wherever it is, however deep), the buffer is merged and the limits are checked,
-//! and the join resumes. Reads are bounded by the row counts at the round's start, so
-//! a merge never disturbs a paused scan.
+//!
+//! A round's work is cut into pieces: each variant over a range of its delta rows.
+//! Pieces run in waves (see [`Engine::run_pieces`]): every piece of a wave joins
+//! against the relations as the wave found them and buffers what it derives, pausing
+//! (wherever it is, however deep) after a fixed number of derivations; then the
+//! buffers are merged in piece order, the limits are checked, and paused pieces
+//! resume in the next wave. Reads are bounded by the row counts at the round's start,
+//! so a merge never disturbs a paused scan. Because a wave's joins only read, its
+//! pieces can run on several threads; nothing about the waves depends on how many,
+//! so the results are byte-identical whatever the thread count.
 //!
 //! Work per stratum and per round is proportional to the stratum's own relations and
 //! rules (and to what changed), never to the whole program's, so a program of many
@@ -23,7 +29,7 @@ use crate::eval::plan::{CExpr, Plan, Planner, Premise, Step, Version};
 use crate::eval::relation::{AGG_MARK, Meta, NO_EVIDENCE, Relation, tag_of};
 use crate::eval::symbols::Symbols;
 use crate::eval::{ArithmeticFaults, EvalOptions, FactId, Progress, Stats, StratumStats};
-use crate::ir::{Literal, Program, RuleId};
+use crate::ir::{Functor, Literal, Program, RuleId};
 
 /// Buffered derivations that pause the join for a merge (a handful in unit tests, so
 /// that they pause and resume joins everywhere).
@@ -47,6 +53,9 @@ struct Pending {
     /// Look-ups made and derivations they dropped, since `probe` was last decided.
     probes: u32,
     drops: u32,
+    /// In tests: the look-up decision forced by [`FORCE_PROBE`], read on the thread
+    /// that made the job (workers do not see its thread-local).
+    forced: Option<bool>,
 }
 
 /// Rows up to which a head relation is looked up as derivations are emitted (its
@@ -65,19 +74,29 @@ thread_local! {
         const { std::cell::Cell::new(None) };
 }
 
-/// Whether [`emit`] looks derivations up, given what its heuristics `decided`.
+/// The look-up decision tests force on this thread, if any.
 #[inline]
-fn probe_or_forced(decided: bool) -> bool {
+fn forced_probe() -> Option<bool> {
     #[cfg(test)]
     if let Some(on) = FORCE_PROBE.with(std::cell::Cell::get) {
-        return on;
+        return Some(on);
     }
-    decided
+    None
 }
 
 impl Pending {
     fn len(&self) -> usize {
         self.conf.len()
+    }
+
+    /// Empty, with fresh look-up statistics, for a new piece.
+    fn reset(&mut self) {
+        self.clear();
+        self.derivations = 0;
+        self.forced = forced_probe();
+        self.probe = self.forced.unwrap_or(true);
+        self.probes = 0;
+        self.drops = 0;
     }
 
     fn clear(&mut self) {
@@ -88,6 +107,130 @@ impl Pending {
         self.starts.clear();
         self.premises.clear();
     }
+}
+
+/// Delta rows per piece of a plan's run: the unit that worker threads share out
+/// (a handful in unit tests, so that plans split everywhere).
+const PIECE: usize = if cfg!(test) { 3 } else { 1 << 10 };
+/// Pieces per wave: what runs between two merges.
+const WAVE: usize = if cfg!(test) { 3 } else { 8 };
+
+/// What one piece of a plan's run reads.
+struct Reads<'r> {
+    rels: &'r [Relation],
+    old: &'r [u32],
+    full: &'r [u32],
+    delta: &'r [u32],
+    syms: Syms<'r>,
+    provenance: bool,
+    deadline: Option<Instant>,
+}
+
+/// One piece of a plan's run: the plan over a range of its delta, paused whenever
+/// its buffer is full.
+struct Piece {
+    /// Index of the plan in the run's plan list.
+    plan: usize,
+    /// Positions in the plan's delta list.
+    rows: std::ops::Range<usize>,
+    frame: Frame,
+    cursor: Cursor,
+    pending: Pending,
+    /// Derivations dropped by failed arithmetic since the last merge.
+    faults: Faults,
+    /// Why the last run stopped (`None`: the piece is done).
+    stop: Option<Stop>,
+}
+
+impl Piece {
+    /// Join until done, out of time, or the buffer is full. Reads nothing that a
+    /// merge writes, so pieces of one wave can run on several threads.
+    fn run(&mut self, plan: &Plan, reads: &Reads<'_>) {
+        let head = &reads.rels[plan.head_rel as usize];
+        let pending = &mut self.pending;
+        pending.probe = pending
+            .forced
+            .unwrap_or(pending.probe && head.len() <= PROBE_ROWS);
+        let mut ctx = Ctx::new(
+            reads.rels,
+            reads.old,
+            reads.full,
+            reads.delta,
+            reads.syms,
+            reads.provenance,
+        );
+        ctx.deadline = reads.deadline;
+        let syms = ctx.syms;
+        let provenance = reads.provenance;
+        let mut head_faults = Faults::default();
+        let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
+            if let Err(f) = emit(plan, frame, conf, height, provenance, syms, head, pending) {
+                head_faults.add(f);
+            }
+            // Counted before look-ups drop any, so that where a piece pauses (and so
+            // the order of merges) does not depend on them.
+            pending.derivations >= FLUSH as u64
+        };
+        self.stop = exec::run_plan(&ctx, plan, &mut self.frame, &mut self.cursor, &mut sink);
+        let mut faults = ctx.faults.get();
+        faults.merge(head_faults);
+        self.faults.merge(faults);
+    }
+}
+
+/// Whether running `plan` can make new symbols (`cat`, `substr`, `to_string`).
+fn makes_symbols(plan: &Plan) -> bool {
+    fn expr(e: &CExpr) -> bool {
+        match e {
+            CExpr::Slot(_) | CExpr::Const(_) | CExpr::Never => false,
+            CExpr::Bin(_, _, a, b) => expr(a) || expr(b),
+            CExpr::Neg(_, a) => expr(a),
+            CExpr::Call(f, args, _) => {
+                matches!(f, Functor::Cat | Functor::Substr | Functor::ToString)
+                    || args.iter().any(|(a, _)| expr(a))
+            }
+        }
+    }
+    fn any_step(steps: &[Step]) -> bool {
+        steps.iter().any(|step| match step {
+            Step::Scan { .. } | Step::Absent { .. } => false,
+            Step::Filter { left, right, .. } => expr(left) || expr(right),
+            Step::Test { args, .. } => args.iter().any(expr),
+            Step::Assign { expr: e, .. } => expr(e),
+            Step::Aggregate(agg) => {
+                agg.target.as_ref().is_some_and(|(e, _)| expr(e)) || any_step(&agg.body)
+            }
+        })
+    }
+    plan.head.iter().any(expr) || any_step(&plan.steps)
+}
+
+/// The worker threads for `threads` (0: one per core); `None` for one thread.
+/// Pools are made once per thread count and shared by every evaluation.
+fn pool(threads: usize) -> Option<std::sync::Arc<rayon::ThreadPool>> {
+    use std::sync::{Arc, Mutex};
+    static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    if threads <= 1 {
+        return None;
+    }
+    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == threads) {
+        return Some(Arc::clone(p));
+    }
+    // No pool (the system refused threads): one thread gives the same results.
+    let p = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("prooflog-eval-{i}"))
+            .build()
+            .ok()?,
+    );
+    pools.push((threads, Arc::clone(&p)));
+    Some(p)
 }
 
 /// Evaluation state over one program.
@@ -130,8 +273,11 @@ pub(crate) struct Engine<'a> {
     rule_faults: Vec<Faults>,
     /// Facts in all relations.
     fact_count: usize,
-    /// The derivation buffer of [`Engine::run_plan`], kept between runs.
-    pending: Pending,
+    /// Derivation buffers of finished pieces, kept for the next ones (a chain-like
+    /// program runs thousands of small rounds: fresh buffers showed in profiles).
+    spare: Vec<Pending>,
+    /// Worker threads, when evaluation uses more than one.
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
 }
 
 /// Where an incremental stratum evaluation starts: the rows each relation had before
@@ -196,7 +342,8 @@ impl<'a> Engine<'a> {
             rule_new: vec![0; program.rules.len()],
             rule_faults: vec![Faults::default(); program.rules.len()],
             fact_count,
-            pending: Pending::default(),
+            spare: Vec::new(),
+            pool: pool(options.threads),
         };
         for rel in 0..n {
             engine.account(rel);
@@ -443,9 +590,12 @@ impl<'a> Engine<'a> {
             full[r as usize] = self.rels[r as usize].len();
         }
         let before = self.derived_total;
-        for plan in &once {
-            self.run_plan(plan, &full, &full, &[], &mut st)?;
-        }
+        let once_plans: Vec<&Plan> = once.iter().collect();
+        let once_work: Vec<_> = (0..once.len()).map(|i| (i, 0..0)).collect();
+        let no_deltas = std::mem::take(&mut self.cur_delta);
+        let outcome = self.run_pieces(&once_plans, &once_work, &full, &full, &no_deltas, &mut st);
+        self.cur_delta = no_deltas;
+        outcome?;
         st.rounds = 1;
         self.report(si, 0, self.derived_total - before);
         // The old version of the stratum's relations (and, with a seed, of those that
@@ -458,6 +608,7 @@ impl<'a> Engine<'a> {
             }
             Some(s) => old.clone_from(&s.base_len),
         }
+        let variant_plans: Vec<&Plan> = variants.iter().collect();
         // Relations with a delta in the current round.
         let mut delta_rels: Vec<usize> = Vec::new();
         let mut first = true;
@@ -532,24 +683,20 @@ impl<'a> Engine<'a> {
             }
             let before = self.derived_total;
             let deltas = std::mem::take(&mut self.cur_delta);
-            let mut outcome = Ok(());
-            for plan in &variants {
-                let Some(Step::Scan {
+            // Every variant over its delta, in pieces of at most PIECE rows.
+            let mut work = Vec::new();
+            for (i, plan) in variant_plans.iter().enumerate() {
+                if let Some(Step::Scan {
                     rel,
                     version: Version::Delta,
                     ..
                 }) = plan.steps.first()
-                else {
-                    continue;
-                };
-                let delta = &deltas[*rel as usize];
-                if !delta.is_empty() {
-                    outcome = self.run_plan(plan, &old, &full, delta, &mut st);
-                    if outcome.is_err() {
-                        break;
-                    }
+                {
+                    let n = deltas[*rel as usize].len();
+                    work.extend((0..n).step_by(PIECE).map(|k| (i, k..n.min(k + PIECE))));
                 }
             }
+            let outcome = self.run_pieces(&variant_plans, &work, &old, &full, &deltas, &mut st);
             self.cur_delta = deltas;
             outcome?;
             self.report(si, st.rounds, self.derived_total - before);
@@ -727,80 +874,132 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn run_plan(
+    /// Run `plans[i]` for every `(i, rows)` of `work`, in that order: the plan over
+    /// `deltas[its delta relation][rows]` (a plan without a delta scan is one piece
+    /// with no rows), reading the versions `old` and `full`.
+    ///
+    /// The pieces run in waves of at most [`WAVE`]: each piece of a wave joins
+    /// against the relations as they were when the wave began, until it is done or
+    /// has made [`FLUSH`] derivations since its last merge; then the buffers are merged in piece
+    /// order, the limits are checked, and the next wave takes the first [`WAVE`]
+    /// unfinished pieces. With worker threads the pieces of a wave run side by side;
+    /// what a piece derives never depends on the others of its wave, and nothing
+    /// about a wave depends on the number of threads, so every thread count derives
+    /// the same facts with the same derivations, merged in the same order.
+    fn run_pieces(
         &mut self,
-        plan: &Plan,
+        plans: &[&Plan],
+        work: &[(usize, std::ops::Range<usize>)],
         old: &[u32],
         full: &[u32],
-        delta: &[u32],
+        deltas: &[Vec<u32>],
         st: &mut StratumStats,
-    ) -> Result<()> {
-        if !plan.feasible {
-            return Ok(());
-        }
-        // One buffer serves every run (a chain-like program runs thousands of small
-        // rounds: growing fresh buffers each time showed in profiles).
-        let mut pending = std::mem::take(&mut self.pending);
-        pending.clear();
-        pending.derivations = 0;
-        pending.probe = probe_or_forced(true);
-        pending.probes = 0;
-        pending.drops = 0;
-        let outcome = self.run_plan_into(plan, old, full, delta, st, &mut pending);
-        self.pending = pending;
-        outcome
-    }
-
-    /// [`Engine::run_plan`] with the derivation buffer `pending` (empty on entry).
-    fn run_plan_into(
-        &mut self,
-        plan: &Plan,
-        old: &[u32],
-        full: &[u32],
-        delta: &[u32],
-        st: &mut StratumStats,
-        pending: &mut Pending,
     ) -> Result<()> {
         let provenance = self.provenance();
-        let mut frame = Frame::new(plan);
-        let mut cursor = Cursor::default();
+        let deadline = self.deadline;
+        // A plan whose functors make symbols writes the symbol table as it joins: its
+        // pieces run on this thread (in the same order, so with the same outcome).
+        let shareable: Vec<bool> = plans.iter().map(|p| !makes_symbols(p)).collect();
+        let mut waiting = work.iter().filter(|(i, _)| plans[*i].feasible);
+        let mut wave: Vec<Piece> = Vec::new();
         loop {
-            let head = &self.rels[plan.head_rel as usize];
-            pending.probe = probe_or_forced(pending.probe && head.len() <= PROBE_ROWS);
-            let (stop, faults) = {
-                let mut ctx = Ctx::new(
-                    &self.rels,
-                    old,
-                    full,
-                    delta,
-                    Syms::Write(&self.interner),
-                    provenance,
-                );
-                ctx.deadline = self.deadline;
-                let syms = ctx.syms;
-                let mut head_faults = Faults::default();
-                let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
-                    if let Err(f) = emit(plan, frame, conf, height, provenance, syms, head, pending)
-                    {
-                        head_faults.add(f);
-                    }
-                    pending.len() >= FLUSH
+            while wave.len() < WAVE {
+                let Some((i, rows)) = waiting.next() else {
+                    break;
                 };
-                let stop = exec::run_plan(&ctx, plan, &mut frame, &mut cursor, &mut sink);
-                let mut faults = ctx.faults.get();
-                faults.merge(head_faults);
-                (stop, faults)
+                let mut pending = self.spare.pop().unwrap_or_default();
+                pending.reset();
+                wave.push(Piece {
+                    plan: *i,
+                    rows: rows.clone(),
+                    frame: Frame::new(plans[*i]),
+                    cursor: Cursor::default(),
+                    pending,
+                    faults: Faults::default(),
+                    stop: None,
+                });
+            }
+            if wave.is_empty() {
+                return Ok(());
+            }
+            let delta_of = |piece: &Piece| -> &[u32] {
+                match plans[piece.plan].steps.first() {
+                    Some(Step::Scan {
+                        rel,
+                        version: Version::Delta,
+                        ..
+                    }) => &deltas[*rel as usize][piece.rows.clone()],
+                    _ => &[],
+                }
             };
-            self.record_faults(plan.rule, faults)?;
-            st.derivations += std::mem::take(&mut pending.derivations);
-            self.merge(plan, pending, full[plan.head_rel as usize], st)?;
-            match stop {
-                None => return Ok(()),
-                Some(Stop::Pause) => self.check_deadline()?,
-                Some(Stop::Expired) => {
-                    return Err(self.limit_error(Limit::Timeout, Some(plan.rule)));
+            let rels = &self.rels;
+            let parallel = self
+                .pool
+                .as_ref()
+                .filter(|_| wave.len() > 1 && wave.iter().all(|piece| shareable[piece.plan]));
+            match parallel {
+                Some(pool) => {
+                    let symbols = self.interner.borrow();
+                    let symbols: &Symbols = &symbols;
+                    pool.install(|| {
+                        use rayon::prelude::*;
+                        wave.par_iter_mut().for_each(|piece| {
+                            let plan = plans[piece.plan];
+                            let delta = delta_of(piece);
+                            let ctx = Reads {
+                                rels,
+                                old,
+                                full,
+                                delta,
+                                syms: Syms::Read(symbols),
+                                provenance,
+                                deadline,
+                            };
+                            piece.run(plan, &ctx);
+                        });
+                    });
+                }
+                None => {
+                    for piece in wave.iter_mut() {
+                        let plan = plans[piece.plan];
+                        let delta = delta_of(piece);
+                        let ctx = Reads {
+                            rels,
+                            old,
+                            full,
+                            delta,
+                            syms: Syms::Write(&self.interner),
+                            provenance,
+                            deadline,
+                        };
+                        piece.run(plan, &ctx);
+                    }
                 }
             }
+            // Merge in piece order; a piece that ran out of time stops everything.
+            let mut expired = None;
+            for piece in wave.iter_mut() {
+                let plan = plans[piece.plan];
+                self.record_faults(plan.rule, std::mem::take(&mut piece.faults))?;
+                st.derivations += std::mem::take(&mut piece.pending.derivations);
+                self.merge(plan, &mut piece.pending, full[plan.head_rel as usize], st)?;
+                if piece.stop == Some(Stop::Expired) && expired.is_none() {
+                    expired = Some(plan.rule);
+                }
+            }
+            if let Some(rule) = expired {
+                return Err(self.limit_error(Limit::Timeout, Some(rule)));
+            }
+            let mut k = 0;
+            while k < wave.len() {
+                if wave[k].stop.is_none() {
+                    let done = wave.remove(k);
+                    self.spare.push(done.pending);
+                } else {
+                    k += 1;
+                }
+            }
+            self.check_deadline()?;
         }
     }
 
@@ -1003,7 +1202,7 @@ fn emit(
             }
         }
         if out.probes == PROBE_WINDOW {
-            out.probe = probe_or_forced(out.drops * 4 >= out.probes);
+            out.probe = out.forced.unwrap_or(out.drops * 4 >= out.probes);
             out.probes = 0;
             out.drops = 0;
         }

@@ -105,6 +105,11 @@ pub struct EvalOptions {
     /// Make failed arithmetic an error (`arithmetic_error`) instead of a dropped
     /// derivation counted in [`Stats::arithmetic`].
     pub strict_arithmetic: bool,
+    /// Threads that evaluate a round's rules and delta pieces side by side: 1 (the
+    /// default) evaluates on the calling thread, 0 uses one per core. Every thread
+    /// count gives byte-identical results: the same facts, confidences and
+    /// derivations.
+    pub threads: usize,
 }
 
 impl Default for EvalOptions {
@@ -114,6 +119,7 @@ impl Default for EvalOptions {
             budget: Budget::default(),
             progress: None,
             strict_arithmetic: false,
+            threads: 1,
         }
     }
 }
@@ -128,6 +134,12 @@ impl EvalOptions {
     /// These options with these limits.
     pub fn with_budget(mut self, budget: Budget) -> EvalOptions {
         self.budget = budget;
+        self
+    }
+
+    /// These options with this many evaluation threads (0: one per core).
+    pub fn with_threads(mut self, threads: usize) -> EvalOptions {
+        self.threads = threads;
         self
     }
 
