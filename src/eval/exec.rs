@@ -184,6 +184,14 @@ pub(crate) struct Cursor {
     resume: Vec<Option<usize>>,
 }
 
+impl Cursor {
+    /// Where a paused run's first step resumes: the position of the candidate its
+    /// scan restarts from (the ones before it are done).
+    pub fn first(&self) -> Option<usize> {
+        self.resume.first().copied().flatten()
+    }
+}
+
 /// The mutable state of one binding under construction.
 pub(crate) struct Frame {
     pub slots: Vec<u64>,

@@ -111,7 +111,7 @@ impl Pending {
 
 /// Delta rows per piece of a plan's run: the unit that worker threads share out
 /// (a handful in unit tests, so that plans split everywhere).
-const PIECE: usize = if cfg!(test) { 3 } else { 1 << 10 };
+const PIECE: usize = if cfg!(test) { 3 } else { 1 << 7 };
 /// Pieces per wave: what runs between two merges.
 const WAVE: usize = if cfg!(test) { 3 } else { 8 };
 
@@ -143,6 +143,33 @@ struct Piece {
 }
 
 impl Piece {
+    /// Piece `rows` of plan `i`, with a buffer from `spare` if there is one.
+    fn new(i: usize, plan: &Plan, rows: std::ops::Range<usize>, spare: &mut Vec<Pending>) -> Piece {
+        let mut pending = spare.pop().unwrap_or_default();
+        pending.reset();
+        Piece {
+            plan: i,
+            rows,
+            frame: Frame::new(plan),
+            cursor: Cursor::default(),
+            pending,
+            faults: Faults::default(),
+            stop: None,
+        }
+    }
+
+    /// Cut a paused piece's delta rows that it has not started on in two: it keeps
+    /// the first half, the second is returned. `None` when nothing is left to cut
+    /// (or the plan has no delta rows).
+    fn split(&mut self) -> Option<std::ops::Range<usize>> {
+        let at = self.cursor.first()?;
+        let left = self.rows.len().checked_sub(at + 1).filter(|&n| n > 0)?;
+        let mid = self.rows.start + at + 1 + left / 2;
+        let tail = mid..self.rows.end;
+        self.rows.end = mid;
+        Some(tail)
+    }
+
     /// Join until done, out of time, or the buffer is full. Reads nothing that a
     /// merge writes, so pieces of one wave can run on several threads.
     fn run(&mut self, plan: &Plan, reads: &Reads<'_>) {
@@ -901,27 +928,20 @@ impl<'a> Engine<'a> {
         // pieces run on this thread (in the same order, so with the same outcome).
         let shareable: Vec<bool> = plans.iter().map(|p| !makes_symbols(p)).collect();
         let mut waiting = work.iter().filter(|(i, _)| plans[*i].feasible);
-        let mut wave: Vec<Piece> = Vec::new();
+        // Unfinished pieces, in order; each wave runs the first WAVE of them.
+        let mut queue: Vec<Piece> = Vec::new();
         loop {
-            while wave.len() < WAVE {
+            while queue.len() < WAVE {
                 let Some((i, rows)) = waiting.next() else {
                     break;
                 };
-                let mut pending = self.spare.pop().unwrap_or_default();
-                pending.reset();
-                wave.push(Piece {
-                    plan: *i,
-                    rows: rows.clone(),
-                    frame: Frame::new(plans[*i]),
-                    cursor: Cursor::default(),
-                    pending,
-                    faults: Faults::default(),
-                    stop: None,
-                });
+                queue.push(Piece::new(*i, plans[*i], rows.clone(), &mut self.spare));
             }
-            if wave.is_empty() {
+            if queue.is_empty() {
                 return Ok(());
             }
+            let later = queue.split_off(queue.len().min(WAVE));
+            let mut wave = queue;
             let delta_of = |piece: &Piece| -> &[u32] {
                 match plans[piece.plan].steps.first() {
                     Some(Step::Scan {
@@ -990,15 +1010,24 @@ impl<'a> Engine<'a> {
             if let Some(rule) = expired {
                 return Err(self.limit_error(Limit::Timeout, Some(rule)));
             }
-            let mut k = 0;
-            while k < wave.len() {
-                if wave[k].stop.is_none() {
-                    let done = wave.remove(k);
-                    self.spare.push(done.pending);
-                } else {
-                    k += 1;
+            // Done pieces leave; a paused piece gives the second half of its rows
+            // still unvisited to a new piece right after it, so that a piece whose
+            // rows derive much does not run alone (where pieces pause depends only
+            // on what they derive, so the split is the same at every thread count).
+            queue = Vec::with_capacity(wave.len() * 2 + later.len());
+            for mut piece in wave {
+                if piece.stop.is_none() {
+                    self.spare.push(piece.pending);
+                    continue;
+                }
+                let tail = piece.split();
+                let plan = piece.plan;
+                queue.push(piece);
+                if let Some(rows) = tail {
+                    queue.push(Piece::new(plan, plans[plan], rows, &mut self.spare));
                 }
             }
+            queue.extend(later);
             self.check_deadline()?;
         }
     }
