@@ -60,13 +60,119 @@ impl Meta {
     }
 }
 
-/// Where a row's best derivation's premises are, compactly.
+/// Where a row's best derivation's premises are, compactly: their rows from `start`
+/// in [`Relation::premises`], their relations (and so their number) in a shape.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct DerivRec {
-    /// Start of the premise list in [`Relation::premises`].
+    /// Start of the premise rows in [`Relation::premises`].
     pub start: u32,
-    /// Length of the premise list (aggregate markers included).
-    pub len: u32,
+    /// The premise list's shape in [`Relation::shapes`].
+    pub shape: u32,
+}
+
+/// Interned premise shapes: the sequence of premise relations of a derivation
+/// ([`AGG_MARK`] for an aggregate's marker). A rule without aggregates gives every
+/// derivation the same shape, so one relation usually holds a handful.
+#[derive(Clone, Default)]
+struct Shapes {
+    /// Every shape's relations, one after another.
+    rels: Vec<u32>,
+    /// Per shape: start and length in `rels`.
+    spans: Vec<(u32, u32)>,
+    /// Shape ids by the hash of their relations.
+    table: HashTable<u32>,
+    /// The shape interned last (a batch of rows from one plan repeats it).
+    last: u32,
+}
+
+impl Shapes {
+    #[inline]
+    fn get(&self, shape: u32) -> &[u32] {
+        let (start, len) = self.spans[shape as usize];
+        &self.rels[start as usize..(start + len) as usize]
+    }
+
+    /// Whether shape `shape` is the relations of `prem`.
+    #[inline]
+    fn matches(&self, shape: u32, prem: &[FactId]) -> bool {
+        let rels = self.get(shape);
+        rels.len() == prem.len() && rels.iter().zip(prem).all(|(&r, p)| r == p.rel)
+    }
+
+    /// The id of the shape of `prem`, interned if new.
+    #[inline]
+    fn intern(&mut self, prem: &[FactId]) -> Result<u32> {
+        if (self.last as usize) < self.spans.len() && self.matches(self.last, prem) {
+            return Ok(self.last);
+        }
+        self.intern_slow(prem)
+    }
+
+    #[inline(never)]
+    fn intern_slow(&mut self, prem: &[FactId]) -> Result<u32> {
+        let h = hash_cells(prem.iter().map(|p| p.rel as u64));
+        let found = self.table.find(h, |&id| self.matches(id, prem)).copied();
+        let id = match found {
+            Some(id) => id,
+            None => {
+                let start = self.rels.len();
+                if start + prem.len() > u32::MAX as usize || self.spans.len() >= u32::MAX as usize {
+                    return Err(arena_full());
+                }
+                self.rels.extend(prem.iter().map(|p| p.rel));
+                let id = self.spans.len() as u32;
+                self.spans.push((start as u32, prem.len() as u32));
+                let (rels, spans) = (&self.rels, &self.spans);
+                self.table.insert_unique(h, id, |&id| {
+                    let (s, l) = spans[id as usize];
+                    hash_cells(rels[s as usize..(s + l) as usize].iter().map(|&r| r as u64))
+                });
+                id
+            }
+        };
+        self.last = id;
+        Ok(id)
+    }
+
+    fn bytes(&self) -> usize {
+        self.rels.capacity() * 4 + self.spans.capacity() * 8 + self.table.allocation_size()
+    }
+
+    /// At most how many bytes interning `rows` new shapes of `premises` premises in
+    /// all could allocate.
+    fn growth_bound(&self, rows: usize, premises: usize) -> usize {
+        use crate::eval::fixpoint::grow_bytes;
+        let mut g = grow_bytes(self.rels.len(), self.rels.capacity(), premises, 4)
+            + grow_bytes(self.spans.len(), self.spans.capacity(), rows, 8);
+        let need = self.table.len() + rows;
+        if need > self.table.capacity() {
+            g += (need * 8 / 7).next_power_of_two().max(4) * (4 + 1);
+        }
+        g
+    }
+}
+
+/// A recorded derivation's premises (aggregate markers included), read in place.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Premises<'a> {
+    rels: &'a [u32],
+    rows: &'a [u32],
+}
+
+impl<'a> Premises<'a> {
+    /// The premises in order.
+    #[inline]
+    pub fn iter(&self) -> impl Iterator<Item = FactId> + 'a {
+        let (rels, rows) = (self.rels, self.rows);
+        rels.iter()
+            .zip(rows)
+            .map(|(&rel, &row)| FactId { rel, row })
+    }
+
+    /// The premises as a list.
+    pub fn to_vec(&self) -> Vec<FactId> {
+        self.iter().collect()
+    }
 }
 
 /// Cell-wise equality (short rows: cheaper than a `memcmp` call).
@@ -287,8 +393,10 @@ pub(crate) struct Relation {
     pub indexes: Vec<Index>,
     /// Premises of the best derivation per own row (empty when provenance is off).
     deriv: Vec<DerivRec>,
-    /// Premise arena of `deriv` and of patches.
-    premises: Vec<FactId>,
+    /// Premise rows of `deriv` and of patches (an aggregate marker's is its count).
+    premises: Vec<u32>,
+    /// Premise shapes of `deriv` and of patches.
+    shapes: Shapes,
     /// Per own row: index of its input record in the fact base's evidence list, or
     /// [`NO_EVIDENCE`]. Rows past its end have none: the list stops at the last own
     /// row with a record, so derived rows appended after the inputs cost nothing here.
@@ -352,6 +460,7 @@ impl Relation {
             indexes: Vec::new(),
             deriv: Vec::new(),
             premises: Vec::new(),
+            shapes: Shapes::default(),
             evidence: Vec::new(),
             patches: FxHashMap::default(),
             inputs: None,
@@ -390,6 +499,7 @@ impl Relation {
                 .collect(),
             deriv: Vec::new(),
             premises: Vec::new(),
+            shapes: Shapes::default(),
             evidence: Vec::new(),
             patches: FxHashMap::default(),
             inputs: None,
@@ -426,7 +536,8 @@ impl Relation {
             + self.dedup.slots.capacity() * 8
             + indexes
             + self.deriv.capacity() * size_of::<DerivRec>()
-            + self.premises.capacity() * size_of::<FactId>()
+            + self.premises.capacity() * 4
+            + self.shapes.bytes()
             + self.evidence.capacity() * 4
             + self.patches.capacity() * (size_of::<Patch>() + 8)
     }
@@ -570,7 +681,7 @@ impl Relation {
     /// The premises recorded for a row (aggregate markers included); `None` when
     /// nothing was recorded (provenance off).
     #[inline]
-    pub fn premises_of(&self, row: u32) -> Option<&[FactId]> {
+    pub fn premises_of(&self, row: u32) -> Option<Premises<'_>> {
         let rec = if row < self.base_len {
             match self.patches.get(&row).and_then(|p| p.deriv) {
                 Some(rec) => rec,
@@ -579,8 +690,11 @@ impl Relation {
         } else {
             *self.deriv.get((row - self.base_len) as usize)?
         };
-        self.premises
-            .get(rec.start as usize..(rec.start + rec.len) as usize)
+        let rels = self.shapes.get(rec.shape);
+        let rows = self
+            .premises
+            .get(rec.start as usize..rec.start as usize + rels.len())?;
+        Some(Premises { rels, rows })
     }
 
     /// Record `prem` as a row's premises: over the old ones when they are the layer's
@@ -604,18 +718,18 @@ impl Relation {
     /// Where premises `prem` go: over `old` when it fits, else at the arena's end.
     #[inline]
     fn place(&mut self, old: Option<DerivRec>, prem: &[FactId]) -> Result<DerivRec> {
+        let shape = self.shapes.intern(prem)?;
         let start = match old {
-            Some(d) if prem.len() <= d.len as usize => {
-                self.premises[d.start as usize..d.start as usize + prem.len()]
-                    .copy_from_slice(prem);
+            Some(d) if prem.len() <= self.shapes.get(d.shape).len() => {
+                let rows = &mut self.premises[d.start as usize..d.start as usize + prem.len()];
+                for (r, p) in rows.iter_mut().zip(prem) {
+                    *r = p.row;
+                }
                 d.start
             }
             _ => arena_push(&mut self.premises, prem)?,
         };
-        Ok(DerivRec {
-            start,
-            len: prem.len() as u32,
-        })
+        Ok(DerivRec { start, shape })
     }
 
     /// Give a row just appended by [`Relation::insert`] its records: its input record
@@ -628,11 +742,9 @@ impl Relation {
             self.evidence.push(evidence);
         }
         if let Some(prem) = premises {
+            let shape = self.shapes.intern(prem)?;
             let start = arena_push(&mut self.premises, prem)?;
-            self.deriv.push(DerivRec {
-                start,
-                len: prem.len() as u32,
-            });
+            self.deriv.push(DerivRec { start, shape });
         }
         if let Some(list) = &mut self.inputs
             && evidence != NO_EVIDENCE
@@ -753,7 +865,8 @@ impl Relation {
                 .map(|ix| ix.table.allocation_size() + ix.row_bytes)
                 .sum::<usize>()
             + self.deriv.capacity() * std::mem::size_of::<DerivRec>()
-            + self.premises.capacity() * std::mem::size_of::<FactId>()
+            + self.premises.capacity() * 4
+            + self.shapes.bytes()
             + self.evidence.capacity() * 4
             + self.patches.capacity() * (std::mem::size_of::<Patch>() + 8)
             + self.inputs.as_ref().map_or(0, |i| i.capacity() * 4)
@@ -783,7 +896,8 @@ impl Relation {
             g += rows * 8;
         }
         g += grow_bytes(self.deriv.len(), self.deriv.capacity(), rows, 8);
-        g += grow_bytes(self.premises.len(), self.premises.capacity(), premises, 8);
+        g += grow_bytes(self.premises.len(), self.premises.capacity(), premises, 4);
+        g += self.shapes.growth_bound(rows, premises);
         // (Merged rows are derived: they add no evidence entries.)
         g
     }
@@ -868,14 +982,14 @@ fn bucket<'a>(ix: &'a Index, key: &[u64], rows: Rows<'_>) -> &'a [u32] {
     }
 }
 
-/// Append `prem` to a premise arena; its start.
-pub(crate) fn arena_push(arena: &mut Vec<FactId>, prem: &[FactId]) -> Result<u32> {
+/// Append the rows of `prem` to a premise arena; their start.
+pub(crate) fn arena_push(arena: &mut Vec<u32>, prem: &[FactId]) -> Result<u32> {
     let start = arena.len();
     if start + prem.len() > u32::MAX as usize {
         return Err(arena_full());
     }
     // (`extend` of a short slice writes in place; `extend_from_slice` calls memcpy.)
-    arena.extend(prem.iter().copied());
+    arena.extend(prem.iter().map(|p| p.row));
     Ok(start as u32)
 }
 
@@ -1005,13 +1119,13 @@ mod tests {
         layer.set_premises(0, &prem).unwrap();
         assert_eq!(layer.meta(1).conf, 0.9);
         assert_eq!(layer.evidence_of(1), 7);
-        assert_eq!(layer.premises_of(0), Some(&prem[..]));
+        assert_eq!(layer.premises_of(0).unwrap().to_vec(), prem);
         assert_eq!(layer.patched_rows(), 2);
         assert_eq!(layer.input_rows(), vec![0, 1, 2, 3]);
         let base = &shared[0];
         assert_eq!(base.meta(1).conf, 0.5);
         assert_eq!(base.evidence_of(1), 1);
-        assert_eq!(base.premises_of(0), Some(&[][..]));
+        assert!(base.premises_of(0).unwrap().to_vec().is_empty());
         assert_eq!(base.len(), 3);
         assert_eq!(base.find(&[6, 2]), None);
         // A layer over a layer shares the same base and copies only the layer.
