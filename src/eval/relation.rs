@@ -216,8 +216,8 @@ pub(crate) struct Premises<'a> {
 impl<'a> Premises<'a> {
     /// The premises in order.
     #[inline]
-    pub fn iter(&self) -> impl Iterator<Item = FactId> + 'a {
-        let p = *self;
+    pub fn iter(self) -> impl Iterator<Item = FactId> + 'a {
+        let p = self;
         let inline = p.rows.len() < p.rels.len();
         (0..p.rels.len()).map(move |i| FactId {
             rel: p.rels[i],
@@ -226,7 +226,7 @@ impl<'a> Premises<'a> {
     }
 
     /// The premises as a list.
-    pub fn to_vec(&self) -> Vec<FactId> {
+    pub fn to_vec(self) -> Vec<FactId> {
         self.iter().collect()
     }
 }
