@@ -609,7 +609,7 @@ impl FactBase {
         if meta.rule == INPUT_RULE {
             return None;
         }
-        let premises = r.premises_of(fact.row)?;
+        let premises = r.premises_of(fact.row)?.to_vec();
         Some(Derivation {
             rule: meta.rule,
             premises: premises
@@ -617,7 +617,7 @@ impl FactBase {
                 .copied()
                 .filter(|p| p.rel != AGG_MARK)
                 .collect(),
-            absent: self.absent(meta.rule, premises),
+            absent: self.absent(meta.rule, &premises),
             height: meta.height,
         })
     }

@@ -8,6 +8,26 @@
 //! A relation may be a layer over a shared, frozen base relation (a per-request
 //! overlay): it reads the base's rows, indexes and records in place and keeps only
 //! what it adds or changes.
+//!
+//! Layout per own row (a binary relation, provenance on):
+//!
+//! - `data`: the row's cells, then two record cells (confidence bits and
+//!   `height << 32 | rule`): 32 bytes;
+//! - the dedup table: one `u64` slot (`digest << 32 | row + 1`) at load at most 3/4;
+//! - each index: the row's number (`u32`) in its key's row list;
+//! - with provenance, `deriv`: one `u64` word ([`DerivRec`]) for the best
+//!   derivation's premises. A derivation's premise *relations* (its shape, aggregate
+//!   markers included) are interned per relation in `shapes`; the word holds either
+//!   the premise rows themselves (at most two, each below 2^30, of one of the first
+//!   15 short shapes, named by a 4-bit tag) or the shape id and the start of the
+//!   rows in the `premises` arena (`u32` per premise; an aggregate marker's entry is
+//!   its count). So a derivation with at most two premises costs 8 bytes, a longer
+//!   one 8 + 4 per premise. A replaced derivation is written over the old arena
+//!   rows when it fits, else appended.
+//! - `evidence`: a `u32` per row up to the last one with an input record.
+//!
+//! A layer keeps the same per-row records for its own rows, and for a changed base
+//! row a [`Patch`] whose derivation word refers to the layer's own shapes and arena.
 
 use std::hash::Hasher;
 use std::sync::Arc;
@@ -60,13 +80,155 @@ impl Meta {
     }
 }
 
-/// Where a row's best derivation's premises are, compactly.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct DerivRec {
-    /// Start of the premise list in [`Relation::premises`].
-    pub start: u32,
-    /// Length of the premise list (aggregate markers included).
-    pub len: u32,
+/// A row's best derivation's premises in one word. The top four bits are a tag:
+/// below [`ARENA_TAG`], the premises are inline (at most two, of the relation's
+/// inline shape number `tag`, rows in bits `0..30` and `30..60`); at [`ARENA_TAG`],
+/// their rows are at `premises[start..]` (bits `0..32`) and their shape is bits
+/// `32..60`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DerivRec(u64);
+
+/// Shift of a [`DerivRec`]'s tag.
+const TAG_SHIFT: u32 = 60;
+/// The tag of a [`DerivRec`] whose premise rows are in the arena; smaller tags name
+/// inline shapes.
+const ARENA_TAG: u64 = 15;
+/// Bits of an inline premise row.
+const ROW_BITS: u32 = 30;
+const ROW_MASK: u64 = (1 << ROW_BITS) - 1;
+/// Shapes one relation may intern (a shape id has 28 bits in a [`DerivRec`]).
+const MAX_SHAPES: usize = 1 << 28;
+
+/// Interned premise shapes: the sequence of premise relations of a derivation
+/// ([`AGG_MARK`] for an aggregate's marker). A rule without aggregates gives every
+/// derivation the same shape, so one relation usually holds a handful.
+#[derive(Clone, Default)]
+struct Shapes {
+    /// Every shape's relations, one after another.
+    rels: Vec<u32>,
+    /// Per shape: start and length in `rels`.
+    spans: Vec<(u32, u32)>,
+    /// Shape ids by the hash of their relations.
+    table: HashTable<u32>,
+    /// The shape interned last (a batch of rows from one plan repeats it).
+    last: u32,
+    /// Shapes of at most two premises whose derivations are kept inline, by tag.
+    inline: Vec<u32>,
+}
+
+impl Shapes {
+    #[inline]
+    fn get(&self, shape: u32) -> &[u32] {
+        let (start, len) = self.spans[shape as usize];
+        &self.rels[start as usize..(start + len) as usize]
+    }
+
+    /// Whether shape `shape` is the relations of `prem`.
+    #[inline]
+    fn matches(&self, shape: u32, prem: &[FactId]) -> bool {
+        let rels = self.get(shape);
+        rels.len() == prem.len() && rels.iter().zip(prem).all(|(&r, p)| r == p.rel)
+    }
+
+    /// The id of the shape of `prem`, interned if new.
+    #[inline]
+    fn intern(&mut self, prem: &[FactId]) -> Result<u32> {
+        if (self.last as usize) < self.spans.len() && self.matches(self.last, prem) {
+            return Ok(self.last);
+        }
+        self.intern_slow(prem)
+    }
+
+    #[inline(never)]
+    fn intern_slow(&mut self, prem: &[FactId]) -> Result<u32> {
+        let h = hash_cells(prem.iter().map(|p| p.rel as u64));
+        let found = self.table.find(h, |&id| self.matches(id, prem)).copied();
+        let id = match found {
+            Some(id) => id,
+            None => {
+                let start = self.rels.len();
+                if start + prem.len() > u32::MAX as usize || self.spans.len() >= MAX_SHAPES {
+                    return Err(arena_full());
+                }
+                self.rels.extend(prem.iter().map(|p| p.rel));
+                let id = self.spans.len() as u32;
+                self.spans.push((start as u32, prem.len() as u32));
+                let (rels, spans) = (&self.rels, &self.spans);
+                self.table.insert_unique(h, id, |&id| {
+                    let (s, l) = spans[id as usize];
+                    hash_cells(rels[s as usize..(s + l) as usize].iter().map(|&r| r as u64))
+                });
+                id
+            }
+        };
+        self.last = id;
+        Ok(id)
+    }
+
+    /// The inline tag of shape `shape` (of at most two premises), given one if it
+    /// has none and tags are left.
+    #[inline]
+    fn inline_tag(&mut self, shape: u32) -> Option<u64> {
+        if let Some(t) = self.inline.iter().position(|&s| s == shape) {
+            return Some(t as u64);
+        }
+        if (self.inline.len() as u64) < ARENA_TAG {
+            self.inline.push(shape);
+            return Some(self.inline.len() as u64 - 1);
+        }
+        None
+    }
+
+    fn bytes(&self) -> usize {
+        self.rels.capacity() * 4
+            + self.spans.capacity() * 8
+            + self.table.allocation_size()
+            + self.inline.capacity() * 4
+    }
+
+    /// At most how many bytes interning `rows` new shapes of `premises` premises in
+    /// all could allocate.
+    fn growth_bound(&self, rows: usize, premises: usize) -> usize {
+        use crate::eval::fixpoint::grow_bytes;
+        let mut g = grow_bytes(self.rels.len(), self.rels.capacity(), premises, 4)
+            + grow_bytes(self.spans.len(), self.spans.capacity(), rows, 8);
+        let need = self.table.len() + rows;
+        if need > self.table.capacity() {
+            g += (need * 8 / 7).next_power_of_two().max(4) * (4 + 1);
+        }
+        if self.inline.len() < ARENA_TAG as usize {
+            g += ARENA_TAG as usize * 4;
+        }
+        g
+    }
+}
+
+/// A recorded derivation's premises (aggregate markers included), read in place.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Premises<'a> {
+    rels: &'a [u32],
+    /// The rows when in the arena, else empty.
+    rows: &'a [u32],
+    /// The rows when inline.
+    pair: [u32; 2],
+}
+
+impl<'a> Premises<'a> {
+    /// The premises in order.
+    #[inline]
+    pub fn iter(self) -> impl Iterator<Item = FactId> + 'a {
+        let p = self;
+        let inline = p.rows.len() < p.rels.len();
+        (0..p.rels.len()).map(move |i| FactId {
+            rel: p.rels[i],
+            row: if inline { p.pair[i] } else { p.rows[i] },
+        })
+    }
+
+    /// The premises as a list.
+    pub fn to_vec(self) -> Vec<FactId> {
+        self.iter().collect()
+    }
 }
 
 /// Cell-wise equality (short rows: cheaper than a `memcmp` call).
@@ -287,8 +449,10 @@ pub(crate) struct Relation {
     pub indexes: Vec<Index>,
     /// Premises of the best derivation per own row (empty when provenance is off).
     deriv: Vec<DerivRec>,
-    /// Premise arena of `deriv` and of patches.
-    premises: Vec<FactId>,
+    /// Premise rows of `deriv` and of patches (an aggregate marker's is its count).
+    premises: Vec<u32>,
+    /// Premise shapes of `deriv` and of patches.
+    shapes: Shapes,
     /// Per own row: index of its input record in the fact base's evidence list, or
     /// [`NO_EVIDENCE`]. Rows past its end have none: the list stops at the last own
     /// row with a record, so derived rows appended after the inputs cost nothing here.
@@ -352,6 +516,7 @@ impl Relation {
             indexes: Vec::new(),
             deriv: Vec::new(),
             premises: Vec::new(),
+            shapes: Shapes::default(),
             evidence: Vec::new(),
             patches: FxHashMap::default(),
             inputs: None,
@@ -390,6 +555,7 @@ impl Relation {
                 .collect(),
             deriv: Vec::new(),
             premises: Vec::new(),
+            shapes: Shapes::default(),
             evidence: Vec::new(),
             patches: FxHashMap::default(),
             inputs: None,
@@ -426,7 +592,8 @@ impl Relation {
             + self.dedup.slots.capacity() * 8
             + indexes
             + self.deriv.capacity() * size_of::<DerivRec>()
-            + self.premises.capacity() * size_of::<FactId>()
+            + self.premises.capacity() * 4
+            + self.shapes.bytes()
             + self.evidence.capacity() * 4
             + self.patches.capacity() * (size_of::<Patch>() + 8)
     }
@@ -570,7 +737,7 @@ impl Relation {
     /// The premises recorded for a row (aggregate markers included); `None` when
     /// nothing was recorded (provenance off).
     #[inline]
-    pub fn premises_of(&self, row: u32) -> Option<&[FactId]> {
+    pub fn premises_of(&self, row: u32) -> Option<Premises<'_>> {
         let rec = if row < self.base_len {
             match self.patches.get(&row).and_then(|p| p.deriv) {
                 Some(rec) => rec,
@@ -579,8 +746,28 @@ impl Relation {
         } else {
             *self.deriv.get((row - self.base_len) as usize)?
         };
-        self.premises
-            .get(rec.start as usize..(rec.start + rec.len) as usize)
+        let tag = rec.0 >> TAG_SHIFT;
+        if tag == ARENA_TAG {
+            let shape = (rec.0 >> 32) as u32 & (MAX_SHAPES as u32 - 1);
+            let rels = self.shapes.get(shape);
+            let start = rec.0 as u32 as usize;
+            let rows = self.premises.get(start..start + rels.len())?;
+            return Some(Premises {
+                rels,
+                rows,
+                pair: [0; 2],
+            });
+        }
+        let rels = self.shapes.get(*self.shapes.inline.get(tag as usize)?);
+        let pair = [
+            (rec.0 & ROW_MASK) as u32,
+            (rec.0 >> ROW_BITS & ROW_MASK) as u32,
+        ];
+        Some(Premises {
+            rels,
+            rows: &[],
+            pair,
+        })
     }
 
     /// Record `prem` as a row's premises: over the old ones when they are the layer's
@@ -601,21 +788,37 @@ impl Relation {
         Ok(())
     }
 
-    /// Where premises `prem` go: over `old` when it fits, else at the arena's end.
+    /// Where premises `prem` go: inline when there are at most two, of an inline
+    /// shape; else over `old`'s rows when they are in the arena and fit, else at
+    /// the arena's end.
     #[inline]
     fn place(&mut self, old: Option<DerivRec>, prem: &[FactId]) -> Result<DerivRec> {
-        let start = match old {
-            Some(d) if prem.len() <= d.len as usize => {
-                self.premises[d.start as usize..d.start as usize + prem.len()]
-                    .copy_from_slice(prem);
-                d.start
+        let shape = self.shapes.intern(prem)?;
+        if prem.len() <= 2
+            && prem.iter().all(|p| p.row as u64 <= ROW_MASK)
+            && let Some(tag) = self.shapes.inline_tag(shape)
+        {
+            let r0 = prem.first().map_or(0, |p| p.row as u64);
+            let r1 = prem.get(1).map_or(0, |p| p.row as u64);
+            return Ok(DerivRec(tag << TAG_SHIFT | r1 << ROW_BITS | r0));
+        }
+        let old_arena = old.filter(|d| d.0 >> TAG_SHIFT == ARENA_TAG).map(|d| {
+            let shape = (d.0 >> 32) as u32 & (MAX_SHAPES as u32 - 1);
+            (d.0 as u32, self.shapes.get(shape).len())
+        });
+        let start = match old_arena {
+            Some((start, room)) if prem.len() <= room => {
+                let rows = &mut self.premises[start as usize..start as usize + prem.len()];
+                for (r, p) in rows.iter_mut().zip(prem) {
+                    *r = p.row;
+                }
+                start
             }
             _ => arena_push(&mut self.premises, prem)?,
         };
-        Ok(DerivRec {
-            start,
-            len: prem.len() as u32,
-        })
+        Ok(DerivRec(
+            ARENA_TAG << TAG_SHIFT | (shape as u64) << 32 | start as u64,
+        ))
     }
 
     /// Give a row just appended by [`Relation::insert`] its records: its input record
@@ -628,11 +831,8 @@ impl Relation {
             self.evidence.push(evidence);
         }
         if let Some(prem) = premises {
-            let start = arena_push(&mut self.premises, prem)?;
-            self.deriv.push(DerivRec {
-                start,
-                len: prem.len() as u32,
-            });
+            let rec = self.place(None, prem)?;
+            self.deriv.push(rec);
         }
         if let Some(list) = &mut self.inputs
             && evidence != NO_EVIDENCE
@@ -753,7 +953,8 @@ impl Relation {
                 .map(|ix| ix.table.allocation_size() + ix.row_bytes)
                 .sum::<usize>()
             + self.deriv.capacity() * std::mem::size_of::<DerivRec>()
-            + self.premises.capacity() * std::mem::size_of::<FactId>()
+            + self.premises.capacity() * 4
+            + self.shapes.bytes()
             + self.evidence.capacity() * 4
             + self.patches.capacity() * (std::mem::size_of::<Patch>() + 8)
             + self.inputs.as_ref().map_or(0, |i| i.capacity() * 4)
@@ -783,7 +984,8 @@ impl Relation {
             g += rows * 8;
         }
         g += grow_bytes(self.deriv.len(), self.deriv.capacity(), rows, 8);
-        g += grow_bytes(self.premises.len(), self.premises.capacity(), premises, 8);
+        g += grow_bytes(self.premises.len(), self.premises.capacity(), premises, 4);
+        g += self.shapes.growth_bound(rows, premises);
         // (Merged rows are derived: they add no evidence entries.)
         g
     }
@@ -868,14 +1070,14 @@ fn bucket<'a>(ix: &'a Index, key: &[u64], rows: Rows<'_>) -> &'a [u32] {
     }
 }
 
-/// Append `prem` to a premise arena; its start.
-pub(crate) fn arena_push(arena: &mut Vec<FactId>, prem: &[FactId]) -> Result<u32> {
+/// Append the rows of `prem` to a premise arena; their start.
+pub(crate) fn arena_push(arena: &mut Vec<u32>, prem: &[FactId]) -> Result<u32> {
     let start = arena.len();
     if start + prem.len() > u32::MAX as usize {
         return Err(arena_full());
     }
     // (`extend` of a short slice writes in place; `extend_from_slice` calls memcpy.)
-    arena.extend(prem.iter().copied());
+    arena.extend(prem.iter().map(|p| p.row));
     Ok(start as u32)
 }
 
@@ -1005,13 +1207,13 @@ mod tests {
         layer.set_premises(0, &prem).unwrap();
         assert_eq!(layer.meta(1).conf, 0.9);
         assert_eq!(layer.evidence_of(1), 7);
-        assert_eq!(layer.premises_of(0), Some(&prem[..]));
+        assert_eq!(layer.premises_of(0).unwrap().to_vec(), prem);
         assert_eq!(layer.patched_rows(), 2);
         assert_eq!(layer.input_rows(), vec![0, 1, 2, 3]);
         let base = &shared[0];
         assert_eq!(base.meta(1).conf, 0.5);
         assert_eq!(base.evidence_of(1), 1);
-        assert_eq!(base.premises_of(0), Some(&[][..]));
+        assert!(base.premises_of(0).unwrap().to_vec().is_empty());
         assert_eq!(base.len(), 3);
         assert_eq!(base.find(&[6, 2]), None);
         // A layer over a layer shares the same base and copies only the layer.
@@ -1019,6 +1221,85 @@ mod tests {
         let deeper = Relation::over(&again, 0);
         assert_eq!(deeper.own_rows(), 1);
         assert_eq!(deeper.meta(1).conf, 0.9);
+    }
+
+    fn f(rel: u32, row: u32) -> FactId {
+        FactId { rel, row }
+    }
+
+    /// Inline and arena derivation records, aggregate markers, more shapes than
+    /// inline tags, rows too large to inline, and replacements longer and shorter
+    /// than the record they replace, in a plain relation and in a layer's patches.
+    #[test]
+    fn compact_premises_round_trip() {
+        let agg = |n: u32| FactId {
+            rel: AGG_MARK,
+            row: n,
+        };
+        let mut lists: Vec<Vec<FactId>> = vec![
+            vec![],
+            vec![f(0, 1), f(1, 2)],
+            vec![f(1, 7)],
+            vec![f(0, 3), f(1, 4), f(2, 5)],
+            vec![agg(2), f(3, 1), f(3, 9)],
+            vec![agg(0)],
+            vec![f(0, 1 << 30), f(1, u32::MAX - 1)],
+            vec![f(2, 3), agg(1), f(4, 4), f(0, 0)],
+        ];
+        // More distinct short shapes than there are inline tags.
+        for k in 0..20 {
+            lists.push(vec![f(10 + k, k), f(0, k)]);
+        }
+        let mut r = Relation::new(1);
+        for (i, prem) in lists.iter().enumerate() {
+            assert!(r.insert(&[i as u64], Meta::input(1.0)).1);
+            r.push_records(NO_EVIDENCE, Some(prem)).unwrap();
+        }
+        for (i, prem) in lists.iter().enumerate() {
+            assert_eq!(&r.premises_of(i as u32).unwrap().to_vec(), prem);
+        }
+        // Replace each row's premises by every other list, in turn.
+        let n = lists.len();
+        for step in 1..n {
+            for i in 0..n {
+                let new = &lists[(i + step) % n];
+                r.set_premises(i as u32, new).unwrap();
+                assert_eq!(&r.premises_of(i as u32).unwrap().to_vec(), new);
+            }
+            for i in 0..n {
+                let want = &lists[(i + step) % n];
+                assert_eq!(&r.premises_of(i as u32).unwrap().to_vec(), want);
+            }
+        }
+        let grown = r.heap_bytes();
+        assert!(grown > 0 && r.own_bytes() > 0);
+        // A layer patches base rows in its own arena and leaves the base as it was.
+        let shared = Arc::new(vec![r]);
+        let mut layer = Relation::over(&shared, 0);
+        let base_of = |i: usize| lists[(i + n - 1) % n].clone();
+        for i in 0..n {
+            let new = &lists[(i + 3) % n];
+            layer.set_premises(i as u32, new).unwrap();
+            layer.set_premises(i as u32, &lists[(i + 5) % n]).unwrap();
+        }
+        assert!(layer.insert(&[99], Meta::input(1.0)).1);
+        layer.push_records(NO_EVIDENCE, Some(&lists[4])).unwrap();
+        for i in 0..n {
+            assert_eq!(
+                layer.premises_of(i as u32).unwrap().to_vec(),
+                lists[(i + 5) % n]
+            );
+            assert_eq!(
+                shared[0].premises_of(i as u32).unwrap().to_vec(),
+                base_of(i)
+            );
+        }
+        assert_eq!(layer.premises_of(n as u32).unwrap().to_vec(), lists[4]);
+        // Without provenance nothing is recorded.
+        let mut off = Relation::new(1);
+        off.insert(&[1], Meta::input(1.0));
+        off.push_records(NO_EVIDENCE, None).unwrap();
+        assert!(off.premises_of(0).is_none());
     }
 
     #[test]
