@@ -111,9 +111,13 @@ impl Pending {
 
 /// Delta rows per piece of a plan's run: the unit that worker threads share out
 /// (a handful in unit tests, so that plans split everywhere).
-const PIECE: usize = if cfg!(test) { 3 } else { 1 << 7 };
+const PIECE: usize = if cfg!(test) { 3 } else { 1 << 8 };
 /// Pieces per wave: what runs between two merges.
-const WAVE: usize = if cfg!(test) { 3 } else { 8 };
+const WAVE: usize = if cfg!(test) { 3 } else { 32 };
+/// Derivations the wave before must have made for a wave to be shared out among
+/// worker threads: below that, waking them costs more than they save. (Which waves
+/// run on which threads never changes a result.)
+const SHARE_MIN: u64 = if cfg!(test) { 0 } else { 1 << 13 };
 
 /// What one piece of a plan's run reads.
 struct Reads<'r> {
@@ -305,6 +309,8 @@ pub(crate) struct Engine<'a> {
     spare: Vec<Pending>,
     /// Worker threads, when evaluation uses more than one.
     pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+    /// Derivations made by the last wave of pieces.
+    last_wave: u64,
 }
 
 /// Where an incremental stratum evaluation starts: the rows each relation had before
@@ -371,6 +377,7 @@ impl<'a> Engine<'a> {
             fact_count,
             spare: Vec::new(),
             pool: pool(options.threads),
+            last_wave: u64::MAX,
         };
         for rel in 0..n {
             engine.account(rel);
@@ -953,10 +960,11 @@ impl<'a> Engine<'a> {
                 }
             };
             let rels = &self.rels;
-            let parallel = self
-                .pool
-                .as_ref()
-                .filter(|_| wave.len() > 1 && wave.iter().all(|piece| shareable[piece.plan]));
+            let parallel = self.pool.as_ref().filter(|_| {
+                wave.len() > 1
+                    && self.last_wave >= SHARE_MIN
+                    && wave.iter().all(|piece| shareable[piece.plan])
+            });
             match parallel {
                 Some(pool) => {
                     let symbols = self.interner.borrow();
@@ -998,6 +1006,7 @@ impl<'a> Engine<'a> {
             }
             // Merge in piece order; a piece that ran out of time stops everything.
             let mut expired = None;
+            self.last_wave = wave.iter().map(|piece| piece.pending.derivations).sum();
             for piece in wave.iter_mut() {
                 let plan = plans[piece.plan];
                 self.record_faults(plan.rule, std::mem::take(&mut piece.faults))?;
