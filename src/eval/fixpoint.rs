@@ -117,7 +117,7 @@ const WAVE: usize = if cfg!(test) { 3 } else { 32 };
 /// Derivations the wave before must have made for a wave to be shared out among
 /// worker threads: below that, waking them costs more than they save. (Which waves
 /// run on which threads never changes a result.)
-const SHARE_MIN: u64 = if cfg!(test) { 0 } else { 1 << 13 };
+const SHARE_MIN: u64 = if cfg!(test) { 1 } else { 1 << 13 };
 
 /// What one piece of a plan's run reads.
 struct Reads<'r> {
