@@ -6,12 +6,14 @@
 #
 # Writes each workload as Soufflé files (examples/workload.rs dump), then, in
 # interleaved rounds (so that a change in machine load hits every engine alike):
-#   prooflog CLI   `prooflog run NAME.dl --fact-dir NAME --count` (provenance on and
-#                  --no-provenance; the whole process: parse, load, evaluate, print)
+#   prooflog CLI   `prooflog run NAME.dl --fact-dir NAME --count` (provenance on, on
+#                  every core and with --threads 1, and --no-provenance; the whole
+#                  process: parse, load, evaluate, print)
 #   in process     examples/workload.rs run NAME {prooflog-provenance,
 #                  prooflog-no-provenance,ascent}: evaluation only, no file loading
-#   Soufflé        interpreted (`souffle -F dir -D -`) and compiled (`souffle -o`),
-#                  when `souffle` is on PATH or at $SOUFFLE
+#   Soufflé        interpreted (`souffle -F dir`) and compiled (`souffle -o`, run
+#                  with its default one thread), the program's `.output` turned into
+#                  `.printsize`, when `souffle` is on PATH or at $SOUFFLE
 #   Nemo           `nmo`, when on PATH or at $NEMO
 # and prints, per workload and engine, the median wall time of REPS runs and the
 # median peak resident memory (`/usr/bin/time -v`). Peers not found are listed as
@@ -51,23 +53,34 @@ measure() {
 }
 
 : >"$OUT/runs"
+# Soufflé counts its output relations (`.printsize`) as prooflog does with --count,
+# rather than writing every tuple.
 for name in "${names[@]}"; do
   if [ -n "$SOUFFLE" ]; then
-    "$SOUFFLE" -o "$OUT/$name.souffle" "$OUT/$name.dl" 2>/dev/null || echo "souffle -o failed on $name" >&2
+    sed 's/^\.output /.printsize /' "$OUT/$name.dl" >"$OUT/$name.count.dl"
+    "$SOUFFLE" -o "$OUT/$name.souffle" "$OUT/$name.count.dl" 2>/dev/null || echo "souffle -o failed on $name" >&2
   fi
 done
 for rep in $(seq "$REPS"); do
   for name in "${names[@]}"; do
+    # A weighted workload's edges come from its JSON file, with their confidences
+    # (its program's `.input` would add each edge again at confidence 1).
+    prog=$OUT/$name.dl
     facts=(--fact-dir "$OUT/$name")
-    [ -f "$OUT/$name.json" ] && facts+=(--facts "$OUT/$name.json")
-    measure cli_prov "$name" "$PL" run "$OUT/$name.dl" "${facts[@]}" --count
-    measure cli_noprov "$name" "$PL" run "$OUT/$name.dl" "${facts[@]}" --count --no-provenance
+    if [ -f "$OUT/$name.json" ]; then
+      prog=$OUT/$name.weighted.dl
+      sed '/^\.input /d' "$OUT/$name.dl" >"$prog"
+      facts=(--facts "$OUT/$name.json")
+    fi
+    measure cli_prov "$name" "$PL" run "$prog" "${facts[@]}" --count
+    measure cli_prov_1thread "$name" "$PL" run "$prog" "${facts[@]}" --count --threads 1
+    measure cli_noprov "$name" "$PL" run "$prog" "${facts[@]}" --count --no-provenance
     measure inproc_prov "$name" "$WL" run "$name" prooflog-provenance
     measure inproc_noprov "$name" "$WL" run "$name" prooflog-no-provenance
     "$WL" run "$name" ascent >/dev/null 2>&1 && measure inproc_ascent "$name" "$WL" run "$name" ascent
     if [ -n "$SOUFFLE" ]; then
-      measure souffle_interp "$name" "$SOUFFLE" -F "$OUT/$name" -D - "$OUT/$name.dl"
-      [ -x "$OUT/$name.souffle" ] && measure souffle_compiled "$name" "$OUT/$name.souffle" -F "$OUT/$name" -D -
+      measure souffle_interp "$name" "$SOUFFLE" -F "$OUT/$name" "$OUT/$name.count.dl"
+      [ -x "$OUT/$name.souffle" ] && measure souffle_compiled "$name" "$OUT/$name.souffle" -F "$OUT/$name"
     fi
     if [ -n "$NEMO" ]; then
       measure nemo "$name" "$NEMO" -I "$OUT/$name" "$OUT/$name.dl"

@@ -666,6 +666,9 @@ impl<'a> Engine<'a> {
                 None if first => {
                     for &r in &stratum.relations {
                         let r = r as usize;
+                        // Every row is in this first delta, round 0's new facts too:
+                        // queued again, they would be joined a second time next round.
+                        self.next_delta[r].clear();
                         self.cur_delta[r].extend(0..self.rels[r].len());
                         delta_rels.push(r);
                     }
@@ -674,7 +677,7 @@ impl<'a> Engine<'a> {
                     for &r in &stratum.relations {
                         let r = r as usize;
                         std::mem::swap(&mut self.cur_delta[r], &mut self.next_delta[r]);
-                        self.cur_delta[r].sort_unstable();
+                        self.queued[r].order(&mut self.cur_delta[r]);
                         delta_rels.push(r);
                     }
                 }
@@ -1331,6 +1334,38 @@ impl Queued {
         } else {
             self.own[(row - self.base_len) as usize] = queued;
         }
+    }
+
+    /// Sort `delta`, the rows queued (exactly those whose flag is set). New facts
+    /// arrive in ascending order and improved ones in merge order; when the rows span
+    /// little more than their number times its logarithm, reading them off the flags
+    /// in order is cheaper than sorting them (weighted closures improve a third of
+    /// their facts: sorting was a fifth of their evaluation).
+    pub fn order(&self, delta: &mut Vec<u32>) {
+        if delta.is_sorted() {
+            return;
+        }
+        let (lo, hi) = delta
+            .iter()
+            .fold((u32::MAX, 0), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+        let span = (hi - lo) as usize + 1;
+        let log = usize::BITS - delta.len().leading_zeros();
+        if lo < self.base_len || span > delta.len() * log as usize {
+            delta.sort_unstable();
+            return;
+        }
+        let n = delta.len();
+        delta.clear();
+        let from = (lo - self.base_len) as usize;
+        let flags = &self.own[from..from + span];
+        delta.extend(
+            flags
+                .iter()
+                .enumerate()
+                .filter(|&(_, &q)| q)
+                .map(|(i, _)| lo + i as u32),
+        );
+        debug_assert_eq!(delta.len(), n, "queued flags and the delta disagree");
     }
 
     /// A row was appended.
