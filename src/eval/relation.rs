@@ -267,7 +267,7 @@ fn slot_of(tag: u32, row: u32) -> u64 {
 
 impl Dedup {
     /// The row whose digest is `tag` and for which `eq` holds.
-    #[inline]
+    #[inline(always)]
     fn find(&self, tag: u32, eq: impl Fn(u32) -> bool) -> Option<u32> {
         let n = self.slots.len();
         if n == 0 {
@@ -886,18 +886,31 @@ impl Relation {
 
     /// [`Relation::find`] for cells whose digest `tag_of(hash_cells(cells))` is
     /// already known.
-    #[inline]
+    /// (Inlined where derivations are emitted: the look-up of a derivation that is
+    /// already a fact is most of what a duplicate-heavy join does.)
+    #[inline(always)]
     pub fn find_tagged(&self, cells: &[u64], tag: u32) -> Option<u32> {
-        if let Some(b) = &self.base
-            && let Some(row) = b.get().find_tagged(cells, tag)
+        if self.base.is_some()
+            && let Some(row) = self.find_in_base(cells, tag)
         {
             return Some(row);
         }
-        // The table holds own rows only.
+        self.find_own(cells, tag)
+    }
+
+    /// The own row with these cells (the dedup table holds own rows only).
+    #[inline(always)]
+    fn find_own(&self, cells: &[u64], tag: u32) -> Option<u32> {
         let (data, arity, stride, base_len) = (&self.data, self.arity, self.stride, self.base_len);
         self.dedup.find(tag, |r| {
             same(&data[(r - base_len) as usize * stride..][..arity], cells)
         })
+    }
+
+    /// A layer's look-up in its base (which is always plain).
+    #[inline(never)]
+    fn find_in_base(&self, cells: &[u64], tag: u32) -> Option<u32> {
+        self.base.as_ref()?.get().find_own(cells, tag)
     }
 
     /// Find the row with these cells or append it; `(row, true)` when appended. New
