@@ -54,9 +54,9 @@ pub struct EngineInputs {
     #[command(flatten)]
     pub limits: Limits,
 
-    /// Threads that evaluate rules and pieces of their deltas side by side; every
-    /// count gives byte-identical results [default: one per core].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    /// Threads that evaluate rules and pieces of their deltas side by side, 1 to 256;
+    /// every count gives byte-identical results [default: one per core].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub threads: Option<u16>,
 
     /// Turn warnings into errors (exit 2): a goal's bare identifier that names a symbol

@@ -639,6 +639,8 @@ fn every_thread_count_prints_the_same_bytes() {
     let one = prove("1");
     assert_eq!(prove("2"), one);
     assert_eq!(prove("4"), one);
-    let err = fails_text(&["run", &program, "--threads", "0"]);
-    assert!(err.contains("--threads"), "{err}");
+    for bad in ["0", "257", "many"] {
+        let err = fails_text(&["run", &program, "--threads", bad]);
+        assert!(err.contains("--threads"), "{bad}: {err}");
+    }
 }

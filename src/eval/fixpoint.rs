@@ -236,14 +236,19 @@ fn makes_symbols(plan: &Plan) -> bool {
     plan.head.iter().any(expr) || any_step(&plan.steps)
 }
 
-/// The worker threads for `threads` (0: one per core); `None` for one thread.
+/// Most worker threads an evaluation uses, whatever it asks for (a wave has at most
+/// [`WAVE`] pieces anyway).
+const MAX_THREADS: usize = 256;
+
+/// The worker threads for `threads` (0: one per core, at most [`MAX_THREADS`]);
+/// `None` for one thread.
 /// Pools are made once per thread count and shared by every evaluation.
 fn pool(threads: usize) -> Option<std::sync::Arc<rayon::ThreadPool>> {
     use std::sync::{Arc, Mutex};
     static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
     let threads = match threads {
         0 => std::thread::available_parallelism().map_or(1, usize::from),
-        n => n,
+        n => n.min(MAX_THREADS),
     };
     if threads <= 1 {
         return None;

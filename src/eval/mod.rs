@@ -106,7 +106,8 @@ pub struct EvalOptions {
     /// derivation counted in [`Stats::arithmetic`].
     pub strict_arithmetic: bool,
     /// Threads that evaluate a round's rules and delta pieces side by side: 1 (the
-    /// default) evaluates on the calling thread, 0 uses one per core. Every thread
+    /// default) evaluates on the calling thread, 0 uses one per core; more than 256
+    /// count as 256. Every thread
     /// count gives byte-identical results: the same facts, confidences and
     /// derivations.
     pub threads: usize,
