@@ -210,7 +210,7 @@ impl Piece {
 }
 
 /// Whether running `plan` can make new symbols (`cat`, `substr`, `to_string`).
-fn makes_symbols(plan: &Plan) -> bool {
+pub(super) fn makes_symbols(plan: &Plan) -> bool {
     fn expr(e: &CExpr) -> bool {
         match e {
             CExpr::Slot(_) | CExpr::Const(_) | CExpr::Never => false,
@@ -392,6 +392,11 @@ impl<'a> Engine<'a> {
 
     fn provenance(&self) -> bool {
         self.options.provenance
+    }
+
+    /// The worker threads, when evaluation uses more than one.
+    pub(super) fn pool(&self) -> Option<&rayon::ThreadPool> {
+        self.pool.as_deref()
     }
 
     /// Evaluate every stratum in order.

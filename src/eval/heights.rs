@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use crate::diag::{Limit, Result};
 use crate::eval::FactId;
 use crate::eval::exec::{self, Ctx, Cursor, Frame, Syms};
-use crate::eval::fixpoint::{Engine, push_premises};
+use crate::eval::fixpoint::{Engine, makes_symbols, push_premises};
 use crate::eval::plan::{Plan, Planner, Step, Version};
 use crate::eval::relation::{INPUT_RULE, Meta};
 use crate::ir::Literal;
@@ -36,11 +36,6 @@ struct Pass {
     settled: Vec<Vec<bool>>,
     /// Candidate height → facts that got a candidate of that height.
     queue: BTreeMap<u32, Vec<FactId>>,
-    /// Candidates found by the running plan: head row and height, with their premises
-    /// at `premises[starts[k]..starts[k + 1]]`.
-    found: Vec<(u32, u32)>,
-    starts: Vec<usize>,
-    premises: Vec<FactId>,
 }
 
 impl Engine<'_> {
@@ -82,9 +77,6 @@ impl Engine<'_> {
             finals: vec![Vec::new(); n],
             settled: vec![Vec::new(); n],
             queue: BTreeMap::new(),
-            found: Vec::new(),
-            starts: Vec::new(),
-            premises: Vec::new(),
         };
         let mut delta: Vec<Vec<u32>> = vec![Vec::new(); n];
         for &rel in &stratum.relations {
@@ -174,7 +166,10 @@ impl Engine<'_> {
     }
 
     /// Run one plan over every fact (the unsettled ones hidden) and record, per head
-    /// fact, its best tight candidate.
+    /// fact, its best tight candidate. A long delta is cut into pieces that worker
+    /// threads may join side by side: a piece only reads (candidates are recorded
+    /// after every piece is done), and the pieces' candidates are taken in order, so
+    /// the outcome is the same on any number of threads.
     fn height_round(
         &mut self,
         plan: &Plan,
@@ -186,78 +181,137 @@ impl Engine<'_> {
             return Ok(());
         }
         let head = plan.head_rel as usize;
-        pass.found.clear();
-        pass.starts.clear();
-        pass.starts.push(0);
-        pass.premises.clear();
+        let pieces: Vec<&[u32]> = if delta.is_empty() {
+            vec![delta]
+        } else {
+            delta.chunks(HEIGHT_PIECE).collect()
+        };
+        let reads = Reads {
+            rels: &self.rels,
+            lens,
+            deadline: self.deadline(),
+            settled: &pass.settled[head],
+            finals: &pass.finals[head],
+        };
+        let found: Vec<Found> = match self
+            .pool()
+            .filter(|_| pieces.len() > 1 && !makes_symbols(plan))
         {
-            let mut ctx = Ctx::new(
-                &self.rels,
-                lens,
-                lens,
-                delta,
-                Syms::Write(&self.interner),
-                true,
-            );
-            ctx.deadline = self.deadline();
-            let syms = ctx.syms;
-            let relation = &self.rels[head];
-            let mut cells = Vec::with_capacity(plan.head.len());
-            let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
-                cells.clear();
-                for e in &plan.head {
-                    match exec::eval(e, &frame.slots, syms) {
-                        Ok(v) => cells.push(v),
-                        Err(_) => return false,
-                    }
-                }
-                let Some(row) = relation.find(&cells) else {
-                    debug_assert!(false, "a derivation's head is missing from the fixpoint");
-                    return false;
-                };
-                let i = row as usize;
-                // The confidence exactly as the loop computes it for this derivation.
-                let conf = plan.confidence * conf;
-                if pass.settled[head][i] || conf != pass.finals[head][i] {
-                    return false;
-                }
-                let height = height.saturating_add(1);
-                let m = relation.meta(row);
-                if (height, plan.rule) >= (m.height, m.rule) {
-                    return false;
-                }
-                push_premises(plan, frame, &mut pass.premises);
-                pass.found.push((row, height));
-                pass.starts.push(pass.premises.len());
-                false
-            };
-            let mut frame = Frame::new(plan);
-            let stop = exec::run_plan(&ctx, plan, &mut frame, &mut Cursor::default(), &mut sink);
-            if stop.is_some() {
-                return Err(self.limit_error(Limit::Timeout, Some(plan.rule)));
+            Some(pool) => {
+                let symbols = self.interner.borrow();
+                let symbols: &crate::eval::symbols::Symbols = &symbols;
+                pool.install(|| {
+                    use rayon::prelude::*;
+                    pieces
+                        .par_iter()
+                        .map(|d| reads.candidates(plan, d, Syms::Read(symbols)))
+                        .collect()
+                })
             }
+            None => pieces
+                .iter()
+                .map(|d| reads.candidates(plan, d, Syms::Write(&self.interner)))
+                .collect(),
+        };
+        if found.iter().any(|f| f.expired) {
+            return Err(self.limit_error(Limit::Timeout, Some(plan.rule)));
         }
         let relation = &mut self.rels[head];
-        for (k, &(row, height)) in pass.found.iter().enumerate() {
-            let m = relation.meta(row);
-            if (height, plan.rule) >= (m.height, m.rule) {
-                continue;
+        for f in &found {
+            for (k, &(row, height)) in f.found.iter().enumerate() {
+                let m = relation.meta(row);
+                if (height, plan.rule) >= (m.height, m.rule) {
+                    continue;
+                }
+                let prem = &f.premises[f.starts[k]..f.starts[k + 1]];
+                relation.set_premises(row, prem)?;
+                relation.set_meta(
+                    row,
+                    Meta {
+                        height,
+                        rule: plan.rule,
+                        ..m
+                    },
+                );
+                pass.queue.entry(height).or_default().push(FactId {
+                    rel: head as u32,
+                    row,
+                });
             }
-            let prem = &pass.premises[pass.starts[k]..pass.starts[k + 1]];
-            relation.set_premises(row, prem)?;
-            relation.set_meta(
-                row,
-                Meta {
-                    height,
-                    rule: plan.rule,
-                    ..m
-                },
-            );
-            pass.queue.entry(height).or_default().push(FactId {
-                rel: head as u32,
-                row,
-            });
         }
         Ok(())
+    }
+}
+
+/// Delta rows per piece of a height round.
+const HEIGHT_PIECE: usize = if cfg!(test) { 3 } else { 1 << 10 };
+
+/// What the pieces of a height round read.
+struct Reads<'r> {
+    rels: &'r [crate::eval::relation::Relation],
+    lens: &'r [u32],
+    deadline: Option<std::time::Instant>,
+    /// The head relation's settled flags and final confidences.
+    settled: &'r [bool],
+    finals: &'r [f64],
+}
+
+/// The candidates one piece found: head row and height, with their premises at
+/// `premises[starts[k]..starts[k + 1]]`.
+struct Found {
+    found: Vec<(u32, u32)>,
+    starts: Vec<usize>,
+    premises: Vec<FactId>,
+    /// The deadline passed.
+    expired: bool,
+}
+
+impl Reads<'_> {
+    /// Run `plan` over `delta` and keep, per head fact, each tight candidate that is
+    /// shorter than its record.
+    fn candidates(&self, plan: &Plan, delta: &[u32], syms: Syms<'_>) -> Found {
+        let mut out = Found {
+            found: Vec::new(),
+            starts: vec![0],
+            premises: Vec::new(),
+            expired: false,
+        };
+        let mut ctx = Ctx::new(self.rels, self.lens, self.lens, delta, syms, true);
+        ctx.deadline = self.deadline;
+        let syms = ctx.syms;
+        let relation = &self.rels[plan.head_rel as usize];
+        let mut cells = Vec::with_capacity(plan.head.len());
+        let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
+            cells.clear();
+            for e in &plan.head {
+                match exec::eval(e, &frame.slots, syms) {
+                    Ok(v) => cells.push(v),
+                    Err(_) => return false,
+                }
+            }
+            let Some(row) = relation.find(&cells) else {
+                debug_assert!(false, "a derivation's head is missing from the fixpoint");
+                return false;
+            };
+            let i = row as usize;
+            // The confidence exactly as the loop computes it for this derivation.
+            let conf = plan.confidence * conf;
+            if self.settled[i] || conf != self.finals[i] {
+                return false;
+            }
+            let height = height.saturating_add(1);
+            let m = relation.meta(row);
+            if (height, plan.rule) >= (m.height, m.rule) {
+                return false;
+            }
+            push_premises(plan, frame, &mut out.premises);
+            out.found.push((row, height));
+            out.starts.push(out.premises.len());
+            false
+        };
+        let mut frame = Frame::new(plan);
+        let stop = exec::run_plan(&ctx, plan, &mut frame, &mut Cursor::default(), &mut sink);
+        out.expired = stop.is_some();
+        out
     }
 }
