@@ -1071,7 +1071,7 @@ impl<'a> Engine<'a> {
         let n = pending.len();
         // What storing every buffered tuple as a new fact could allocate, checked
         // before anything grows.
-        let growth = self.rels[head].growth_bound(n, pending.premises.len())
+        let growth = self.rels[head].growth_bound(n, pending.premises.len(), &pending.conf)
             + self.queued[head].growth_bound(n)
             + grow_bytes(
                 self.next_delta[head].len(),

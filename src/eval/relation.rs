@@ -406,9 +406,10 @@ pub(crate) struct Index {
     base: Option<usize>,
 }
 
-/// Cells after a row's own that hold its [`Meta`]: the confidence's bits, then
-/// `height << 32 | rule`.
-const META_CELLS: usize = 2;
+/// Cells after a row's own that hold its [`Meta`] while every own row has the same
+/// confidence (kept once, in [`Relation::uniform`]): `height << 32 | rule`. Once
+/// confidences differ, a second cell follows with the confidence's bits.
+const META_CELLS: usize = 1;
 
 /// What a layer changed in the record of one of its base's rows.
 #[derive(Clone, Copy)]
@@ -431,9 +432,17 @@ struct Patch {
 #[derive(Clone)]
 pub(crate) struct Relation {
     arity: usize,
-    /// `arity + META_CELLS`: each row is followed by its record, so that checking a
-    /// derived tuple against an existing fact reads one cache line, not two.
+    /// `arity + META_CELLS`, plus one while `conf_col`: each row is followed by its
+    /// record, so that checking a derived tuple against an existing fact reads one
+    /// cache line, not two.
     stride: usize,
+    /// Whether each own row stores its confidence. Until two own rows' confidences
+    /// differ (in an unweighted program, never), they share [`Relation::uniform`],
+    /// which saves a cell per row.
+    conf_col: bool,
+    /// The confidence bits of every own row while `!conf_col` (meaningless while the
+    /// relation has no own rows).
+    uniform: u64,
     /// Rows of the base (0 for a plain relation).
     base_len: u32,
     base: Option<Shared>,
@@ -508,6 +517,8 @@ impl Relation {
         Relation {
             arity,
             stride: arity + META_CELLS,
+            conf_col: false,
+            uniform: 0,
             base_len: 0,
             base: None,
             len: 0,
@@ -533,7 +544,9 @@ impl Relation {
         }
         Relation {
             arity: base.arity,
-            stride: base.stride,
+            stride: base.arity + META_CELLS,
+            conf_col: false,
+            uniform: 0,
             base_len: base.len,
             base: Some(Shared {
                 rels: Arc::clone(rels),
@@ -640,7 +653,12 @@ impl Relation {
             return self.base_meta(row);
         }
         let b = (row - self.base_len) as usize * self.stride + self.arity;
-        let (conf, hr) = (self.data[b], self.data[b + 1]);
+        let hr = self.data[b];
+        let conf = if self.conf_col {
+            self.data[b + 1]
+        } else {
+            self.uniform
+        };
         Meta {
             conf: f64::from_bits(conf),
             height: (hr >> 32) as u32,
@@ -678,9 +696,38 @@ impl Relation {
             self.patch(row).meta = meta;
             return;
         }
+        self.store_conf(row, meta.conf);
         let b = (row - self.base_len) as usize * self.stride + self.arity;
-        self.data[b] = meta.conf.to_bits();
-        self.data[b + 1] = (meta.height as u64) << 32 | meta.rule as u64;
+        self.data[b] = (meta.height as u64) << 32 | meta.rule as u64;
+    }
+
+    /// Store an own row's confidence, giving every row a confidence cell first if it
+    /// differs from the one they share.
+    #[inline]
+    fn store_conf(&mut self, row: u32, conf: f64) {
+        if !self.conf_col {
+            if conf.to_bits() == self.uniform {
+                return;
+            }
+            self.widen();
+        }
+        let b = (row - self.base_len) as usize * self.stride + self.arity;
+        self.data[b + 1] = conf.to_bits();
+    }
+
+    /// Give every own row its own confidence cell (the first time two differ).
+    #[cold]
+    #[inline(never)]
+    fn widen(&mut self) {
+        let (old, rows) = (self.stride, self.data.len() / self.stride);
+        let mut data = Vec::with_capacity(rows.max(1) * (old + 1));
+        for r in self.data.chunks_exact(old) {
+            data.extend_from_slice(r);
+            data.push(self.uniform);
+        }
+        self.data = data;
+        self.stride = old + 1;
+        self.conf_col = true;
     }
 
     /// Replace the confidence of a row.
@@ -690,8 +737,7 @@ impl Relation {
             self.patch(row).meta.conf = conf;
             return;
         }
-        let b = (row - self.base_len) as usize * self.stride + self.arity;
-        self.data[b] = conf.to_bits();
+        self.store_conf(row, conf);
     }
 
     /// The index of a row's input record in the fact base's evidence list, or
@@ -935,12 +981,21 @@ impl Relation {
         if let Some(found) = self.dedup.find_or_insert(tag, row, eq) {
             return (found, false);
         }
+        let conf = meta.conf.to_bits();
+        if !self.conf_col {
+            if self.data.is_empty() {
+                self.uniform = conf;
+            } else if conf != self.uniform {
+                self.widen();
+            }
+        }
         self.data.extend(cells.iter().copied());
         self.len += 1;
-        self.data.extend([
-            meta.conf.to_bits(),
-            (meta.height as u64) << 32 | meta.rule as u64,
-        ]);
+        self.data
+            .push((meta.height as u64) << 32 | meta.rule as u64);
+        if self.conf_col {
+            self.data.push(conf);
+        }
         let rows = Rows {
             base: self.base.as_ref().map(Shared::get),
             base_len: self.base_len,
@@ -976,9 +1031,22 @@ impl Relation {
     /// At most how many bytes inserting `rows` new rows with `premises` premises in
     /// all could allocate (vectors and tables that would have to grow, each to its
     /// new size: while one moves, both copies exist).
-    pub fn growth_bound(&self, rows: usize, premises: usize) -> usize {
+    pub fn growth_bound(&self, rows: usize, premises: usize, confs: &[f64]) -> usize {
         use crate::eval::fixpoint::grow_bytes;
-        let mut g = grow_bytes(self.data.len(), self.data.capacity(), rows * self.stride, 8);
+        // A confidence other than the one the rows share makes every row one cell
+        // wider: a new vector, while the old one still exists.
+        let shared = if self.data.is_empty() {
+            confs.first().map(|c| c.to_bits())
+        } else {
+            Some(self.uniform)
+        };
+        let widens =
+            !self.conf_col && shared.is_some_and(|u| confs.iter().any(|c| c.to_bits() != u));
+        let mut g = if widens {
+            (self.data.len() / self.stride + rows) * (self.stride + 1) * 8
+        } else {
+            grow_bytes(self.data.len(), self.data.capacity(), rows * self.stride, 8)
+        };
         let need = self.dedup.len + rows;
         if need * 4 > self.dedup.slots.len() * 3 {
             let mut n = self.dedup.slots.len().max(16);
@@ -1136,6 +1204,50 @@ fn index_add(index: &mut Index, rows: Rows<'_>, row: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_share_one_confidence_until_two_differ() {
+        let meta = |conf: f64, height: u32, rule: u32| Meta { conf, height, rule };
+        let mut r = Relation::new(2);
+        let ix = r.ensure_index(&[0]);
+        for i in 0..50 {
+            r.insert(&[i, i + 1], meta(0.5, i as u32, 7));
+        }
+        assert!(!r.conf_col);
+        assert_eq!(r.data.len(), 50 * 3, "two cells and one record cell a row");
+        let growth_same = r.growth_bound(10, 0, &[0.5; 10]);
+        let growth_new = r.growth_bound(10, 0, &[0.5, 0.25]);
+        assert!(growth_new >= 60 * 4 * 8 && growth_new > growth_same);
+        // A different confidence on an existing row widens every row, keeping all.
+        r.set_conf(20, 0.75);
+        assert!(r.conf_col);
+        assert_eq!(r.data.len(), 50 * 4);
+        for i in 0..50u32 {
+            let conf = if i == 20 { 0.75 } else { 0.5 };
+            assert_eq!(r.meta(i), meta(conf, i, 7));
+            assert_eq!(r.row(i), &[i as u64, i as u64 + 1]);
+        }
+        assert_eq!(r.find(&[20, 21]), Some(20));
+        assert_eq!(r.lookup(ix, &[33]).0, &[33]);
+        // A new row with another confidence widens too; set_meta on a uniform row.
+        let mut q = Relation::new(1);
+        q.insert(&[1], meta(1.0, 0, u32::MAX));
+        q.set_meta(0, meta(1.0, 3, 2));
+        assert!(!q.conf_col);
+        assert_eq!(q.meta(0), meta(1.0, 3, 2));
+        q.insert(&[2], meta(0.9, 1, 1));
+        assert!(q.conf_col);
+        assert_eq!((q.meta(0), q.meta(1)), (meta(1.0, 3, 2), meta(0.9, 1, 1)));
+        // A layer's own rows start sharing again, whatever its base does.
+        let rels = Arc::new(vec![q]);
+        let mut layer = Relation::over(&rels, 0);
+        layer.insert(&[3], meta(0.9, 2, 1));
+        assert!(!layer.conf_col);
+        assert_eq!(layer.meta(2), meta(0.9, 2, 1));
+        assert_eq!(layer.meta(0), meta(1.0, 3, 2));
+        layer.set_conf(2, 0.95);
+        assert_eq!(layer.meta(2).conf, 0.95);
+    }
 
     #[test]
     fn insert_dedups_and_indexes_grow() {
