@@ -32,7 +32,6 @@ WL=target/release/examples/workload
 if [ $# -gt 0 ]; then names=("$@"); else mapfile -t names < <("$WL" list ${HEAVY:+--heavy}); fi
 
 SOUFFLE=${SOUFFLE:-$(command -v souffle || true)}
-[ -z "$SOUFFLE" ] && [ -x /work/peers/souffle/build/src/souffle ] && SOUFFLE=/work/peers/souffle/build/src/souffle
 NEMO=${NEMO:-$(command -v nmo || true)}
 skipped=()
 [ -n "$SOUFFLE" ] && [ -x "$SOUFFLE" ] || { skipped+=("souffle (not on PATH, \$SOUFFLE unset)"); SOUFFLE=; }

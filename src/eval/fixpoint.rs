@@ -99,6 +99,14 @@ impl Pending {
         self.drops = 0;
     }
 
+    /// Bytes the buffer has allocated.
+    fn bytes(&self) -> usize {
+        self.cells.capacity() * 8
+            + (self.tags.capacity() + self.height.capacity() + self.starts.capacity()) * 4
+            + self.conf.capacity() * 8
+            + self.premises.capacity() * std::mem::size_of::<FactId>()
+    }
+
     fn clear(&mut self) {
         self.cells.clear();
         self.tags.clear();
@@ -316,6 +324,9 @@ pub(crate) struct Engine<'a> {
     pool: Option<std::sync::Arc<rayon::ThreadPool>>,
     /// Derivations made by the last wave of pieces.
     last_wave: u64,
+    /// Bytes of the derivation buffers (a wave's and the spare ones), counted
+    /// against the memory limit with the relations.
+    buffer_mem: usize,
 }
 
 /// Where an incremental stratum evaluation starts: the rows each relation had before
@@ -383,6 +394,7 @@ impl<'a> Engine<'a> {
             spare: Vec::new(),
             pool: pool(options.threads),
             last_wave: u64::MAX,
+            buffer_mem: 0,
         };
         for rel in 0..n {
             engine.account(rel);
@@ -451,7 +463,11 @@ impl<'a> Engine<'a> {
     /// beyond the memory limit.
     pub(super) fn check_memory(&self, growth: usize, running: Option<RuleId>) -> Result<()> {
         if let Some(max) = self.options.budget.max_memory
-            && self.mem.saturating_add(growth) > max
+            && self
+                .mem
+                .saturating_add(self.buffer_mem)
+                .saturating_add(growth)
+                > max
         {
             return Err(self.limit_error(Limit::MaxMemory, running));
         }
@@ -1020,6 +1036,11 @@ impl<'a> Engine<'a> {
             // Merge in piece order; a piece that ran out of time stops everything.
             let mut expired = None;
             self.last_wave = wave.iter().map(|piece| piece.pending.derivations).sum();
+            self.buffer_mem = wave
+                .iter()
+                .map(|piece| piece.pending.bytes())
+                .sum::<usize>()
+                + self.spare.iter().map(Pending::bytes).sum::<usize>();
             for piece in wave.iter_mut() {
                 let plan = plans[piece.plan];
                 self.record_faults(plan.rule, std::mem::take(&mut piece.faults))?;
