@@ -498,9 +498,12 @@ pub fn prepare(w: &Workload) -> Prepared {
 
 /// Evaluate with prooflog; returns the row count of the workload's output relation.
 pub fn run_prooflog(w: &Workload, prepared: &Prepared, provenance: bool, threads: usize) -> usize {
+    // A benchmark measures the whole evaluation: no limit (the service defaults stop
+    // tc_8k at 2 GiB).
     let options = EvalOptions::default()
         .with_provenance(provenance)
-        .with_threads(threads);
+        .with_threads(threads)
+        .with_budget(prooflog::eval::Budget::unlimited());
     let fb = match evaluate(Arc::clone(&prepared.program), &prepared.inputs, &options) {
         Ok(fb) => fb,
         Err(e) => panic!("{} evaluation failed: {e}", w.name),
