@@ -989,6 +989,18 @@ impl<'a> Engine<'a> {
                 }
             };
             let rels = &self.rels;
+            let run = |piece: &mut Piece, syms: Syms<'_>| {
+                let reads = Reads {
+                    rels,
+                    old,
+                    full,
+                    delta: delta_of(piece),
+                    syms,
+                    provenance,
+                    deadline,
+                };
+                piece.run(plans[piece.plan], &reads);
+            };
             let parallel = self.pool.as_ref().filter(|_| {
                 wave.len() > 1
                     && self.last_wave >= SHARE_MIN
@@ -1000,36 +1012,13 @@ impl<'a> Engine<'a> {
                     let symbols: &Symbols = &symbols;
                     pool.install(|| {
                         use rayon::prelude::*;
-                        wave.par_iter_mut().for_each(|piece| {
-                            let plan = plans[piece.plan];
-                            let delta = delta_of(piece);
-                            let ctx = Reads {
-                                rels,
-                                old,
-                                full,
-                                delta,
-                                syms: Syms::Read(symbols),
-                                provenance,
-                                deadline,
-                            };
-                            piece.run(plan, &ctx);
-                        });
+                        wave.par_iter_mut()
+                            .for_each(|piece| run(piece, Syms::Read(symbols)));
                     });
                 }
                 None => {
                     for piece in wave.iter_mut() {
-                        let plan = plans[piece.plan];
-                        let delta = delta_of(piece);
-                        let ctx = Reads {
-                            rels,
-                            old,
-                            full,
-                            delta,
-                            syms: Syms::Write(&self.interner),
-                            provenance,
-                            deadline,
-                        };
-                        piece.run(plan, &ctx);
+                        run(piece, Syms::Write(&self.interner));
                     }
                 }
             }
