@@ -329,10 +329,10 @@ impl Run<'_, '_> {
                     // Bind first: a variable repeated within this atom (`e(x, x)`) is
                     // checked against the slot its first occurrence just filled.
                     for &(c, s) in binds {
-                        frame.slots[s] = cells[c];
+                        frame.slots[s] = cells.get(c);
                     }
                     for &(c, k) in checks {
-                        if cells[c] != cell(k, &frame.slots) {
+                        if cells.get(c) != cell(k, &frame.slots) {
                             return;
                         }
                     }

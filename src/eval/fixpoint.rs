@@ -832,7 +832,7 @@ impl<'a> Engine<'a> {
         for row in old.input_rows() {
             let k = old.evidence_of(row);
             let conf = evidence(k).unwrap_or(1.0);
-            let (_, new) = fresh.insert(old.row(row), Meta::input(conf));
+            let (_, new) = fresh.insert(&old.row(row).to_vec(), Meta::input(conf));
             if new {
                 fresh.push_records(k, provenance.then_some(&[][..]))?;
             }
@@ -1081,7 +1081,12 @@ impl<'a> Engine<'a> {
         let n = pending.len();
         // What storing every buffered tuple as a new fact could allocate, checked
         // before anything grows.
-        let growth = self.rels[head].growth_bound(n, pending.premises.len(), &pending.conf)
+        let metas = (0..n).map(|k| Meta {
+            conf: pending.conf[k],
+            height: if provenance { pending.height[k] } else { 0 },
+            rule: plan.rule,
+        });
+        let growth = self.rels[head].growth_bound(n, pending.premises.len(), &pending.cells, metas)
             + self.queued[head].growth_bound(n)
             + grow_bytes(
                 self.next_delta[head].len(),

@@ -456,7 +456,7 @@ impl FactBase {
         let r = &self.rels[rel as usize];
         let columns = &self.program.relation(rel).columns;
         let (x, y) = (r.row(a), r.row(b));
-        for ((&p, &q), col) in x.iter().zip(y).zip(columns) {
+        for ((p, q), col) in x.iter().zip(y.iter()).zip(columns) {
             let o = match col.ty {
                 ColumnType::Number => (p as i64).cmp(&(q as i64)),
                 ColumnType::Unsigned => p.cmp(&q),
@@ -543,8 +543,8 @@ impl FactBase {
             .filter(|&row| {
                 let cells = r.row(row);
                 pats.iter().enumerate().all(|(c, p)| match p {
-                    Pat::Const(x) => cells[c] == *x,
-                    Pat::Same(first) => cells[c] == cells[*first],
+                    Pat::Const(x) => cells.get(c) == *x,
+                    Pat::Same(first) => cells.get(c) == cells.get(*first),
                     Pat::Any => true,
                 })
             })
@@ -590,7 +590,7 @@ impl FactBase {
             .row(fact.row)
             .iter()
             .zip(columns)
-            .map(|(&cell, c)| decode(cell, c.ty, &self.interner))
+            .map(|(cell, c)| decode(cell, c.ty, &self.interner))
             .collect()
     }
 
@@ -762,7 +762,7 @@ impl FactBase {
                     let f = frame.facts[*fact];
                     let cells = self.rels[f.rel as usize].row(f.row);
                     for &(c, s) in binds {
-                        frame.slots[s] = cells[c];
+                        frame.slots[s] = cells.get(c);
                     }
                 }
                 Step::Assign { slot, expr } => match exec::eval(expr, &frame.slots, ctx.syms) {

@@ -11,8 +11,13 @@
 //!
 //! Layout per own row (a binary relation, provenance on):
 //!
-//! - `data`: the row's cells, then two record cells (confidence bits and
-//!   `height << 32 | rule`): 32 bytes;
+//! - `data`, in 32-bit words: the row's cells (a word each while every own cell
+//!   fits in 32 bits, else two), then its record: height and rule packed in one
+//!   word while they fit (rules below 4,095, heights below 2^20 − 1), else a word
+//!   each; then, once own rows' confidences differ, the confidence (two words;
+//!   until then every row shares one). Each part widens once for every row, the
+//!   first time a row needs it. So 12 bytes for a binary row of small numbers or
+//!   symbols, 28 at the widest;
 //! - the dedup table: one `u64` slot (`digest << 32 | row + 1`) at load at most 3/4;
 //! - each index: the row's number (`u32`) in its key's row list;
 //! - with provenance, `deriv`: one `u64` word ([`DerivRec`]) for the best
@@ -231,10 +236,73 @@ impl<'a> Premises<'a> {
     }
 }
 
-/// Cell-wise equality (short rows: cheaper than a `memcmp` call).
+/// A row's cells as stored: one 32-bit word each while every cell of the relation's
+/// own rows fits in 32 bits (narrow), else two (wide: low word first). Read a cell
+/// with [`RowCells::get`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowCells<'a> {
+    words: &'a [u32],
+    wide: bool,
+}
+
+impl<'a> RowCells<'a> {
+    /// No cells (a row number past a relation's end).
+    const EMPTY: RowCells<'static> = RowCells {
+        words: &[],
+        wide: false,
+    };
+
+    /// Number of cells.
+    #[inline]
+    pub fn len(self) -> usize {
+        if self.wide {
+            self.words.len() / 2
+        } else {
+            self.words.len()
+        }
+    }
+
+    /// Cell `c`.
+    #[inline(always)]
+    pub fn get(self, c: usize) -> u64 {
+        if self.wide {
+            self.words[2 * c] as u64 | (self.words[2 * c + 1] as u64) << 32
+        } else {
+            self.words[c] as u64
+        }
+    }
+
+    /// Every cell in order.
+    #[inline]
+    pub fn iter(self) -> impl Iterator<Item = u64> + 'a {
+        (0..self.len()).map(move |c| self.get(c))
+    }
+
+    /// The cells as a list.
+    pub fn to_vec(self) -> Vec<u64> {
+        self.iter().collect()
+    }
+
+    /// Whether these are exactly `cells` (short rows: cheaper than a `memcmp` call).
+    #[inline(always)]
+    pub fn same(self, cells: &[u64]) -> bool {
+        if self.wide {
+            return self.same_wide(cells);
+        }
+        self.words.len() == cells.len()
+            && self.words.iter().zip(cells).all(|(&w, &x)| w as u64 == x)
+    }
+
+    #[inline(never)]
+    fn same_wide(self, cells: &[u64]) -> bool {
+        self.len() == cells.len() && cells.iter().enumerate().all(|(c, &x)| self.get(c) == x)
+    }
+}
+
+/// Whether every cell fits in a 32-bit word.
 #[inline]
-fn same(a: &[u64], b: &[u64]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+fn narrow(cells: &[u64]) -> bool {
+    cells.iter().all(|&c| c >> 32 == 0)
 }
 
 /// The 32-bit digest of a row's hash that the dedup table keeps.
@@ -406,10 +474,78 @@ pub(crate) struct Index {
     base: Option<usize>,
 }
 
-/// Cells after a row's own that hold its [`Meta`] while every own row has the same
-/// confidence (kept once, in [`Relation::uniform`]): `height << 32 | rule`. Once
-/// confidences differ, a second cell follows with the confidence's bits.
-const META_CELLS: usize = 1;
+/// Words of a row's own confidence (low word first).
+const CONF_WORDS: usize = 2;
+/// Bits of a rule id in a packed record word (above them: the height).
+const PACKED_RULE_BITS: u32 = 12;
+
+/// A record's height and rule in one word, when both fit: each is stored plus one
+/// (wrapping), so that [`INPUT_RULE`] and the least-height pass's "no height yet"
+/// (`u32::MAX`) are 0. Rules up to 4,094 and heights up to 2^20 − 2 pack.
+#[inline]
+fn pack(meta: Meta) -> Option<u32> {
+    let rule = meta.rule.wrapping_add(1);
+    let height = meta.height.wrapping_add(1);
+    (rule >> PACKED_RULE_BITS == 0 && height >> (32 - PACKED_RULE_BITS) == 0)
+        .then_some(height << PACKED_RULE_BITS | rule)
+}
+
+/// The height and rule of a packed record word.
+#[inline(always)]
+fn unpack(w: u32) -> (u32, u32) {
+    (
+        (w >> PACKED_RULE_BITS).wrapping_sub(1),
+        (w & ((1 << PACKED_RULE_BITS) - 1)).wrapping_sub(1),
+    )
+}
+
+/// The shape of own rows in `data`: per row its cells (one or two words each), its
+/// height and rule (packed in one word while every own row's fit, else a word
+/// each), then, once own rows' confidences differ, its confidence. Layouts only
+/// ever widen, copying every row once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Layout {
+    cell_words: usize,
+    meta_words: usize,
+    conf_col: bool,
+}
+
+impl Layout {
+    /// The narrowest layout.
+    const NARROW: Layout = Layout {
+        cell_words: 1,
+        meta_words: 1,
+        conf_col: false,
+    };
+
+    fn stride(self, arity: usize) -> usize {
+        arity * self.cell_words + self.meta_words + if self.conf_col { CONF_WORDS } else { 0 }
+    }
+
+    /// The narrowest layout at least as wide as this one that holds rows with these
+    /// cells, records and confidences (`uniform`: the confidence own rows share, if
+    /// any).
+    fn holding(
+        self,
+        cells: &[u64],
+        metas: impl Iterator<Item = Meta>,
+        uniform: Option<u64>,
+    ) -> Layout {
+        let mut l = self;
+        if !narrow(cells) {
+            l.cell_words = 2;
+        }
+        for m in metas {
+            if pack(m).is_none() {
+                l.meta_words = 2;
+            }
+            if uniform.is_some_and(|u| m.conf.to_bits() != u) {
+                l.conf_col = true;
+            }
+        }
+        l
+    }
+}
 
 /// What a layer changed in the record of one of its base's rows.
 #[derive(Clone, Copy)]
@@ -432,13 +568,19 @@ struct Patch {
 #[derive(Clone)]
 pub(crate) struct Relation {
     arity: usize,
-    /// `arity + META_CELLS`, plus one while `conf_col`: each row is followed by its
-    /// record, so that checking a derived tuple against an existing fact reads one
-    /// cache line, not two.
+    /// Words per own cell: 1 while every own row's cells fit in 32 bits, else 2.
+    cell_words: usize,
+    /// Words of an own row's cells: `arity * cell_words`.
+    cells_words: usize,
+    /// Words of an own row's height and rule: 1 while they pack (see [`pack`]).
+    meta_words: usize,
+    /// Words per own row (see [`Layout`]). Each row is followed by its record, so
+    /// that checking a derived tuple against an existing fact reads one cache line,
+    /// not two.
     stride: usize,
     /// Whether each own row stores its confidence. Until two own rows' confidences
     /// differ (in an unweighted program, never), they share [`Relation::uniform`],
-    /// which saves a cell per row.
+    /// which saves two words a row.
     conf_col: bool,
     /// The confidence bits of every own row while `!conf_col` (meaningless while the
     /// relation has no own rows).
@@ -448,8 +590,8 @@ pub(crate) struct Relation {
     base: Option<Shared>,
     /// Every row, the base's included.
     len: u32,
-    /// Own rows' cells and records.
-    data: Vec<u64>,
+    /// Own rows' cells and records, in 32-bit words.
+    data: Vec<u32>,
     /// Own rows, by a 32-bit digest of their hash (a probe reads the row only when
     /// the digest matches).
     dedup: Dedup,
@@ -492,22 +634,27 @@ impl Shared {
 struct Rows<'a> {
     base: Option<&'a Relation>,
     base_len: u32,
-    data: &'a [u64],
-    arity: usize,
+    data: &'a [u32],
+    /// Words of a row's cells, and whether a cell takes two.
+    cells_words: usize,
+    wide: bool,
     stride: usize,
 }
 
 impl<'a> Rows<'a> {
-    #[inline]
-    fn row(&self, row: u32) -> &'a [u64] {
+    #[inline(always)]
+    fn row(&self, row: u32) -> RowCells<'a> {
         if row < self.base_len {
             return match self.base {
                 Some(b) => b.row(row),
-                None => &[],
+                None => RowCells::EMPTY,
             };
         }
         let b = (row - self.base_len) as usize * self.stride;
-        &self.data[b..b + self.arity]
+        RowCells {
+            words: &self.data[b..b + self.cells_words],
+            wide: self.wide,
+        }
     }
 }
 
@@ -516,7 +663,10 @@ impl Relation {
     pub fn new(arity: usize) -> Relation {
         Relation {
             arity,
-            stride: arity + META_CELLS,
+            cell_words: 1,
+            cells_words: arity,
+            meta_words: 1,
+            stride: Layout::NARROW.stride(arity),
             conf_col: false,
             uniform: 0,
             base_len: 0,
@@ -544,7 +694,10 @@ impl Relation {
         }
         Relation {
             arity: base.arity,
-            stride: base.arity + META_CELLS,
+            cell_words: 1,
+            cells_words: base.arity,
+            meta_words: 1,
+            stride: Layout::NARROW.stride(base.arity),
             conf_col: false,
             uniform: 0,
             base_len: base.len,
@@ -601,7 +754,7 @@ impl Relation {
             .sum::<usize>()
             + self.own_rows() as usize * size_of::<u32>();
         size_of::<Relation>()
-            + self.data.capacity() * 8
+            + self.data.capacity() * 4
             + self.dedup.slots.capacity() * 8
             + indexes
             + self.deriv.capacity() * size_of::<DerivRec>()
@@ -617,7 +770,8 @@ impl Relation {
             base: self.base.as_ref().map(Shared::get),
             base_len: self.base_len,
             data: &self.data,
-            arity: self.arity,
+            cells_words: self.cells_words,
+            wide: self.cell_words == 2,
             stride: self.stride,
         }
     }
@@ -629,40 +783,54 @@ impl Relation {
     }
 
     /// The cells of a row.
-    #[inline]
-    pub fn row(&self, row: u32) -> &[u64] {
+    #[inline(always)]
+    pub fn row(&self, row: u32) -> RowCells<'_> {
         if row < self.base_len {
             return self.base_row(row);
         }
         let b = (row - self.base_len) as usize * self.stride;
-        &self.data[b..b + self.arity]
-    }
-
-    #[inline(never)]
-    fn base_row(&self, row: u32) -> &[u64] {
-        match &self.base {
-            Some(b) => b.get().row(row),
-            None => &[],
+        RowCells {
+            words: &self.data[b..b + self.cells_words],
+            wide: self.cell_words == 2,
         }
     }
 
+    #[inline(never)]
+    fn base_row(&self, row: u32) -> RowCells<'_> {
+        match &self.base {
+            Some(b) => b.get().row(row),
+            None => RowCells::EMPTY,
+        }
+    }
+
+    /// Where an own row's record starts in `data`.
+    #[inline(always)]
+    fn record_at(&self, row: u32) -> usize {
+        (row - self.base_len) as usize * self.stride + self.cells_words
+    }
+
     /// The record of a row.
-    #[inline]
+    #[inline(always)]
     pub fn meta(&self, row: u32) -> Meta {
         if row < self.base_len {
             return self.base_meta(row);
         }
-        let b = (row - self.base_len) as usize * self.stride + self.arity;
-        let hr = self.data[b];
+        let b = self.record_at(row);
+        let (height, rule) = if self.meta_words == 1 {
+            unpack(self.data[b])
+        } else {
+            (self.data[b], self.data[b + 1])
+        };
         let conf = if self.conf_col {
-            self.data[b + 1]
+            let c = b + self.meta_words;
+            self.data[c] as u64 | (self.data[c + 1] as u64) << 32
         } else {
             self.uniform
         };
         Meta {
             conf: f64::from_bits(conf),
-            height: (hr >> 32) as u32,
-            rule: hr as u32,
+            height,
+            rule,
         }
     }
 
@@ -697,11 +865,24 @@ impl Relation {
             return;
         }
         self.store_conf(row, meta.conf);
-        let b = (row - self.base_len) as usize * self.stride + self.arity;
-        self.data[b] = (meta.height as u64) << 32 | meta.rule as u64;
+        let packed = pack(meta);
+        if self.meta_words == 1 && packed.is_none() {
+            self.widen_to(Layout {
+                meta_words: 2,
+                ..self.layout()
+            });
+        }
+        let b = self.record_at(row);
+        match packed {
+            Some(w) if self.meta_words == 1 => self.data[b] = w,
+            _ => {
+                self.data[b] = meta.height;
+                self.data[b + 1] = meta.rule;
+            }
+        }
     }
 
-    /// Store an own row's confidence, giving every row a confidence cell first if it
+    /// Store an own row's confidence, giving every row a confidence first if it
     /// differs from the one they share.
     #[inline]
     fn store_conf(&mut self, row: u32, conf: f64) {
@@ -709,25 +890,64 @@ impl Relation {
             if conf.to_bits() == self.uniform {
                 return;
             }
-            self.widen();
+            self.widen_to(Layout {
+                conf_col: true,
+                ..self.layout()
+            });
         }
-        let b = (row - self.base_len) as usize * self.stride + self.arity;
-        self.data[b + 1] = conf.to_bits();
+        let c = self.record_at(row) + self.meta_words;
+        let bits = conf.to_bits();
+        self.data[c] = bits as u32;
+        self.data[c + 1] = (bits >> 32) as u32;
     }
 
-    /// Give every own row its own confidence cell (the first time two differ).
+    /// The layout of the own rows.
+    fn layout(&self) -> Layout {
+        Layout {
+            cell_words: self.cell_words,
+            meta_words: self.meta_words,
+            conf_col: self.conf_col,
+        }
+    }
+
+    /// Copy the own rows into layout `to`, at least as wide as theirs in every part
+    /// (the first time a cell, a record or a confidence does not fit).
     #[cold]
     #[inline(never)]
-    fn widen(&mut self) {
+    fn widen_to(&mut self, to: Layout) {
+        let from = self.layout();
         let (old, rows) = (self.stride, self.data.len() / self.stride);
-        let mut data = Vec::with_capacity(rows.max(1) * (old + 1));
+        let stride = to.stride(self.arity);
+        let mut data = Vec::with_capacity(rows.max(1) * stride);
         for r in self.data.chunks_exact(old) {
-            data.extend_from_slice(r);
-            data.push(self.uniform);
+            let (cells, rest) = r.split_at(self.cells_words);
+            let (meta, conf) = rest.split_at(from.meta_words);
+            if to.cell_words == from.cell_words {
+                data.extend_from_slice(cells);
+            } else {
+                for &w in cells {
+                    data.extend([w, 0]);
+                }
+            }
+            match (from.meta_words, to.meta_words) {
+                (1, 2) => {
+                    let (height, rule) = unpack(meta[0]);
+                    data.extend([height, rule]);
+                }
+                _ => data.extend_from_slice(meta),
+            }
+            if from.conf_col {
+                data.extend_from_slice(conf);
+            } else if to.conf_col {
+                data.extend([self.uniform as u32, (self.uniform >> 32) as u32]);
+            }
         }
         self.data = data;
-        self.stride = old + 1;
-        self.conf_col = true;
+        self.cell_words = to.cell_words;
+        self.cells_words = self.arity * to.cell_words;
+        self.meta_words = to.meta_words;
+        self.stride = stride;
+        self.conf_col = to.conf_col;
     }
 
     /// Replace the confidence of a row.
@@ -947,10 +1167,21 @@ impl Relation {
     /// The own row with these cells (the dedup table holds own rows only).
     #[inline(always)]
     fn find_own(&self, cells: &[u64], tag: u32) -> Option<u32> {
-        let (data, arity, stride, base_len) = (&self.data, self.arity, self.stride, self.base_len);
-        self.dedup.find(tag, |r| {
-            same(&data[(r - base_len) as usize * stride..][..arity], cells)
-        })
+        let (data, stride, len, base_len) =
+            (&self.data, self.stride, self.cells_words, self.base_len);
+        let wide = self.cell_words == 2;
+        self.dedup.find(
+            tag,
+            #[inline(always)]
+            |r| {
+                let b = (r - base_len) as usize * stride;
+                RowCells {
+                    words: &data[b..b + len],
+                    wide,
+                }
+                .same(cells)
+            },
+        )
     }
 
     /// A layer's look-up in its base (which is always plain).
@@ -975,32 +1206,46 @@ impl Relation {
         {
             return (found, false);
         }
-        let (data, arity, stride, base_len) = (&self.data, self.arity, self.stride, self.base_len);
         let row = self.len;
-        let eq = |r: u32| same(&data[(r - base_len) as usize * stride..][..arity], cells);
-        if let Some(found) = self.dedup.find_or_insert(tag, row, eq) {
+        let rows = Rows {
+            base: None,
+            base_len: self.base_len,
+            data: &self.data,
+            cells_words: self.cells_words,
+            wide: self.cell_words == 2,
+            stride: self.stride,
+        };
+        if let Some(found) = self
+            .dedup
+            .find_or_insert(tag, row, |r| rows.row(r).same(cells))
+        {
             return (found, false);
         }
         let conf = meta.conf.to_bits();
-        if !self.conf_col {
-            if self.data.is_empty() {
-                self.uniform = conf;
-            } else if conf != self.uniform {
-                self.widen();
+        if !self.conf_col && self.data.is_empty() {
+            self.uniform = conf;
+        }
+        match pack(meta) {
+            // The usual row: it fits the narrowest layout, which the rows have.
+            Some(w)
+                if self.cell_words == 1
+                    && self.meta_words == 1
+                    && !self.conf_col
+                    && conf == self.uniform
+                    && narrow(cells) =>
+            {
+                self.data.extend(cells.iter().map(|&c| c as u32));
+                self.data.push(w);
             }
+            _ => self.append_wider(cells, meta),
         }
-        self.data.extend(cells.iter().copied());
         self.len += 1;
-        self.data
-            .push((meta.height as u64) << 32 | meta.rule as u64);
-        if self.conf_col {
-            self.data.push(conf);
-        }
         let rows = Rows {
             base: self.base.as_ref().map(Shared::get),
             base_len: self.base_len,
             data: &self.data,
-            arity: self.arity,
+            cells_words: self.cells_words,
+            wide: self.cell_words == 2,
             stride: self.stride,
         };
         for index in &mut self.indexes {
@@ -1009,11 +1254,37 @@ impl Relation {
         (row, true)
     }
 
+    /// Append a row's cells and record in a layout wider than the narrowest (widening
+    /// the rows' first if the row does not fit theirs).
+    #[inline(never)]
+    fn append_wider(&mut self, cells: &[u64], meta: Meta) {
+        let shared = (!self.conf_col).then_some(self.uniform);
+        let to = self.layout().holding(cells, std::iter::once(meta), shared);
+        if to != self.layout() {
+            self.widen_to(to);
+        }
+        if self.cell_words == 1 {
+            self.data.extend(cells.iter().map(|&c| c as u32));
+        } else {
+            for &c in cells {
+                self.data.extend([c as u32, (c >> 32) as u32]);
+            }
+        }
+        match pack(meta) {
+            Some(w) if self.meta_words == 1 => self.data.push(w),
+            _ => self.data.extend([meta.height, meta.rule]),
+        }
+        if self.conf_col {
+            let conf = meta.conf.to_bits();
+            self.data.extend([conf as u32, (conf >> 32) as u32]);
+        }
+    }
+
     /// Bytes this relation's own storage has allocated (not a layer's base's): rows
     /// with their records, the dedup table, indexes (tables and row lists),
     /// derivation records, evidence, patches.
     pub fn heap_bytes(&self) -> usize {
-        self.data.capacity() * 8
+        self.data.capacity() * 4
             + self.dedup.slots.capacity() * 8
             + self
                 .indexes
@@ -1030,22 +1301,29 @@ impl Relation {
 
     /// At most how many bytes inserting `rows` new rows with `premises` premises in
     /// all could allocate (vectors and tables that would have to grow, each to its
-    /// new size: while one moves, both copies exist).
-    pub fn growth_bound(&self, rows: usize, premises: usize, confs: &[f64]) -> usize {
+    /// new size: while one moves, both copies exist). `cells` and `metas` are the new
+    /// rows' cells and records (which may also replace existing rows' records).
+    pub fn growth_bound(
+        &self,
+        rows: usize,
+        premises: usize,
+        cells: &[u64],
+        metas: impl Iterator<Item = Meta>,
+    ) -> usize {
         use crate::eval::fixpoint::grow_bytes;
-        // A confidence other than the one the rows share makes every row one cell
-        // wider: a new vector, while the old one still exists.
-        let shared = if self.data.is_empty() {
-            confs.first().map(|c| c.to_bits())
-        } else {
-            Some(self.uniform)
+        // A cell, a record or a confidence that does not fit the own rows' layout
+        // makes every row wider: a new vector, while the old one still exists.
+        let mut metas = metas.peekable();
+        let shared = match metas.peek() {
+            _ if self.conf_col => None,
+            Some(m) if self.data.is_empty() => Some(m.conf.to_bits()),
+            _ => Some(self.uniform),
         };
-        let widens =
-            !self.conf_col && shared.is_some_and(|u| confs.iter().any(|c| c.to_bits() != u));
-        let mut g = if widens {
-            (self.data.len() / self.stride + rows) * (self.stride + 1) * 8
+        let to = self.layout().holding(cells, metas, shared);
+        let mut g = if to != self.layout() {
+            (self.data.len() / self.stride + rows) * to.stride(self.arity) * 4
         } else {
-            grow_bytes(self.data.len(), self.data.capacity(), rows * self.stride, 8)
+            grow_bytes(self.data.len(), self.data.capacity(), rows * self.stride, 4)
         };
         let need = self.dedup.len + rows;
         if need * 4 > self.dedup.slots.len() * 3 {
@@ -1143,7 +1421,7 @@ fn bucket<'a>(ix: &'a Index, key: &[u64], rows: Rows<'_>) -> &'a [u32] {
             && b.key == prefix
             && (!long || {
                 let r = rows.row(b.rows[0]);
-                ix.cols.iter().zip(key).all(|(&c, &k)| r[c] == k)
+                ix.cols.iter().zip(key).all(|(&c, &k)| r.get(c) == k)
             })
     }) {
         Some(b) => &b.rows,
@@ -1175,15 +1453,15 @@ fn arena_full() -> crate::diag::Error {
 fn index_add(index: &mut Index, rows: Rows<'_>, row: u32) {
     let cells = rows.row(row);
     let cols = &index.cols;
-    let h = hash_cells(cols.iter().map(|&c| cells[c]));
-    let prefix = key_prefix(cols.iter().map(|&c| cells[c]));
+    let h = hash_cells(cols.iter().map(|&c| cells.get(c)));
+    let prefix = key_prefix(cols.iter().map(|&c| cells.get(c)));
     let long = cols.len() > INLINE_KEY;
     let same_key = |b: &Bucket| {
         b.hash == h
             && b.key == prefix
             && (!long || {
                 let r = rows.row(b.rows[0]);
-                cols.iter().all(|&c| r[c] == cells[c])
+                cols.iter().all(|&c| r.get(c) == cells.get(c))
             })
     };
     if let Some(b) = index.table.find_mut(h, same_key) {
@@ -1214,18 +1492,19 @@ mod tests {
             r.insert(&[i, i + 1], meta(0.5, i as u32, 7));
         }
         assert!(!r.conf_col);
-        assert_eq!(r.data.len(), 50 * 3, "two cells and one record cell a row");
-        let growth_same = r.growth_bound(10, 0, &[0.5; 10]);
-        let growth_new = r.growth_bound(10, 0, &[0.5, 0.25]);
-        assert!(growth_new >= 60 * 4 * 8 && growth_new > growth_same);
+        assert_eq!(r.data.len(), 50 * 3, "two cells and a record word a row");
+        let metas = |confs: &'static [f64]| confs.iter().map(move |&c| meta(c, 1, 7));
+        let growth_same = r.growth_bound(10, 0, &[], metas(&[0.5; 10]));
+        let growth_new = r.growth_bound(10, 0, &[], metas(&[0.5, 0.25]));
+        assert!(growth_new >= 60 * 5 * 4 && growth_new > growth_same);
         // A different confidence on an existing row widens every row, keeping all.
         r.set_conf(20, 0.75);
         assert!(r.conf_col);
-        assert_eq!(r.data.len(), 50 * 4);
+        assert_eq!(r.data.len(), 50 * 5);
         for i in 0..50u32 {
             let conf = if i == 20 { 0.75 } else { 0.5 };
             assert_eq!(r.meta(i), meta(conf, i, 7));
-            assert_eq!(r.row(i), &[i as u64, i as u64 + 1]);
+            assert_eq!(r.row(i).to_vec(), [i as u64, i as u64 + 1]);
         }
         assert_eq!(r.find(&[20, 21]), Some(20));
         assert_eq!(r.lookup(ix, &[33]).0, &[33]);
@@ -1247,6 +1526,82 @@ mod tests {
         assert_eq!(layer.meta(0), meta(1.0, 3, 2));
         layer.set_conf(2, 0.95);
         assert_eq!(layer.meta(2).conf, 0.95);
+    }
+
+    #[test]
+    fn cells_take_one_word_until_one_does_not_fit() {
+        let meta = |conf: f64, height: u32, rule: u32| Meta { conf, height, rule };
+        let mut r = Relation::new(2);
+        let ix = r.ensure_index(&[1]);
+        for i in 0..20u64 {
+            r.insert(&[i, u32::MAX as u64 - i], meta(0.5, i as u32, 3));
+        }
+        assert_eq!((r.cell_words, r.data.len()), (1, 20 * 3));
+        // Growing to a cell past 32 bits counts the copy of every row.
+        let big = [1u64 << 40, 7];
+        let one = || std::iter::once(meta(0.5, 1, 3));
+        assert!(r.growth_bound(1, 0, &big, one()) >= 21 * 5 * 4);
+        assert!(r.growth_bound(1, 0, &[5, 7], one()) < 21 * 5 * 4);
+        // A negative number is a cell past 32 bits.
+        let minus = (-3i64) as u64;
+        assert_eq!(r.insert(&[minus, 7], meta(0.5, 1, 2)), (20, true));
+        assert_eq!((r.cell_words, r.data.len()), (2, 21 * 5));
+        r.insert(&big, meta(0.25, 9, 4));
+        assert!(r.conf_col);
+        assert_eq!(r.data.len(), 22 * 7);
+        for i in 0..20u32 {
+            assert_eq!(r.row(i).to_vec(), [i as u64, u32::MAX as u64 - i as u64]);
+            assert_eq!(r.meta(i), meta(0.5, i, 3));
+            assert_eq!(r.find(&r.row(i).to_vec()), Some(i));
+        }
+        assert_eq!(r.row(20).to_vec(), [minus, 7]);
+        assert_eq!(r.meta(21), meta(0.25, 9, 4));
+        assert_eq!(r.lookup(ix, &[7]).0, &[20, 21]);
+        assert_eq!(r.find(&big), Some(21));
+        assert_eq!(r.insert(&[minus, 7], Meta::input(1.0)), (20, false));
+        // A layer over the wide relation starts narrow and reads the base as it is.
+        let rels = Arc::new(vec![r]);
+        let mut layer = Relation::over(&rels, 0);
+        assert_eq!(layer.insert(&[1, 2], Meta::input(1.0)), (22, true));
+        assert_eq!(layer.cell_words, 1);
+        assert_eq!(layer.row(20).to_vec(), [minus, 7]);
+        assert_eq!(layer.row(22).to_vec(), [1, 2]);
+        assert_eq!(layer.lookup(ix, &[7]).0, &[20, 21]);
+    }
+
+    #[test]
+    fn records_take_one_word_until_one_does_not_pack() {
+        let meta = |conf: f64, height: u32, rule: u32| Meta { conf, height, rule };
+        let mut r = Relation::new(1);
+        // The input rule and the least-height pass's "no height yet" pack.
+        r.insert(&[0], Meta::input(1.0));
+        r.insert(&[1], meta(1.0, u32::MAX, 4094));
+        r.insert(&[2], meta(1.0, (1 << 20) - 2, 0));
+        assert_eq!((r.meta_words, r.data.len()), (1, 3 * 2));
+        let wide = r.growth_bound(1, 0, &[3], std::iter::once(meta(1.0, 1, 4095)));
+        let packs = r.growth_bound(1, 0, &[3], std::iter::once(meta(1.0, 1, 4094)));
+        assert!(wide >= 4 * 3 * 4 && wide > packs);
+        // A rule past 4094 widens every record; so would a height past 2^20 - 2.
+        r.set_meta(2, meta(1.0, 1 << 20, 5000));
+        assert_eq!((r.meta_words, r.data.len()), (2, 3 * 3));
+        r.insert(&[3], meta(1.0, 7, 1));
+        let want = [
+            Meta::input(1.0),
+            meta(1.0, u32::MAX, 4094),
+            meta(1.0, 1 << 20, 5000),
+            meta(1.0, 7, 1),
+        ];
+        for (i, m) in want.iter().enumerate() {
+            assert_eq!(r.meta(i as u32), *m);
+            assert_eq!(r.row(i as u32).to_vec(), [i as u64]);
+        }
+        for m in [
+            meta(1.0, (1 << 20) - 1, 0),
+            meta(1.0, 0, 4095),
+            meta(1.0, 0, 1 << 20),
+        ] {
+            assert_eq!(pack(m), None, "{m:?}");
+        }
     }
 
     #[test]
@@ -1272,11 +1627,17 @@ mod tests {
         fn dedup_matches_a_map(
             rows in proptest::collection::vec((0u64..40, 0u64..4, 0u64..3), 0..600),
             wide in proptest::bool::ANY,
+            big_from in proptest::option::of(0usize..600),
         ) {
             let arity = if wide { 3 } else { 2 };
             let mut r = Relation::new(arity);
             let mut map = std::collections::HashMap::new();
             for (k, &(a, b, c)) in rows.iter().enumerate() {
+                // From row `big_from` on, some first cells need two words.
+                let a = match big_from {
+                    Some(from) if k >= from && a % 3 == 0 => a | 1 << 33,
+                    _ => a,
+                };
                 let cells = [a, b, c];
                 let cells = &cells[..arity];
                 if k % 97 == 0 {
@@ -1293,7 +1654,7 @@ mod tests {
                 } else {
                     map.insert(cells.to_vec(), row);
                 }
-                proptest::prop_assert_eq!(r.row(row), cells);
+                proptest::prop_assert_eq!(r.row(row).to_vec(), cells);
             }
             proptest::prop_assert_eq!(r.len() as usize, map.len());
             for (cells, &row) in &map {
@@ -1324,7 +1685,7 @@ mod tests {
         layer.push_records(3, Some(&[])).unwrap();
         assert_eq!(layer.lookup(ix, &[2]), (&[0, 1][..], &[3][..]));
         assert_eq!(layer.find(&[4, 5]), Some(2));
-        assert_eq!(layer.row(3), &[6, 2]);
+        assert_eq!(layer.row(3).to_vec(), [6, 2]);
         // A changed record of a base row is the layer's own.
         layer.set_meta(1, Meta::input(0.9));
         layer.set_evidence(1, 7);

@@ -1125,14 +1125,19 @@ proptest::proptest! {
 
     /// Facts and confidences of a recursive program equal a naive fixpoint's, with
     /// and without provenance, and every recorded derivation is consistent: its
-    /// confidence is the fact's, its premises exist and are lower.
+    /// confidence is the fact's, its premises exist and are lower. Node numbers are
+    /// shifted so that some (negative, or past 32 bits) make rows of two-word cells,
+    /// from the start or partway.
     #[test]
     fn closure_confidences_match_naive_fixpoint(
         edges in proptest::collection::vec((0i64..8, 0i64..8, 1u32..=10), 0..24),
         rc in proptest::sample::select(vec![1.0, 0.9, 0.5]),
+        shift in proptest::sample::select(vec![0i64, -4, 1 << 33, (1 << 32) - 5]),
     ) {
-        let edges: Vec<(i64, i64, f64)> =
-            edges.into_iter().map(|(a, b, c)| (a, b, f64::from(c) / 10.0)).collect();
+        let edges: Vec<(i64, i64, f64)> = edges
+            .into_iter()
+            .map(|(a, b, c)| (a + shift, b + shift, f64::from(c) / 10.0))
+            .collect();
         let (p, edge, path) = tc_with_confidence(rc);
         let inputs: Vec<InputFact> = edges.iter().map(|&(a, b, c)| input(edge, &[a, b], c)).collect();
         let expect = naive_confidences(&edges, rc);
@@ -1511,6 +1516,54 @@ proptest::proptest! {
         // merged later, and a join reads a premise's confidence as last merged.)
         proptest::prop_assert_eq!(run(true), run(false));
     }
+}
+
+/// Records hold rule ids past what a packed record word holds: a program whose
+/// recursive rule comes after 4,100 others evaluates as the program without them,
+/// rule ids aside, though its records widen partway (the base rule's fit).
+#[test]
+fn rule_ids_past_a_packed_record_widen_it() {
+    let tc = "
+        .decl edge(a: number, b: number)
+        .decl path(a: number, b: number)
+        .decl filler(a: number)
+        path(x, y) :- edge(x, y).
+    ";
+    let fillers: String = (0..4100)
+        .map(|i| format!("filler(x) :- edge(x, _), x = {i}.\n"))
+        .collect();
+    let step = "path(x, z) :- path(x, y), edge(y, z).\n";
+    let edges: Vec<(i64, i64)> = (0..40).map(|i| (i, (i * 7 + 3) % 41)).collect();
+    let run = |text: &str| {
+        let program = Arc::new(Program::from_source("wide.dl", text).unwrap());
+        let edge = program.relation_id("edge").unwrap();
+        let inputs: Vec<InputFact> = edges
+            .iter()
+            .map(|&(a, b)| input(edge, &[a, b], 1.0))
+            .collect();
+        let fb = evaluate(program.clone(), &inputs, &prov()).unwrap();
+        let path = fb.relation_id("path").unwrap();
+        records(&fb, path)
+    };
+    let plain = run(&format!("{tc}{step}"));
+    let wide = run(&format!("{tc}{fillers}{step}"));
+    assert!(plain.len() > 40);
+    let rules: std::collections::BTreeSet<u32> = wide
+        .iter()
+        .filter_map(|r| r.2.as_ref().map(|d| d.rule))
+        .collect();
+    assert_eq!(rules, [0, 4101].into_iter().collect());
+    let renumbered: Vec<Record> = wide
+        .into_iter()
+        .map(|(args, conf, d)| {
+            let d = d.map(|d| Derivation {
+                rule: if d.rule == 4101 { 1 } else { d.rule },
+                ..d
+            });
+            (args, conf, d)
+        })
+        .collect();
+    assert_eq!(renumbered, plain);
 }
 
 /// Every relation's facts, in row order, with confidences and derivations.
