@@ -829,10 +829,13 @@ impl<'a> Engine<'a> {
         let old = &self.rels[rel];
         let mut fresh = Relation::new(self.program.relations[rel].arity());
         let provenance = self.provenance();
+        let mut cells = Vec::new();
         for row in old.input_rows() {
             let k = old.evidence_of(row);
             let conf = evidence(k).unwrap_or(1.0);
-            let (_, new) = fresh.insert(&old.row(row).to_vec(), Meta::input(conf));
+            cells.clear();
+            cells.extend(old.row(row).iter());
+            let (_, new) = fresh.insert(&cells, Meta::input(conf));
             if new {
                 fresh.push_records(k, provenance.then_some(&[][..]))?;
             }

@@ -279,6 +279,7 @@ impl<'a> RowCells<'a> {
     }
 
     /// The cells as a list.
+    #[cfg(test)]
     pub fn to_vec(self) -> Vec<u64> {
         self.iter().collect()
     }
