@@ -125,9 +125,7 @@ struct Columns {
 
 /// An input fact's citation tag (`HEDGE-n`); derived facts have none.
 fn tag_of(base: &FactBase, fact: FactId) -> Option<String> {
-    base.evidence(fact)
-        .and_then(|e| e.provenance.edge_idx)
-        .map(|n| format!("HEDGE-{n}"))
+    base.edge_idx(fact).map(|n| format!("HEDGE-{n}"))
 }
 
 /// `{"rel": [[…], …], …}`, one row per line, keys sorted; rows are objects
