@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 
-use prooflog::eval::{EvalOptions, FactBase, SharedBase, evaluate};
 use prooflog::Value;
+use prooflog::eval::{EvalOptions, FactBase, SharedBase, evaluate};
 use prooflog::ir::{Program, RelId};
 use prooflog::store::{InputFact, InputFacts, Loader, Provenance, complete_inputs, number_inputs};
 
@@ -153,12 +153,14 @@ fn json_document(facts: &[InputFact]) -> String {
     serde_json::Value::Object(doc).to_string()
 }
 
-/// Evaluate a load, and check its records against the load's own facts and against
-/// the same facts given as values.
+/// Evaluate a load (its facts borrowed, and taken), and check its records against the
+/// load's own facts and against the same facts given as values.
 fn check_load(loader: Loader) -> Result<(), TestCaseError> {
     let loaded = loader.load().unwrap();
     let given = loaded.facts.to_vec();
     let fb = evaluate(Arc::clone(&loaded.program), &loaded.facts, &options()).unwrap();
+    check(&fb, &given)?;
+    let fb = evaluate(Arc::clone(&loaded.program), loaded.facts, &options()).unwrap();
     check(&fb, &given)?;
     let by_value = evaluate(Arc::clone(&loaded.program), &given, &options()).unwrap();
     check(&by_value, &given)
@@ -176,6 +178,12 @@ proptest! {
         // The same facts by columns, not numbered and without the program's fact.
         let columns = InputFacts::from_facts(&program, &facts).unwrap();
         let fb = evaluate(Arc::clone(&program), &columns, &options()).unwrap();
+        check(&fb, &numbered)?;
+        let fb = evaluate(Arc::clone(&program), columns, &options()).unwrap();
+        check(&fb, &numbered)?;
+        // Numbered and with the program's fact, taken as they are.
+        let columns = InputFacts::from_facts(&program, &numbered).unwrap();
+        let fb = evaluate(Arc::clone(&program), columns, &options()).unwrap();
         check(&fb, &numbered)?;
     }
 
@@ -251,7 +259,11 @@ fn a_fact_given_twice_cites_its_more_confident_record() {
         .unwrap();
     let e = fb.evidence(f).unwrap();
     assert_eq!(e.confidence, 0.9);
-    assert_eq!(e.provenance.edge_idx, Some(2), "after the program's r(0, \"w\")");
+    assert_eq!(
+        e.provenance.edge_idx,
+        Some(2),
+        "after the program's r(0, \"w\")"
+    );
     assert_eq!(e.provenance.extra["doc_id"], serde_json::json!("log-7"));
     assert_eq!(fb.input_records().count(), 4);
 }

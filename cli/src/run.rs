@@ -63,7 +63,7 @@ pub fn execute(args: RunArgs) -> ExitCode {
         Ok(loaded) => loaded,
         Err(e) => return fail(&e, style),
     };
-    let result = evaluate_with_limits(program, &facts, !args.no_provenance, &args.inputs);
+    let result = evaluate_with_limits(program, facts, !args.no_provenance, &args.inputs);
     let base = match result {
         Ok(base) => base,
         Err(e) => return fail(&e, style),

@@ -145,6 +145,23 @@ impl Evidence {
         });
     }
 
+    /// Take a table as the own records (after any already added).
+    pub fn adopt(&mut self, mut table: Table) {
+        if self.own.rows.is_empty() && self.own.provenances.is_empty() {
+            self.own = table;
+        } else {
+            self.own.append(&mut table);
+        }
+    }
+
+    /// Record `k`'s relation and confidence, its cells copied into `cells`.
+    pub fn cells(&self, k: usize, program: &Program, cells: &mut Vec<u64>) -> Option<(RelId, f64)> {
+        let (table, row) = self.row(k)?;
+        cells.clear();
+        cells.extend_from_slice(table.cells_of(row, program.relation(row.rel).arity()));
+        Some((row.rel, row.confidence))
+    }
+
     /// Move the own records into a shared base, so that layers can share them. Records
     /// that a layer added (a base extended by
     /// [`FactBase::extend`](super::FactBase::extend)) are folded into a new base once

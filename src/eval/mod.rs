@@ -1,12 +1,14 @@
 //! Semi-naive evaluation with confidence and provenance, and the resulting fact base.
 //!
-//! Architecture invariant: evaluation reads a checked [`Program`] and [`InputFact`]s;
-//! it knows nothing of proofs or answers. The [`FactBase`] it returns is immutable and
+//! Architecture invariant: evaluation reads a checked [`Program`] and input facts
+//! ([`InputFact`]s, or a load's [`InputFacts`] by columns); it knows nothing of proofs
+//! or answers. The [`FactBase`] it returns is immutable and
 //! `Send + Sync`: later layers (proofs, services) read it concurrently.
 //!
 //! Code map: `plan` orders each rule's literals into join steps and picks indexes,
 //! `exec` runs those steps over `relation` storage, `fixpoint` drives the semi-naive
-//! rounds per stratum and merges derivations (keeping the best one per fact).
+//! rounds per stratum and merges derivations (keeping the best one per fact),
+//! `evidence` keeps every input fact's record by columns for citations and proofs.
 //!
 //! Encoding: every column has a type fixed by the program, so a cell is a raw `u64`
 //! (an `i64`, a `u64`, an `f64`'s bits, or a `lasso` symbol key); values are decoded
@@ -1045,6 +1047,73 @@ impl<'a> Load<'a> {
         Ok(())
     }
 
+    /// Whether relation `rel` of a load has the column types the program gives it.
+    fn same_types(&self, facts: &InputFacts, rel: usize) -> bool {
+        self.program.relations.get(rel).is_some_and(|r| {
+            r.columns.len() == facts.types[rel].len()
+                && r.columns
+                    .iter()
+                    .zip(&facts.types[rel])
+                    .all(|(c, &t)| c.ty == t)
+        })
+    }
+
+    /// Whether every row of a load can be taken as it is: its relation typed as the
+    /// program types it, its confidence in [0, 1].
+    fn fits(&self, facts: &InputFacts) -> bool {
+        let fits: Vec<bool> = (0..facts.types.len())
+            .map(|rel| self.same_types(facts, rel))
+            .collect();
+        facts.table.rows.iter().all(|r| {
+            fits.get(r.rel as usize).copied().unwrap_or(false)
+                && (0.0..=1.0).contains(&r.confidence)
+        })
+    }
+
+    /// Take the rows of a load that [`fits`](Self::fits), as the first records: its
+    /// symbol cells are re-keyed in place (in the order
+    /// [`columns`](Self::columns) interns them), and its table becomes the records.
+    fn adopt(&mut self, facts: InputFacts) -> Result<()> {
+        let InputFacts {
+            mut table,
+            symbols,
+            types,
+            ..
+        } = facts;
+        let mut keys = vec![u64::MAX; symbols.len()];
+        for row in &table.rows {
+            let columns = &types[row.rel as usize];
+            for (j, _) in columns
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| **t == ColumnType::Symbol)
+            {
+                let c = &mut table.cells[row.start + j];
+                *c = match keys.get(*c as usize) {
+                    Some(&x) if x != u64::MAX => x,
+                    _ => {
+                        let x = self
+                            .interner
+                            .get_or_intern(crate::value::cell::symbol(*c, &symbols));
+                        if let Some(slot) = keys.get_mut(*c as usize) {
+                            *slot = x;
+                        }
+                        x
+                    }
+                };
+            }
+        }
+        drop(symbols);
+        let first = self.evidence.len();
+        self.evidence.adopt(table);
+        for k in first..self.evidence.len() {
+            if let Some((rel, confidence)) = self.evidence.cells(k, self.program, &mut self.cells) {
+                self.place(rel, confidence, k as u32)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Add the fact in `self.cells` with its record.
     fn insert(
         &mut self,
@@ -1056,6 +1125,11 @@ impl<'a> Load<'a> {
         let id = self.evidence.len() as u32;
         self.evidence
             .push(rel, &self.cells, confidence, provenance, edge_idx);
+        self.place(rel, confidence, id)
+    }
+
+    /// Add the fact in `self.cells`, whose record is record `id`, to its relation.
+    fn place(&mut self, rel: RelId, confidence: f64, id: u32) -> Result<()> {
         let r = &mut self.rels[rel as usize];
         let (row, new) = r.insert(&self.cells, Meta::input(confidence));
         if new {
@@ -1089,42 +1163,53 @@ impl<'a> Load<'a> {
 }
 
 /// What [`evaluate`] reads: input facts given one by one ([`InputFact`]s) or as a
-/// [`Loader`](crate::store::Loader) typed them ([`InputFacts`]).
-pub trait Inputs {
+/// [`Loader`](crate::store::Loader) typed them ([`InputFacts`]), borrowed or (a
+/// load's facts) taken.
+pub trait Inputs<'a> {
     /// The facts, in the form they were given.
-    fn input(&self) -> Input<'_>;
+    fn input(self) -> Input<'a>;
 }
 
 /// Input facts as [`evaluate`] reads them.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum Input<'a> {
     /// Facts in their owned form.
     Facts(&'a [InputFact]),
-    /// Facts by columns, as a load typed them: read row by row, never decoded.
+    /// Facts by columns, as a load typed them: read row by row, never decoded; the
+    /// fact base copies their rows into its input records.
     Columns(&'a InputFacts),
+    /// Facts by columns, taken: their table becomes the fact base's input records as
+    /// it is (symbols re-keyed in place), so that every fact is stored once.
+    Taken(InputFacts),
 }
 
-impl Inputs for [InputFact] {
-    fn input(&self) -> Input<'_> {
+impl<'a> Inputs<'a> for &'a [InputFact] {
+    fn input(self) -> Input<'a> {
         Input::Facts(self)
     }
 }
 
-impl<const N: usize> Inputs for [InputFact; N] {
-    fn input(&self) -> Input<'_> {
+impl<'a, const N: usize> Inputs<'a> for &'a [InputFact; N] {
+    fn input(self) -> Input<'a> {
         Input::Facts(self)
     }
 }
 
-impl Inputs for Vec<InputFact> {
-    fn input(&self) -> Input<'_> {
+impl<'a> Inputs<'a> for &'a Vec<InputFact> {
+    fn input(self) -> Input<'a> {
         Input::Facts(self)
     }
 }
 
-impl Inputs for InputFacts {
-    fn input(&self) -> Input<'_> {
+impl<'a> Inputs<'a> for &'a InputFacts {
+    fn input(self) -> Input<'a> {
         Input::Columns(self)
+    }
+}
+
+impl Inputs<'static> for InputFacts {
+    fn input(self) -> Input<'static> {
+        Input::Taken(self)
     }
 }
 
@@ -1141,10 +1226,11 @@ impl Inputs for InputFacts {
 /// `bad_input` error.
 ///
 /// A load's facts ([`InputFacts`]) are read from their columns straight into the
-/// relations and the fact base's input records, with no owned copy of any fact.
-pub fn evaluate<I: Inputs + ?Sized>(
+/// relations and the fact base's input records, with no owned copy of any fact; given
+/// by value (`evaluate(program, loaded.facts, …)`), their table becomes those records.
+pub fn evaluate<'a>(
     program: Arc<Program>,
-    inputs: &I,
+    inputs: impl Inputs<'a>,
     options: &EvalOptions,
 ) -> Result<FactBase> {
     let mut interner = Symbols::new();
@@ -1178,6 +1264,23 @@ pub fn evaluate<I: Inputs + ?Sized>(
                 load.owned(k, fact)?;
             }
             load.columns(facts, first, completed.edges.as_deref())?;
+        }
+        Input::Taken(mut facts) => {
+            let completed = crate::store::numbering::complete_table(&program, &facts)?;
+            if completed.missing.is_empty() && load.fits(&facts) {
+                if let Some(edges) = completed.edges {
+                    for (row, e) in facts.table.rows.iter_mut().zip(edges) {
+                        row.edge_idx = e;
+                    }
+                }
+                load.adopt(facts)?;
+            } else {
+                let first = completed.missing.len();
+                for (k, fact) in completed.missing.into_iter().enumerate() {
+                    load.owned(k, fact)?;
+                }
+                load.columns(&facts, first, completed.edges.as_deref())?;
+            }
         }
     }
     let input_facts = load.added;

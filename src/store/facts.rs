@@ -4,8 +4,10 @@
 //! `value::cell`) in one flat array, with its relation, confidence, edge index and
 //! the index of a provenance record shared by every fact of the same file (a record
 //! of its own only when the input gave one). Symbols are interned once, in the
-//! table's own interner, which evaluation starts from. So loading a fact allocates
-//! nothing of its own, and a fact base keeps its evidence without a copy per fact.
+//! table's own interner; evaluation reads the rows straight from the table,
+//! re-keying each distinct symbol into its own symbol table once. So loading a fact
+//! allocates nothing of its own, and a fact base keeps its evidence in a table of the
+//! same shape (`eval::evidence`), without an owned copy per fact.
 
 use lasso::Rodeo;
 
