@@ -1180,7 +1180,7 @@ pub enum Input<'a> {
     Columns(&'a InputFacts),
     /// Facts by columns, taken: their table becomes the fact base's input records as
     /// it is (symbols re-keyed in place), so that every fact is stored once.
-    Taken(InputFacts),
+    Taken(Box<InputFacts>),
 }
 
 impl<'a> Inputs<'a> for &'a [InputFact] {
@@ -1209,7 +1209,7 @@ impl<'a> Inputs<'a> for &'a InputFacts {
 
 impl Inputs<'static> for InputFacts {
     fn input(self) -> Input<'static> {
-        Input::Taken(self)
+        Input::Taken(Box::new(self))
     }
 }
 
@@ -1273,7 +1273,7 @@ pub fn evaluate<'a>(
                         row.edge_idx = e;
                     }
                 }
-                load.adopt(facts)?;
+                load.adopt(*facts)?;
             } else {
                 let first = completed.missing.len();
                 for (k, fact) in completed.missing.into_iter().enumerate() {
