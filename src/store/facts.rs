@@ -185,7 +185,9 @@ fn bad_fact(k: usize, fact: &InputFact, program: &Program, what: &str) -> crate:
 /// [`evaluate`](crate::eval::evaluate) reads.
 ///
 /// Stored by columns (no allocation per fact); [`get`](Self::get) and
-/// [`iter`](Self::iter) give each fact in its owned form, [`InputFact`].
+/// [`iter`](Self::iter) give each fact in its owned form, [`InputFact`]. Evaluation
+/// reads the rows as they are; given by value, its table becomes the fact base's
+/// input records.
 #[derive(Debug, Clone, Default)]
 pub struct InputFacts {
     pub(crate) table: Table,
