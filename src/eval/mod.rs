@@ -837,7 +837,7 @@ pub(crate) fn incremental(
         &mut interner,
         &mut evidence,
         base.provenance,
-        &mut changed,
+        Some(&mut changed),
     );
     for (k, fact) in extra.into_iter().enumerate() {
         load.owned(k, fact)?;
@@ -932,14 +932,14 @@ pub(crate) fn incremental(
 /// new row or, for a fact given again, replaces its record when the new input is
 /// better (higher confidence; at equal confidence an input beats a derivation). Every
 /// input keeps its record in `evidence`. Rows that appeared or changed are pushed to
-/// `changed`.
+/// `changed`, when given (an evaluation from scratch needs no list of them).
 struct Load<'a> {
     program: &'a Program,
     rels: &'a mut [Relation],
     interner: &'a mut Symbols,
     evidence: &'a mut Evidence,
     provenance: bool,
-    changed: &'a mut [Vec<u32>],
+    changed: Option<&'a mut [Vec<u32>]>,
     /// New rows so far.
     added: usize,
     /// The cells of the fact being added.
@@ -953,7 +953,7 @@ impl<'a> Load<'a> {
         interner: &'a mut Symbols,
         evidence: &'a mut Evidence,
         provenance: bool,
-        changed: &'a mut [Vec<u32>],
+        changed: Option<&'a mut [Vec<u32>]>,
     ) -> Load<'a> {
         Load {
             program,
@@ -1128,6 +1128,13 @@ impl<'a> Load<'a> {
         self.place(rel, confidence, id)
     }
 
+    /// Note that row `row` of relation `rel` appeared or changed.
+    fn mark(&mut self, rel: RelId, row: u32) {
+        if let Some(changed) = self.changed.as_deref_mut() {
+            changed[rel as usize].push(row);
+        }
+    }
+
     /// Add the fact in `self.cells`, whose record is record `id`, to its relation.
     fn place(&mut self, rel: RelId, confidence: f64, id: u32) -> Result<()> {
         let r = &mut self.rels[rel as usize];
@@ -1135,7 +1142,7 @@ impl<'a> Load<'a> {
         if new {
             self.added += 1;
             r.push_records(id, self.provenance.then_some(&[][..]))?;
-            self.changed[rel as usize].push(row);
+            self.mark(rel, row);
         } else {
             let m = r.meta(row);
             let higher = confidence > m.conf;
@@ -1143,7 +1150,7 @@ impl<'a> Load<'a> {
             if higher || lower_height {
                 r.set_meta(row, Meta::input(confidence));
                 r.set_evidence(row, id);
-                self.changed[rel as usize].push(row);
+                self.mark(rel, row);
             } else {
                 // A derived fact keeps its best input record too: recomputing its
                 // stratum starts from it.
@@ -1240,14 +1247,13 @@ pub fn evaluate<'a>(
         .map(|r| Relation::new(r.arity()))
         .collect();
     let mut evidence = Evidence::default();
-    let mut changed = vec![Vec::new(); rels.len()];
     let mut load = Load::new(
         &program,
         &mut rels,
         &mut interner,
         &mut evidence,
         options.provenance,
-        &mut changed,
+        None,
     );
     match inputs.input() {
         Input::Facts(facts) => {
