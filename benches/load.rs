@@ -143,7 +143,7 @@ fn load(c: &mut Criterion) {
             b.iter(|| {
                 let loaded = loader(&path).load().expect("loads");
                 let options = EvalOptions::default();
-                evaluate(loaded.program, &loaded.facts, &options)
+                evaluate(loaded.program, loaded.facts, &options)
                     .expect("evaluates")
                     .stats()
                     .input_facts

@@ -43,7 +43,7 @@ fn main() -> prooflog::Result<()> {
 
     // 2. Evaluate, recording derivations.
     let options = EvalOptions::default();
-    let facts = eval::evaluate(loaded.program, &loaded.facts, &options)?;
+    let facts = eval::evaluate(loaded.program, loaded.facts, &options)?;
 
     // 3. Every row of a relation, sorted.
     let path = facts.relation_id("path").expect("the program defines path");

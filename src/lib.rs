@@ -24,7 +24,7 @@
 //! let loaded = loader.load()?;
 //!
 //! // Evaluate: the fixpoint, recording the best derivation of every fact.
-//! let facts = evaluate(loaded.program, &loaded.facts, &EvalOptions::default())?;
+//! let facts = evaluate(loaded.program, loaded.facts, &EvalOptions::default())?;
 //!
 //! // Query: every match of a pattern, with its confidence.
 //! let threats = facts.query(&prooflog::syntax::parse_goal("threatens(g, z)")?)?;

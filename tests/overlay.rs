@@ -148,8 +148,8 @@ proptest! {
         prop_assert_eq!(exact(base.facts()), before, "the base changed");
         // Every base record keeps its tag; a base fact cites another record only when
         // the request gave a more confident one than the base's.
-        let records: Vec<&InputFact> = base.facts().input_records().collect();
-        let overlay_records: Vec<&InputFact> = overlay.input_records().collect();
+        let records: Vec<InputFact> = base.facts().input_records().collect();
+        let overlay_records: Vec<InputFact> = overlay.input_records().collect();
         prop_assert_eq!(&overlay_records[..records.len()], &records[..]);
         let after = tags(overlay.facts());
         for (fact, tag) in &base_tags {
@@ -157,7 +157,7 @@ proptest! {
             if now != *tag {
                 let f = overlay.lookup(fact.0, &fact.1).unwrap();
                 let record = overlay.evidence(f).unwrap();
-                prop_assert!(overlay.evidence_added().iter().any(|e| e == record));
+                prop_assert!(overlay.evidence_added().any(|e| e == record));
                 let before = base.facts().lookup(fact.0, &fact.1).unwrap();
                 let old = base.facts().evidence(before).unwrap();
                 prop_assert!(record.confidence > old.confidence);
@@ -285,7 +285,6 @@ fn an_overlay_withdraws_negated_facts_and_recounts_aggregates() {
     assert_eq!(e(&overlay, 1, 4), Some(14));
     let added: Vec<_> = overlay
         .evidence_added()
-        .iter()
         .map(|f| f.provenance.edge_idx)
         .collect();
     assert_eq!(added, [Some(13), Some(14)]);

@@ -201,7 +201,7 @@ fn fact_base(
         input_left(),
         style,
     )?;
-    evaluate_on_terminal(program, &inputs, true)
+    evaluate_on_terminal(program, inputs, true)
 }
 
 /// Read proof files and rebuild each tree against the fact base.

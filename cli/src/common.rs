@@ -486,7 +486,7 @@ impl ProgressLine {
 /// [`ProgressLine`] while it runs when stderr is a terminal.
 pub fn evaluate_with_limits(
     program: Arc<prooflog::Program>,
-    facts: &InputFacts,
+    facts: InputFacts,
     provenance: bool,
     inputs: &EngineInputs,
 ) -> prooflog::Result<prooflog::FactBase> {
@@ -502,7 +502,7 @@ pub fn evaluate_with_limits(
 /// stderr is a terminal.
 pub fn evaluate_on_terminal(
     program: Arc<prooflog::Program>,
-    facts: &InputFacts,
+    facts: InputFacts,
     provenance: bool,
 ) -> prooflog::Result<prooflog::FactBase> {
     let options = prooflog::eval::EvalOptions::default()
@@ -513,7 +513,7 @@ pub fn evaluate_on_terminal(
 
 fn evaluate_showing_progress(
     program: Arc<prooflog::Program>,
-    facts: &InputFacts,
+    facts: InputFacts,
     mut options: prooflog::eval::EvalOptions,
 ) -> prooflog::Result<prooflog::FactBase> {
     use prooflog::eval::{Progress, ProgressFn};

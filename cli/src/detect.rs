@@ -131,7 +131,7 @@ fn config(args: &DetectArgs) -> Result<DetectorConfig> {
 fn fact_base(args: &DetectArgs) -> Result<prooflog::FactBase> {
     let Some(dir) = &args.pack else {
         let (program, facts) = args.inputs.load()?;
-        return super::common::evaluate_with_limits(program, &facts, true, &args.inputs);
+        return super::common::evaluate_with_limits(program, facts, true, &args.inputs);
     };
     if !args.inputs.programs.is_empty() {
         return Err(usage("give either --pack DIR or PROGRAM files, not both"));

@@ -333,7 +333,7 @@ fn prove(
     let deadline = args.inputs.limits.deadline();
     let goals = parse_goals(args)?;
     let (program, facts) = args.inputs.load()?;
-    let fact_base = evaluate_with_limits(program, &facts, true, &args.inputs)?;
+    let fact_base = evaluate_with_limits(program, facts, true, &args.inputs)?;
     warn_arithmetic(&fact_base, style);
     let ambiguous = ambiguous_variables(&goals, &fact_base);
     if args.inputs.strict && !ambiguous.is_empty() {

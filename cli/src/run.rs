@@ -63,7 +63,7 @@ pub fn execute(args: RunArgs) -> ExitCode {
         Ok(loaded) => loaded,
         Err(e) => return fail(&e, style),
     };
-    let result = evaluate_with_limits(program, &facts, !args.no_provenance, &args.inputs);
+    let result = evaluate_with_limits(program, facts, !args.no_provenance, &args.inputs);
     let base = match result {
         Ok(base) => base,
         Err(e) => return fail(&e, style),
@@ -125,9 +125,7 @@ struct Columns {
 
 /// An input fact's citation tag (`HEDGE-n`); derived facts have none.
 fn tag_of(base: &FactBase, fact: FactId) -> Option<String> {
-    base.evidence(fact)
-        .and_then(|e| e.provenance.edge_idx)
-        .map(|n| format!("HEDGE-{n}"))
+    base.edge_idx(fact).map(|n| format!("HEDGE-{n}"))
 }
 
 /// `{"rel": [[…], …], …}`, one row per line, keys sorted; rows are objects

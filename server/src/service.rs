@@ -551,8 +551,10 @@ struct BatchOwners<'a> {
 }
 
 impl EdgeOwners for BatchOwners<'_> {
-    fn owner(&self, idx: u64) -> Option<&InputFact> {
-        self.base.owner(idx).or_else(|| self.batch.get(&idx))
+    fn owner(&self, idx: u64) -> Option<std::borrow::Cow<'_, InputFact>> {
+        self.base
+            .owner(idx)
+            .or_else(|| self.batch.get(&idx).map(std::borrow::Cow::Borrowed))
     }
 
     fn max_index(&self) -> Option<u64> {

@@ -206,10 +206,7 @@ impl<'a> Knowledge<'a> {
             .strip_prefix("HEDGE-")
             .and_then(|n| n.parse::<u64>().ok())
         {
-            return self
-                .fb
-                .input_records()
-                .any(|r| r.provenance.edge_idx == Some(n));
+            return self.fb.input_edge_idxs().any(|idx| idx == Some(n));
         }
         if let Some(n) = tag
             .strip_prefix("RULE-")

@@ -1,12 +1,14 @@
 //! Semi-naive evaluation with confidence and provenance, and the resulting fact base.
 //!
-//! Architecture invariant: evaluation reads a checked [`Program`] and [`InputFact`]s;
-//! it knows nothing of proofs or answers. The [`FactBase`] it returns is immutable and
+//! Architecture invariant: evaluation reads a checked [`Program`] and input facts
+//! ([`InputFact`]s, or a load's [`InputFacts`] by columns); it knows nothing of proofs
+//! or answers. The [`FactBase`] it returns is immutable and
 //! `Send + Sync`: later layers (proofs, services) read it concurrently.
 //!
 //! Code map: `plan` orders each rule's literals into join steps and picks indexes,
 //! `exec` runs those steps over `relation` storage, `fixpoint` drives the semi-naive
-//! rounds per stratum and merges derivations (keeping the best one per fact).
+//! rounds per stratum and merges derivations (keeping the best one per fact),
+//! `evidence` keeps every input fact's record by columns for citations and proofs.
 //!
 //! Encoding: every column has a type fixed by the program, so a cell is a raw `u64`
 //! (an `i64`, a `u64`, an `f64`'s bits, or a `lasso` symbol key); values are decoded
@@ -24,6 +26,7 @@
 //! [`FactBase::extend`] evaluates only the consequences of new evidence on top of an
 //! evaluated base (the new facts are the first delta) and leaves the base untouched.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -31,10 +34,11 @@ use serde::Serialize;
 
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::ir::{Literal, Program, RelId, RuleId};
-use crate::store::InputFact;
+use crate::store::{InputFact, InputFacts};
 use crate::syntax::{Goal, GoalArg};
 use crate::value::{ColumnType, Value};
 
+mod evidence;
 mod exec;
 mod fixpoint;
 mod heights;
@@ -45,6 +49,7 @@ mod symbols;
 #[cfg(test)]
 mod tests;
 
+use evidence::Evidence;
 use exec::{Ctx, Frame};
 use plan::{Access, Cell, Plan, Premise, Step, decode, encode, encode_lookup};
 use relation::{AGG_MARK, INPUT_RULE, Meta, NO_EVIDENCE, Relation};
@@ -340,70 +345,6 @@ pub struct FactBase {
     stats: Stats,
 }
 
-/// The input records of a fact base: a shared base's (never written) and its own,
-/// numbered after them.
-#[derive(Clone, Default)]
-pub(crate) struct Evidence {
-    base: Option<Arc<Vec<InputFact>>>,
-    own: Vec<InputFact>,
-}
-
-impl Evidence {
-    fn base_len(&self) -> usize {
-        self.base.as_ref().map_or(0, |b| b.len())
-    }
-
-    /// The record with this index.
-    pub fn get(&self, k: usize) -> Option<&InputFact> {
-        let n = self.base_len();
-        match &self.base {
-            Some(b) if k < n => b.get(k),
-            _ => self.own.get(k.checked_sub(n)?),
-        }
-    }
-
-    /// Every record's index and record, base first.
-    pub fn iter(&self) -> impl Iterator<Item = &InputFact> {
-        self.base.iter().flat_map(|b| b.iter()).chain(&self.own)
-    }
-
-    /// Number of records.
-    pub fn len(&self) -> usize {
-        self.base_len() + self.own.len()
-    }
-
-    /// Append records (moved, not copied, when there are none of its own yet).
-    fn extend(&mut self, facts: Vec<InputFact>) {
-        if self.own.is_empty() {
-            self.own = facts;
-        } else {
-            self.own.extend(facts);
-        }
-    }
-
-    /// Move the own records into a shared base, so that layers can share them. Records
-    /// that a layer added (a base extended by [`FactBase::extend`]) are folded into a
-    /// new base once they are many (every overlay copies them otherwise): at least
-    /// 1024, or an eighth of the base.
-    fn share(&mut self) {
-        match &self.base {
-            None => self.base = Some(Arc::new(std::mem::take(&mut self.own))),
-            Some(base) if self.own.len() >= 1024 || self.own.len() * 8 >= base.len() => {
-                let mut all = Vec::with_capacity(base.len() + self.own.len());
-                all.extend(base.iter().cloned());
-                all.append(&mut self.own);
-                self.base = Some(Arc::new(all));
-            }
-            Some(_) => {}
-        }
-    }
-
-    /// The records a layer added (after the base's).
-    pub fn own(&self) -> &[InputFact] {
-        &self.own
-    }
-}
-
 impl FactBase {
     /// The program this fact base was computed from.
     pub fn program(&self) -> &Program {
@@ -630,33 +571,52 @@ impl FactBase {
         self.interner.get(symbol).is_some()
     }
 
-    /// The input record of a fact that was given as input (its evidence), if any.
-    pub fn evidence(&self, fact: FactId) -> Option<&InputFact> {
+    /// The input record of a fact that was given as input (its evidence), if any, in
+    /// its owned form: decoded from the fact base's columns on each call (its
+    /// provenance record is shared by the facts of one file and cloned here).
+    pub fn evidence(&self, fact: FactId) -> Option<InputFact> {
+        self.record(self.evidence_index(fact)?)
+    }
+
+    /// The edge index of a fact's input record (the number of its `HEDGE-n` tag), if
+    /// it was given as input: [`evidence`](Self::evidence)'s `provenance.edge_idx`,
+    /// without decoding the record.
+    pub fn edge_idx(&self, fact: FactId) -> Option<u64> {
+        self.evidence.edge_idx(self.evidence_index(fact)?)
+    }
+
+    /// The index of a fact's input record in the evidence list.
+    fn evidence_index(&self, fact: FactId) -> Option<usize> {
         let r = self.rels.get(fact.rel as usize)?;
         if fact.row >= r.len() {
             return None;
         }
         let k = r.evidence_of(fact.row);
-        if k == NO_EVIDENCE {
-            return None;
-        }
-        self.evidence.get(k as usize)
+        (k != NO_EVIDENCE).then_some(k as usize)
     }
 
-    /// Every input record, in the order they were given (an overlay's after its
-    /// base's). A fact given twice has two records; [`FactBase::evidence`] names the
-    /// one it keeps.
-    pub fn input_records(&self) -> impl Iterator<Item = &InputFact> {
-        self.evidence.iter()
+    /// Input record `k` (in [`input_records`](Self::input_records)' order).
+    fn record(&self, k: usize) -> Option<InputFact> {
+        self.evidence.record(k, &self.program, &self.interner)
+    }
+
+    /// Every input record in its owned form, in the order they were given (an
+    /// overlay's after its base's). A fact given twice has two records;
+    /// [`FactBase::evidence`] names the one it keeps.
+    pub fn input_records(&self) -> impl Iterator<Item = InputFact> + '_ {
+        self.evidence.records(&self.program, &self.interner)
+    }
+
+    /// The edge index of every input record, in [`input_records`](Self::input_records)'
+    /// order, without decoding the records.
+    pub fn input_edge_idxs(&self) -> impl Iterator<Item = Option<u64>> + '_ {
+        self.evidence.edge_idxs()
     }
 
     /// The largest `edge_idx` among the input records (new evidence is numbered after
     /// it).
     pub fn max_edge_idx(&self) -> Option<u64> {
-        self.evidence
-            .iter()
-            .filter_map(|f| f.provenance.edge_idx)
-            .max()
+        self.evidence.edge_idxs().flatten().max()
     }
 
     /// A new fact base: this one plus `extra` input facts and their consequences.
@@ -682,7 +642,7 @@ impl FactBase {
     /// without copying anything.
     pub fn extend(&self, extra: &[InputFact], options: &EvalOptions) -> Result<FactBase> {
         let mut extra = extra.to_vec();
-        let owners = EvidenceOwners::new(&self.evidence);
+        let owners = EvidenceOwners::new(self);
         crate::store::number_inputs(&self.program, &mut extra, &owners)?;
         let rels: Vec<Relation> = self.rels.iter().cloned().collect();
         incremental(
@@ -813,35 +773,39 @@ impl FactBase {
     }
 }
 
-/// Which fact owns each edge index of an evidence list (for numbering evidence added
-/// to it).
+/// Which input record owns each edge index of a fact base (for numbering evidence
+/// added to it).
 pub(crate) struct EvidenceOwners<'a> {
-    evidence: &'a Evidence,
+    facts: &'a FactBase,
     index: rustc_hash::FxHashMap<u64, u32>,
     max: Option<u64>,
 }
 
 impl<'a> EvidenceOwners<'a> {
-    pub(crate) fn new(evidence: &'a Evidence) -> EvidenceOwners<'a> {
-        let mut index = rustc_hash::FxHashMap::default();
-        let mut max = None;
-        for (k, f) in evidence.iter().enumerate() {
-            if let Some(idx) = f.provenance.edge_idx {
-                index.entry(idx).or_insert(k as u32);
-                max = Some(max.map_or(idx, |m: u64| m.max(idx)));
-            }
-        }
-        EvidenceOwners {
-            evidence,
-            index,
-            max,
-        }
+    pub(crate) fn new(facts: &'a FactBase) -> EvidenceOwners<'a> {
+        let (index, max) = edge_index(&facts.evidence);
+        EvidenceOwners { facts, index, max }
     }
 }
 
+/// Each edge index of an evidence list with its first record, and the largest index.
+pub(crate) fn edge_index(evidence: &Evidence) -> (rustc_hash::FxHashMap<u64, u32>, Option<u64>) {
+    let mut index = rustc_hash::FxHashMap::default();
+    let mut max = None;
+    for (k, idx) in evidence.edge_idxs().enumerate() {
+        if let Some(idx) = idx {
+            index.entry(idx).or_insert(k as u32);
+            max = Some(max.map_or(idx, |m: u64| m.max(idx)));
+        }
+    }
+    (index, max)
+}
+
 impl crate::store::EdgeOwners for EvidenceOwners<'_> {
-    fn owner(&self, idx: u64) -> Option<&InputFact> {
-        self.evidence.get(*self.index.get(&idx)? as usize)
+    fn owner(&self, idx: u64) -> Option<Cow<'_, InputFact>> {
+        self.facts
+            .record(*self.index.get(&idx)? as usize)
+            .map(Cow::Owned)
     }
 
     fn max_index(&self) -> Option<u64> {
@@ -867,15 +831,18 @@ pub(crate) fn incremental(
     };
     let base_len: Vec<u32> = rels.iter().map(|r| r.len()).collect();
     let mut changed = vec![Vec::new(); rels.len()];
-    let added = load_inputs(
+    let mut load = Load::new(
         &program,
         &mut rels,
         &mut interner,
         &mut evidence,
-        extra,
         base.provenance,
-        &mut changed,
-    )?;
+        Some(&mut changed),
+    );
+    for (k, fact) in extra.into_iter().enumerate() {
+        load.owned(k, fact)?;
+    }
+    let added = load.added;
     let mut engine = fixpoint::Engine::new(&program, &options, rels, interner);
     engine.stats.input_facts = added;
     engine.base_plans = base.plans.clone();
@@ -921,7 +888,7 @@ pub(crate) fn incremental(
                     || engine.negations_block(si, &changed, &base_len)?));
         if must_recompute {
             for &rel in &stratum.relations {
-                let conf = |k: u32| evidence.get(k as usize).map(|e| e.confidence);
+                let conf = |k: u32| evidence.confidence(k as usize);
                 engine.reset_to_inputs(rel as usize, &conf)?;
                 recomputed[rel as usize] = true;
                 // Its rows were renumbered, and every reader is recomputed too.
@@ -961,98 +928,295 @@ pub(crate) fn incremental(
     ))
 }
 
-/// Add input facts to relations: validate and encode them, append new rows, and let
-/// a fact given again replace its record when the new input is better (higher
-/// confidence; at equal confidence an input beats a derivation). Rows that appeared
-/// or changed are pushed to `changed`; returns the number of new rows.
-fn load_inputs(
-    program: &Program,
-    rels: &mut [Relation],
-    interner: &mut Symbols,
-    evidence: &mut Evidence,
-    inputs: Vec<InputFact>,
+/// Input facts being added to relations: each is validated and encoded, appended as a
+/// new row or, for a fact given again, replaces its record when the new input is
+/// better (higher confidence; at equal confidence an input beats a derivation). Every
+/// input keeps its record in `evidence`. Rows that appeared or changed are pushed to
+/// `changed`, when given (an evaluation from scratch needs no list of them).
+struct Load<'a> {
+    program: &'a Program,
+    rels: &'a mut [Relation],
+    interner: &'a mut Symbols,
+    evidence: &'a mut Evidence,
     provenance: bool,
-    changed: &mut [Vec<u32>],
-) -> Result<usize> {
-    let mut cells = Vec::new();
-    let mut added = 0;
-    // The records are moved into `evidence` as a whole at the end (no copy); until
-    // then, record `id` of this batch is `inputs[id - first]`.
-    let first = evidence.len();
-    let confidence_of = |evidence: &Evidence, id: usize| match id.checked_sub(first) {
-        Some(i) => inputs.get(i).map(|f| f.confidence),
-        None => evidence.get(id).map(|e| e.confidence),
-    };
-    for (k, fact) in inputs.iter().enumerate() {
-        let relation = crate::store::facts::checked_relation(program, k, fact)?;
-        cells.clear();
+    changed: Option<&'a mut [Vec<u32>]>,
+    /// New rows so far.
+    added: usize,
+    /// The cells of the fact being added.
+    cells: Vec<u64>,
+}
+
+impl<'a> Load<'a> {
+    fn new(
+        program: &'a Program,
+        rels: &'a mut [Relation],
+        interner: &'a mut Symbols,
+        evidence: &'a mut Evidence,
+        provenance: bool,
+        changed: Option<&'a mut [Vec<u32>]>,
+    ) -> Load<'a> {
+        Load {
+            program,
+            rels,
+            interner,
+            evidence,
+            provenance,
+            changed,
+            added: 0,
+            cells: Vec::new(),
+        }
+    }
+
+    /// Add fact `fact`, the `k`-th of its batch (from 0), given in its owned form.
+    fn owned(&mut self, k: usize, fact: InputFact) -> Result<()> {
+        let relation = crate::store::facts::checked_relation(self.program, k, &fact)?;
+        self.cells.clear();
         for (v, c) in fact.args.iter().zip(&relation.columns) {
-            match encode(v, c.ty, interner) {
-                Some(x) => cells.push(x),
+            match encode(v, c.ty, self.interner) {
+                Some(x) => self.cells.push(x),
                 None => {
-                    return Err(crate::store::facts::bad_value(program, k, fact, v, c));
+                    return Err(crate::store::facts::bad_value(self.program, k, &fact, v, c));
                 }
             }
         }
-        let id = (first + k) as u32;
-        let r = &mut rels[fact.rel as usize];
-        let (row, new) = r.insert(&cells, Meta::input(fact.confidence));
+        let mut p = fact.provenance;
+        let edge_idx = p.edge_idx.take();
+        let provenance = self.evidence.provenance(p);
+        self.insert(fact.rel, fact.confidence, provenance, edge_idx)
+    }
+
+    /// Add the rows of a load, the first of them the `first`-th fact of the batch,
+    /// with their edge indexes (`None`: the rows' own). Cells are copied as they are,
+    /// except symbols, re-keyed from the load's symbol table into the fact base's
+    /// (once per distinct symbol, in the order a row-by-row encoding interns them).
+    /// A row whose relation the load typed differently from the program (facts typed
+    /// for another program) is decoded and added as given, so that it is checked.
+    fn columns(
+        &mut self,
+        facts: &InputFacts,
+        first: usize,
+        edges: Option<&[Option<u64>]>,
+    ) -> Result<()> {
+        let table = &facts.table;
+        let offset = self.evidence.provenances(&table.provenances);
+        let fits: Vec<bool> = (0..facts.types.len())
+            .map(|rel| {
+                self.program.relations.get(rel).is_some_and(|r| {
+                    r.columns.len() == facts.types[rel].len()
+                        && r.columns
+                            .iter()
+                            .zip(&facts.types[rel])
+                            .all(|(c, &t)| c.ty == t)
+                })
+            })
+            .collect();
+        self.evidence.reserve(table.rows.len(), table.cells.len());
+        let mut symbols = vec![u64::MAX; facts.symbols.len()];
+        for (i, row) in table.rows.iter().enumerate() {
+            let edge_idx = edges.map_or(row.edge_idx, |e| e[i]);
+            let types = facts.types.get(row.rel as usize);
+            let Some(types) =
+                types.filter(|_| fits[row.rel as usize] && (0.0..=1.0).contains(&row.confidence))
+            else {
+                let mut fact = facts.get(i);
+                fact.provenance.edge_idx = edge_idx;
+                self.owned(first + i, fact)?;
+                continue;
+            };
+            self.cells.clear();
+            for (&c, &ty) in table.cells_of(row, types.len()).iter().zip(types) {
+                self.cells.push(if ty == ColumnType::Symbol {
+                    match symbols.get(c as usize) {
+                        Some(&x) if x != u64::MAX => x,
+                        _ => {
+                            let x = self
+                                .interner
+                                .get_or_intern(crate::value::cell::symbol(c, &facts.symbols));
+                            if let Some(slot) = symbols.get_mut(c as usize) {
+                                *slot = x;
+                            }
+                            x
+                        }
+                    }
+                } else {
+                    c
+                });
+            }
+            self.insert(row.rel, row.confidence, offset + row.provenance, edge_idx)?;
+        }
+        Ok(())
+    }
+
+    /// Whether relation `rel` of a load has the column types the program gives it.
+    fn same_types(&self, facts: &InputFacts, rel: usize) -> bool {
+        self.program.relations.get(rel).is_some_and(|r| {
+            r.columns.len() == facts.types[rel].len()
+                && r.columns
+                    .iter()
+                    .zip(&facts.types[rel])
+                    .all(|(c, &t)| c.ty == t)
+        })
+    }
+
+    /// Whether every row of a load can be taken as it is: its relation typed as the
+    /// program types it, its confidence in [0, 1].
+    fn fits(&self, facts: &InputFacts) -> bool {
+        let fits: Vec<bool> = (0..facts.types.len())
+            .map(|rel| self.same_types(facts, rel))
+            .collect();
+        facts.table.rows.iter().all(|r| {
+            fits.get(r.rel as usize).copied().unwrap_or(false)
+                && (0.0..=1.0).contains(&r.confidence)
+        })
+    }
+
+    /// Take the rows of a load that [`fits`](Self::fits), as the first records: its
+    /// symbol cells are re-keyed in place (in the order
+    /// [`columns`](Self::columns) interns them), and its table becomes the records.
+    fn adopt(&mut self, facts: InputFacts) -> Result<()> {
+        let InputFacts {
+            mut table,
+            symbols,
+            types,
+            ..
+        } = facts;
+        let mut keys = vec![u64::MAX; symbols.len()];
+        for row in &table.rows {
+            let columns = &types[row.rel as usize];
+            for (j, _) in columns
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| **t == ColumnType::Symbol)
+            {
+                let c = &mut table.cells[row.start + j];
+                *c = match keys.get(*c as usize) {
+                    Some(&x) if x != u64::MAX => x,
+                    _ => {
+                        let x = self
+                            .interner
+                            .get_or_intern(crate::value::cell::symbol(*c, &symbols));
+                        if let Some(slot) = keys.get_mut(*c as usize) {
+                            *slot = x;
+                        }
+                        x
+                    }
+                };
+            }
+        }
+        drop(symbols);
+        let first = self.evidence.len();
+        self.evidence.adopt(table);
+        for k in first..self.evidence.len() {
+            if let Some((rel, confidence)) = self.evidence.cells(k, self.program, &mut self.cells) {
+                self.place(rel, confidence, k as u32)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Add the fact in `self.cells` with its record.
+    fn insert(
+        &mut self,
+        rel: RelId,
+        confidence: f64,
+        provenance: u32,
+        edge_idx: Option<u64>,
+    ) -> Result<()> {
+        let id = self.evidence.len() as u32;
+        self.evidence
+            .push(rel, &self.cells, confidence, provenance, edge_idx);
+        self.place(rel, confidence, id)
+    }
+
+    /// Note that row `row` of relation `rel` appeared or changed.
+    fn mark(&mut self, rel: RelId, row: u32) {
+        if let Some(changed) = self.changed.as_deref_mut() {
+            changed[rel as usize].push(row);
+        }
+    }
+
+    /// Add the fact in `self.cells`, whose record is record `id`, to its relation.
+    fn place(&mut self, rel: RelId, confidence: f64, id: u32) -> Result<()> {
+        let r = &mut self.rels[rel as usize];
+        let (row, new) = r.insert(&self.cells, Meta::input(confidence));
         if new {
-            added += 1;
-            r.push_records(id, provenance.then_some(&[][..]))?;
-            changed[fact.rel as usize].push(row);
+            self.added += 1;
+            r.push_records(id, self.provenance.then_some(&[][..]))?;
+            self.mark(rel, row);
         } else {
             let m = r.meta(row);
-            let higher = fact.confidence > m.conf;
-            let lower_height = provenance && fact.confidence == m.conf && m.rule != INPUT_RULE;
+            let higher = confidence > m.conf;
+            let lower_height = self.provenance && confidence == m.conf && m.rule != INPUT_RULE;
             if higher || lower_height {
-                r.set_meta(row, Meta::input(fact.confidence));
+                r.set_meta(row, Meta::input(confidence));
                 r.set_evidence(row, id);
-                changed[fact.rel as usize].push(row);
+                self.mark(rel, row);
             } else {
                 // A derived fact keeps its best input record too: recomputing its
                 // stratum starts from it.
                 let kept = r.evidence_of(row);
                 let better = kept == NO_EVIDENCE
-                    || confidence_of(evidence, kept as usize).is_some_and(|c| fact.confidence > c);
+                    || self
+                        .evidence
+                        .confidence(kept as usize)
+                        .is_some_and(|c| confidence > c);
                 if better {
                     r.set_evidence(row, id);
                 }
             }
         }
+        Ok(())
     }
-    evidence.extend(inputs);
-    Ok(added)
 }
 
 /// What [`evaluate`] reads: input facts given one by one ([`InputFact`]s) or as a
-/// [`Loader`](crate::store::Loader) typed them ([`InputFacts`](crate::store::InputFacts)).
-pub trait Inputs {
-    /// The facts in their owned form.
-    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]>;
+/// [`Loader`](crate::store::Loader) typed them ([`InputFacts`]), borrowed or (a
+/// load's facts) taken.
+pub trait Inputs<'a> {
+    /// The facts, in the form they were given.
+    fn input(self) -> Input<'a>;
 }
 
-impl Inputs for [InputFact] {
-    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]> {
-        std::borrow::Cow::Borrowed(self)
+/// Input facts as [`evaluate`] reads them.
+#[derive(Debug, Clone)]
+pub enum Input<'a> {
+    /// Facts in their owned form.
+    Facts(&'a [InputFact]),
+    /// Facts by columns, as a load typed them: read row by row, never decoded; the
+    /// fact base copies their rows into its input records.
+    Columns(&'a InputFacts),
+    /// Facts by columns, taken: their table becomes the fact base's input records as
+    /// it is (symbols re-keyed in place), so that every fact is stored once.
+    Taken(Box<InputFacts>),
+}
+
+impl<'a> Inputs<'a> for &'a [InputFact] {
+    fn input(self) -> Input<'a> {
+        Input::Facts(self)
     }
 }
 
-impl<const N: usize> Inputs for [InputFact; N] {
-    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]> {
-        std::borrow::Cow::Borrowed(self)
+impl<'a, const N: usize> Inputs<'a> for &'a [InputFact; N] {
+    fn input(self) -> Input<'a> {
+        Input::Facts(self)
     }
 }
 
-impl Inputs for Vec<InputFact> {
-    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]> {
-        std::borrow::Cow::Borrowed(self)
+impl<'a> Inputs<'a> for &'a Vec<InputFact> {
+    fn input(self) -> Input<'a> {
+        Input::Facts(self)
     }
 }
 
-impl Inputs for crate::store::InputFacts {
-    fn facts(&self) -> std::borrow::Cow<'_, [InputFact]> {
-        std::borrow::Cow::Owned(self.to_vec())
+impl<'a> Inputs<'a> for &'a InputFacts {
+    fn input(self) -> Input<'a> {
+        Input::Columns(self)
+    }
+}
+
+impl Inputs<'static> for InputFacts {
+    fn input(self) -> Input<'static> {
+        Input::Taken(Box::new(self))
     }
 }
 
@@ -1067,39 +1231,65 @@ impl Inputs for crate::store::InputFacts {
 /// relation, of the wrong arity, with a value its column cannot hold, with a
 /// confidence outside [0, 1], or with an `edge_idx` another fact owns is a
 /// `bad_input` error.
-pub fn evaluate<I: Inputs + ?Sized>(
+///
+/// A load's facts ([`InputFacts`]) are read from their columns straight into the
+/// relations and the fact base's input records, with no owned copy of any fact; given
+/// by value (`evaluate(program, loaded.facts, …)`), their table becomes those records.
+pub fn evaluate<'a>(
     program: Arc<Program>,
-    inputs: &I,
+    inputs: impl Inputs<'a>,
     options: &EvalOptions,
 ) -> Result<FactBase> {
-    // Owned facts (a load's, decoded from its columns) are moved into the evidence,
-    // not copied again.
-    let all = match inputs.facts() {
-        std::borrow::Cow::Owned(facts) => {
-            crate::store::numbering::complete_owned_inputs(&program, facts)?
-        }
-        std::borrow::Cow::Borrowed(facts) => crate::store::complete_inputs(&program, facts)?,
-    };
     let mut interner = Symbols::new();
     let mut rels: Vec<Relation> = program
         .relations
         .iter()
         .map(|r| Relation::new(r.arity()))
         .collect();
-    let mut evidence = Evidence {
-        base: None,
-        own: Vec::with_capacity(all.len()),
-    };
-    let mut changed = vec![Vec::new(); rels.len()];
-    let input_facts = load_inputs(
+    let mut evidence = Evidence::default();
+    let mut load = Load::new(
         &program,
         &mut rels,
         &mut interner,
         &mut evidence,
-        all,
         options.provenance,
-        &mut changed,
-    )?;
+        None,
+    );
+    match inputs.input() {
+        Input::Facts(facts) => {
+            let all = crate::store::complete_inputs(&program, facts)?;
+            load.evidence.reserve(all.len(), 0);
+            for (k, fact) in all.into_iter().enumerate() {
+                load.owned(k, fact)?;
+            }
+        }
+        Input::Columns(facts) => {
+            let completed = crate::store::numbering::complete_table(&program, facts)?;
+            let first = completed.missing.len();
+            for (k, fact) in completed.missing.into_iter().enumerate() {
+                load.owned(k, fact)?;
+            }
+            load.columns(facts, first, completed.edges.as_deref())?;
+        }
+        Input::Taken(mut facts) => {
+            let completed = crate::store::numbering::complete_table(&program, &facts)?;
+            if completed.missing.is_empty() && load.fits(&facts) {
+                if let Some(edges) = completed.edges {
+                    for (row, e) in facts.table.rows.iter_mut().zip(edges) {
+                        row.edge_idx = e;
+                    }
+                }
+                load.adopt(*facts)?;
+            } else {
+                let first = completed.missing.len();
+                for (k, fact) in completed.missing.into_iter().enumerate() {
+                    load.owned(k, fact)?;
+                }
+                load.columns(&facts, first, completed.edges.as_deref())?;
+            }
+        }
+    }
+    let input_facts = load.added;
     let mut engine = fixpoint::Engine::new(&program, options, rels, interner);
     engine.stats.input_facts = input_facts;
     engine.run()?;

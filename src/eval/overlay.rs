@@ -23,6 +23,7 @@
 //! and a request's evidence is numbered after the base's largest index unless it gives
 //! an unused one ([`number_inputs`](crate::store::number_inputs)).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -86,14 +87,7 @@ impl SharedBase {
         }
         facts.interner.share();
         facts.evidence.share();
-        let mut edges = FxHashMap::default();
-        let mut max_edge = None;
-        for (k, f) in facts.evidence.iter().enumerate() {
-            if let Some(idx) = f.provenance.edge_idx {
-                edges.entry(idx).or_insert(k as u32);
-                max_edge = Some(max_edge.map_or(idx, |m: u64| m.max(idx)));
-            }
-        }
+        let (edges, max_edge) = crate::eval::edge_index(&facts.evidence);
         Ok(SharedBase {
             facts,
             edges,
@@ -161,8 +155,10 @@ impl SharedBase {
 }
 
 impl EdgeOwners for SharedBase {
-    fn owner(&self, idx: u64) -> Option<&InputFact> {
-        self.facts.evidence.get(*self.edges.get(&idx)? as usize)
+    fn owner(&self, idx: u64) -> Option<Cow<'_, InputFact>> {
+        self.facts
+            .record(*self.edges.get(&idx)? as usize)
+            .map(Cow::Owned)
     }
 
     fn max_index(&self) -> Option<u64> {
@@ -209,9 +205,10 @@ impl Overlay {
         &self.facts
     }
 
-    /// The request's evidence, numbered.
-    pub fn evidence_added(&self) -> &[InputFact] {
-        self.facts.evidence.own()
+    /// The request's evidence, numbered, in its owned form (decoded on each call).
+    pub fn evidence_added(&self) -> impl ExactSizeIterator<Item = InputFact> + '_ {
+        let facts = &self.facts;
+        facts.evidence.own_records(&facts.program, &facts.interner)
     }
 
     /// What computing the overlay took.
@@ -223,16 +220,7 @@ impl Overlay {
     /// records, symbols and evidence.
     pub fn memory_bytes(&self) -> usize {
         let rels: usize = self.facts.rels.iter().map(Relation::own_bytes).sum();
-        let evidence: usize = self
-            .evidence_added()
-            .iter()
-            .map(|f| {
-                std::mem::size_of::<InputFact>()
-                    + f.args.len() * std::mem::size_of::<crate::value::Value>()
-                    + f.provenance.extra.len() * 64
-            })
-            .sum();
-        rels + self.facts.interner.own_bytes() + evidence
+        rels + self.facts.interner.own_bytes() + self.facts.evidence.own_bytes()
     }
 }
 

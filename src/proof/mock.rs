@@ -197,9 +197,9 @@ impl ProofSource for MockBase {
         }
     }
 
-    fn evidence(&self, fact: FactId) -> Option<&InputFact> {
+    fn evidence(&self, fact: FactId) -> Option<InputFact> {
         match &self.entry(fact).2 {
-            Record::Input(i) => Some(i),
+            Record::Input(i) => Some(i.clone()),
             Record::Derived(_) => None,
         }
     }

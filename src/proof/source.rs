@@ -31,8 +31,8 @@ pub trait ProofSource {
     /// The fact's best derivation, when its best record is a rule application.
     fn derivation(&self, fact: FactId) -> Option<Derivation>;
 
-    /// The fact's input record, when it was given as input.
-    fn evidence(&self, fact: FactId) -> Option<&InputFact>;
+    /// The fact's input record in its owned form, when it was given as input.
+    fn evidence(&self, fact: FactId) -> Option<InputFact>;
 
     /// Every fact matching a pattern, sorted by values.
     fn query(&self, pattern: &Goal) -> Result<Vec<Match>>;
@@ -73,7 +73,7 @@ impl ProofSource for FactBase {
         FactBase::derivation(self, fact)
     }
 
-    fn evidence(&self, fact: FactId) -> Option<&InputFact> {
+    fn evidence(&self, fact: FactId) -> Option<InputFact> {
         FactBase::evidence(self, fact)
     }
 
@@ -112,7 +112,7 @@ impl ProofSource for Overlay {
         self.facts().derivation(fact)
     }
 
-    fn evidence(&self, fact: FactId) -> Option<&InputFact> {
+    fn evidence(&self, fact: FactId) -> Option<InputFact> {
         self.facts().evidence(fact)
     }
 

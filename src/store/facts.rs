@@ -4,8 +4,10 @@
 //! `value::cell`) in one flat array, with its relation, confidence, edge index and
 //! the index of a provenance record shared by every fact of the same file (a record
 //! of its own only when the input gave one). Symbols are interned once, in the
-//! table's own interner, which evaluation starts from. So loading a fact allocates
-//! nothing of its own, and a fact base keeps its evidence without a copy per fact.
+//! table's own interner; evaluation reads the rows straight from the table,
+//! re-keying each distinct symbol into its own symbol table once. So loading a fact
+//! allocates nothing of its own, and a fact base keeps its evidence in a table of the
+//! same shape (`eval::evidence`), without an owned copy per fact.
 
 use lasso::Rodeo;
 
@@ -43,6 +45,48 @@ impl Table {
         (self.provenances.len() - 1) as u32
     }
 
+    /// The index of provenance record `p`: the last record's when they are equal (so
+    /// that facts given one by one with the same provenance share a record), else a
+    /// new one.
+    pub fn provenance_shared(&mut self, p: Provenance) -> u32 {
+        match self.provenances.last() {
+            Some(last) if *last == p => (self.provenances.len() - 1) as u32,
+            _ => self.provenance(p),
+        }
+    }
+
+    /// Row `row`'s cells, for a relation of `arity` columns.
+    pub fn cells_of(&self, row: &Row, arity: usize) -> &[u64] {
+        &self.cells[row.start..row.start + arity]
+    }
+
+    /// Append the rows of `other` (their cells and provenance records moved after
+    /// this table's).
+    pub fn append(&mut self, other: &mut Table) {
+        let (cells, provenances) = (self.cells.len(), self.provenances.len() as u32);
+        self.rows.extend(other.rows.drain(..).map(|r| Row {
+            start: r.start + cells,
+            provenance: r.provenance + provenances,
+            ..r
+        }));
+        self.cells.append(&mut other.cells);
+        self.provenances.append(&mut other.provenances);
+    }
+
+    /// Bytes the table has allocated, roughly (provenance records by their fields'
+    /// text).
+    pub fn heap_bytes(&self) -> usize {
+        let provenance = |p: &Provenance| {
+            std::mem::size_of::<Provenance>()
+                + p.source.len()
+                + p.table.as_ref().map_or(0, String::len)
+                + (p.member_ids.len() + p.extra.len()) * 64
+        };
+        self.rows.capacity() * std::mem::size_of::<Row>()
+            + self.cells.capacity() * std::mem::size_of::<u64>()
+            + self.provenances.iter().map(provenance).sum::<usize>()
+    }
+
     /// Append an owned fact, encoding its values (interning into `interner`).
     pub fn push_fact(
         &mut self,
@@ -64,7 +108,7 @@ impl Table {
         }
         let mut p = fact.provenance.clone();
         let edge_idx = p.edge_idx.take();
-        let provenance = self.provenance(p);
+        let provenance = self.provenance_shared(p);
         self.rows.push(Row {
             rel: fact.rel,
             start,
@@ -141,13 +185,18 @@ fn bad_fact(k: usize, fact: &InputFact, program: &Program, what: &str) -> crate:
 /// [`evaluate`](crate::eval::evaluate) reads.
 ///
 /// Stored by columns (no allocation per fact); [`get`](Self::get) and
-/// [`iter`](Self::iter) give each fact in its owned form, [`InputFact`].
+/// [`iter`](Self::iter) give each fact in its owned form, [`InputFact`]. Evaluation
+/// reads the rows as they are; given by value, its table becomes the fact base's
+/// input records.
 #[derive(Debug, Clone, Default)]
 pub struct InputFacts {
     pub(crate) table: Table,
     pub(crate) symbols: Rodeo,
     /// Column types, per relation.
     pub(crate) types: Vec<Vec<ColumnType>>,
+    /// Whether every row has its edge index and no index names two facts (a load's
+    /// facts): evaluation then takes the indexes as they are.
+    pub(crate) numbered: bool,
 }
 
 impl InputFacts {
@@ -161,6 +210,7 @@ impl InputFacts {
                 .iter()
                 .map(|r| r.columns.iter().map(|c| c.ty).collect())
                 .collect(),
+            numbered: false,
         }
     }
 
@@ -177,6 +227,7 @@ impl InputFacts {
     /// Append one fact in its owned form.
     pub fn push(&mut self, program: &Program, fact: &InputFact) -> Result<()> {
         let k = self.len();
+        self.numbered = false;
         self.table.push_fact(program, &mut self.symbols, fact, k)
     }
 

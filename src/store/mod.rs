@@ -22,7 +22,7 @@
 //! loader.program_file("rules/drones/drones.dl")?;
 //! loader.evidence("rules/drones/evidence.jsonl")?;
 //! let loaded = loader.load()?;
-//! let facts = prooflog::eval::evaluate(loaded.program, &loaded.facts, &Default::default())?;
+//! let facts = prooflog::eval::evaluate(loaded.program, loaded.facts, &Default::default())?;
 //! # let _ = facts; Ok(()) }
 //! ```
 //!

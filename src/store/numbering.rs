@@ -10,24 +10,28 @@
 //!
 //! [`RawInputs::resolve`]: crate::store::RawInputs::resolve
 
+use std::borrow::Cow;
+
 use rustc_hash::FxHashMap;
 
 use crate::diag::{Diagnostic, ErrorCode, Location, Result};
-use crate::ir::Program;
-use crate::store::InputFact;
+use crate::ir::{Program, RelId};
 use crate::store::raw::{Origin, file_provenance};
+use crate::store::{InputFact, InputFacts};
+use crate::value::Value;
 
 /// Edge indexes already in use (by an evaluated base), and which fact owns each.
 pub trait EdgeOwners {
-    /// The input fact that owns edge index `idx`.
-    fn owner(&self, idx: u64) -> Option<&InputFact>;
+    /// The input fact that owns edge index `idx` (borrowed, or decoded from storage
+    /// that keeps it by columns).
+    fn owner(&self, idx: u64) -> Option<Cow<'_, InputFact>>;
     /// The largest index in use.
     fn max_index(&self) -> Option<u64>;
 }
 
 /// Nothing is in use.
 impl EdgeOwners for () {
-    fn owner(&self, _: u64) -> Option<&InputFact> {
+    fn owner(&self, _: u64) -> Option<Cow<'_, InputFact>> {
         None
     }
     fn max_index(&self) -> Option<u64> {
@@ -56,28 +60,56 @@ fn text(program: &Program, f: &InputFact) -> String {
     crate::value::fact_text(name, &f.args)
 }
 
+/// A list of input facts to number: each fact's edge index, read and written, and
+/// the fact itself for comparisons and messages (only when two facts claim one index).
+pub(crate) trait Numbered {
+    /// Number of facts.
+    fn count(&self) -> usize;
+    /// Fact `i`'s edge index.
+    fn edge_idx(&self, i: usize) -> Option<u64>;
+    /// Give fact `i` edge index `idx`.
+    fn set_edge_idx(&mut self, i: usize, idx: u64);
+    /// Fact `i`.
+    fn fact(&self, i: usize) -> Cow<'_, InputFact>;
+}
+
+impl Numbered for [InputFact] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn edge_idx(&self, i: usize) -> Option<u64> {
+        self[i].provenance.edge_idx
+    }
+    fn set_edge_idx(&mut self, i: usize, idx: u64) {
+        self[i].provenance.edge_idx = Some(idx);
+    }
+    fn fact(&self, i: usize) -> Cow<'_, InputFact> {
+        Cow::Borrowed(&self[i])
+    }
+}
+
 /// Number `facts` in place (see the module documentation); every problem found.
-pub(crate) fn assign(
+pub(crate) fn assign<L: Numbered + ?Sized>(
     program: &Program,
-    facts: &mut [InputFact],
+    facts: &mut L,
     taken: &dyn EdgeOwners,
 ) -> Vec<Problem> {
     let mut problems = Vec::new();
     let mut owners: FxHashMap<u64, usize> = FxHashMap::default();
     let mut max = taken.max_index();
-    for (i, f) in facts.iter().enumerate() {
-        let Some(idx) = f.provenance.edge_idx else {
+    for i in 0..facts.count() {
+        let Some(idx) = facts.edge_idx(i) else {
             continue;
         };
         max = Some(max.map_or(idx, |m| m.max(idx)));
         if let Some(owner) = taken.owner(idx)
-            && !same_fact(owner, f)
+            && !same_fact(&owner, &facts.fact(i))
         {
             problems.push(Problem {
                 at: i,
                 message: format!(
                     "edge_idx {idx} is already used by {} in the evaluated base",
-                    text(program, owner)
+                    text(program, &owner)
                 ),
                 first: None,
             });
@@ -87,11 +119,11 @@ pub(crate) fn assign(
             None => {
                 owners.insert(idx, i);
             }
-            Some(&j) if !same_fact(&facts[j], f) => problems.push(Problem {
+            Some(&j) if !same_fact(&facts.fact(j), &facts.fact(i)) => problems.push(Problem {
                 at: i,
                 message: format!(
                     "edge_idx {idx} is already used by {}",
-                    text(program, &facts[j])
+                    text(program, &facts.fact(j))
                 ),
                 first: Some(j),
             }),
@@ -102,13 +134,13 @@ pub(crate) fn assign(
         return problems;
     }
     let mut next = max.map_or(Some(0), |m| m.checked_add(1));
-    for (i, f) in facts.iter_mut().enumerate() {
-        if f.provenance.edge_idx.is_some() {
+    for i in 0..facts.count() {
+        if facts.edge_idx(i).is_some() {
             continue;
         }
         match next {
             Some(n) => {
-                f.provenance.edge_idx = Some(n);
+                facts.set_edge_idx(i, n);
                 next = n.checked_add(1);
             }
             None => {
@@ -140,6 +172,15 @@ pub fn number_inputs(
     facts: &mut [InputFact],
     taken: &dyn EdgeOwners,
 ) -> Result<()> {
+    number_list(program, facts, taken)
+}
+
+/// [`number_inputs`] of any list of facts.
+fn number_list<L: Numbered + ?Sized>(
+    program: &Program,
+    facts: &mut L,
+    taken: &dyn EdgeOwners,
+) -> Result<()> {
     let problems = assign(program, facts, taken);
     if problems.is_empty() {
         return Ok(());
@@ -152,7 +193,7 @@ pub fn number_inputs(
                 format!(
                     "input fact {} ({}): {}",
                     p.at + 1,
-                    text(program, &facts[p.at]),
+                    text(program, &facts.fact(p.at)),
                     p.message
                 ),
             );
@@ -173,37 +214,109 @@ pub fn number_inputs(
 /// the program's facts are input once, and whoever numbered them first decides their
 /// tags.
 pub fn complete_inputs(program: &Program, inputs: &[InputFact]) -> Result<Vec<InputFact>> {
-    let mut all = missing_program_facts(program, inputs);
+    let given = inputs
+        .iter()
+        .filter(|f| f.provenance.source == "program")
+        .map(|f| (f.rel, Cow::Borrowed(f.args.as_slice())));
+    let mut all = missing_program_facts(program, given);
     all.extend_from_slice(inputs);
     number_inputs(program, &mut all, &())?;
     Ok(all)
 }
 
-/// [`complete_inputs`] of facts already owned: they are moved, not copied.
-pub(crate) fn complete_owned_inputs(
-    program: &Program,
-    inputs: Vec<InputFact>,
-) -> Result<Vec<InputFact>> {
-    let mut all = missing_program_facts(program, &inputs);
-    if all.is_empty() {
-        all = inputs;
-    } else {
-        all.extend(inputs);
-    }
-    number_inputs(program, &mut all, &())?;
-    Ok(all)
+/// A load's facts completed as [`complete_inputs`] completes a list, without
+/// decoding them: the program's facts they do not carry (numbered), and the edge
+/// index of every row when the rows were not numbered already (`None`: a
+/// [`Loader`](crate::store::Loader)'s rows, numbered as they are).
+pub(crate) struct CompletedTable {
+    /// The program's facts to input before the rows.
+    pub missing: Vec<InputFact>,
+    /// Every row's edge index, when numbering changed any.
+    pub edges: Option<Vec<Option<u64>>>,
 }
 
-/// The facts written in the program that `inputs` does not carry (counting repeats).
-fn missing_program_facts(program: &Program, inputs: &[InputFact]) -> Vec<InputFact> {
-    let mut given: std::collections::HashMap<(u32, &[crate::value::Value]), usize> =
+/// [`complete_inputs`] of facts kept by columns: only the rows written in the program
+/// are decoded (to find the program's facts they lack), and only when the rows were
+/// not numbered by a load, or program facts come before them, is every row numbered
+/// again.
+pub(crate) fn complete_table(program: &Program, facts: &InputFacts) -> Result<CompletedTable> {
+    let given = (0..facts.len())
+        .filter(|&i| {
+            facts.table.provenances[facts.table.rows[i].provenance as usize].source == "program"
+        })
+        .map(|i| (facts.rel(i), Cow::Owned(facts.args(i))));
+    let missing = missing_program_facts(program, given);
+    if missing.is_empty() && facts.numbered {
+        return Ok(CompletedTable {
+            missing,
+            edges: None,
+        });
+    }
+    let edges = missing
+        .iter()
+        .map(|f| f.provenance.edge_idx)
+        .chain((0..facts.len()).map(|i| facts.edge_idx(i)))
+        .collect();
+    let mut list = TableList {
+        missing,
+        facts,
+        edges,
+    };
+    number_list(program, &mut list, &())?;
+    let TableList {
+        mut missing,
+        mut edges,
+        ..
+    } = list;
+    for (f, &e) in missing.iter_mut().zip(&edges) {
+        f.provenance.edge_idx = e;
+    }
+    let rows = edges.split_off(missing.len());
+    Ok(CompletedTable {
+        missing,
+        edges: Some(rows),
+    })
+}
+
+/// Program facts followed by a load's rows, as one list to number.
+struct TableList<'a> {
+    missing: Vec<InputFact>,
+    facts: &'a InputFacts,
+    edges: Vec<Option<u64>>,
+}
+
+impl Numbered for TableList<'_> {
+    fn count(&self) -> usize {
+        self.edges.len()
+    }
+    fn edge_idx(&self, i: usize) -> Option<u64> {
+        self.edges[i]
+    }
+    fn set_edge_idx(&mut self, i: usize, idx: u64) {
+        self.edges[i] = Some(idx);
+    }
+    fn fact(&self, i: usize) -> Cow<'_, InputFact> {
+        match self.missing.get(i) {
+            Some(f) => Cow::Borrowed(f),
+            None => Cow::Owned(self.facts.get(i - self.missing.len())),
+        }
+    }
+}
+
+/// The facts written in the program that the inputs do not carry (counting repeats),
+/// given the relation and values of every input fact whose source is `"program"`.
+fn missing_program_facts<'a>(
+    program: &'a Program,
+    given: impl Iterator<Item = (RelId, Cow<'a, [Value]>)>,
+) -> Vec<InputFact> {
+    let mut count: std::collections::HashMap<(RelId, Cow<'a, [Value]>), usize> =
         std::collections::HashMap::new();
-    for f in inputs.iter().filter(|f| f.provenance.source == "program") {
-        *given.entry((f.rel, f.args.as_slice())).or_default() += 1;
+    for key in given {
+        *count.entry(key).or_default() += 1;
     }
     let mut all = Vec::new();
     for sf in &program.facts {
-        if let Some(n) = given.get_mut(&(sf.rel, sf.args.as_slice()))
+        if let Some(n) = count.get_mut(&(sf.rel, Cow::Borrowed(sf.args.as_slice())))
             && *n > 0
         {
             *n -= 1;
@@ -251,8 +364,11 @@ mod tests {
     struct Base(Vec<InputFact>);
 
     impl EdgeOwners for Base {
-        fn owner(&self, idx: u64) -> Option<&InputFact> {
-            self.0.iter().find(|f| f.provenance.edge_idx == Some(idx))
+        fn owner(&self, idx: u64) -> Option<Cow<'_, InputFact>> {
+            self.0
+                .iter()
+                .find(|f| f.provenance.edge_idx == Some(idx))
+                .map(Cow::Borrowed)
         }
         fn max_index(&self) -> Option<u64> {
             self.0.iter().filter_map(|f| f.provenance.edge_idx).max()

@@ -56,12 +56,15 @@ impl RawInputs {
         let (inputs, found) = self.input_files(program);
         if found.is_empty()
             && !crate::store::bulk::careful_only()
-            && let Some(facts) = self.resolve_fast(program, &inputs)
+            && let Some(mut facts) = self.resolve_fast(program, &inputs)
         {
+            facts.numbered = true;
             return Ok(facts);
         }
         let facts = self.resolve_careful(program, &inputs, found)?;
-        InputFacts::from_facts(program, &facts)
+        let mut facts = InputFacts::from_facts(program, &facts)?;
+        facts.numbered = true;
+        Ok(facts)
     }
 
     /// The rows of the program's `.input` files, and the problems of reading them.
@@ -100,6 +103,7 @@ impl RawInputs {
             table,
             symbols,
             types,
+            ..
         } = &mut out;
         for (k, sf) in program.facts.iter().enumerate() {
             table
