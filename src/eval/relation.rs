@@ -1431,7 +1431,7 @@ impl Relation {
     #[inline]
     pub fn lookup(&self, index: usize, key: &[u64]) -> (&[u32], &[u32]) {
         let ix = &self.indexes[index];
-        let own = bucket(ix, key, self.rows());
+        let own = bucket(ix, key, self);
         match (ix.base, &self.base) {
             (Some(bi), Some(b)) => (b.get().lookup(bi, key).0, own),
             _ => (own, &[]),
@@ -1441,7 +1441,7 @@ impl Relation {
 
 /// The rows of one index key.
 #[inline]
-fn bucket<'a>(ix: &'a Index, key: &[u64], rows: Rows<'_>) -> &'a [u32] {
+fn bucket<'a>(ix: &'a Index, key: &[u64], rel: &Relation) -> &'a [u32] {
     let h = hash_cells(key.iter().copied());
     let prefix = key_prefix(key.iter().copied());
     let long = key.len() > INLINE_KEY;
@@ -1449,7 +1449,7 @@ fn bucket<'a>(ix: &'a Index, key: &[u64], rows: Rows<'_>) -> &'a [u32] {
         b.hash == h
             && b.key == prefix
             && (!long || {
-                let r = rows.row(b.rows[0]);
+                let r = rel.row(b.rows[0]);
                 ix.cols.iter().zip(key).all(|(&c, &k)| r.get(c) == k)
             })
     }) {
