@@ -20,13 +20,14 @@
 //! none), and settling one restores its confidence.
 
 use std::collections::BTreeMap;
+use std::hash::Hasher;
 
 use crate::diag::{Limit, Result};
 use crate::eval::FactId;
 use crate::eval::exec::{self, Ctx, Cursor, Frame, Syms};
 use crate::eval::fixpoint::{Engine, makes_symbols, push_premises};
-use crate::eval::plan::{Plan, Planner, Step, Version};
-use crate::eval::relation::{INPUT_RULE, Meta};
+use crate::eval::plan::{CExpr, Plan, Planner, Step, Version};
+use crate::eval::relation::{INPUT_RULE, Meta, tag_of};
 use crate::ir::Literal;
 
 /// Per-stratum state of the pass.
@@ -283,13 +284,22 @@ impl Reads<'_> {
         let mut cells = Vec::with_capacity(plan.head.len());
         let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
             cells.clear();
+            // The dedup digest is hashed along the way, and plain variables and
+            // constants skip the evaluator's call (as the loop's `emit` does).
+            let mut hasher = rustc_hash::FxHasher::default();
             for e in &plan.head {
-                match exec::eval(e, &frame.slots, syms) {
-                    Ok(v) => cells.push(v),
-                    Err(_) => return false,
-                }
+                let v = match e {
+                    CExpr::Slot(s) => frame.slots[*s],
+                    CExpr::Const(c) => *c,
+                    _ => match exec::eval(e, &frame.slots, syms) {
+                        Ok(v) => v,
+                        Err(_) => return false,
+                    },
+                };
+                hasher.write_u64(v);
+                cells.push(v);
             }
-            let Some(row) = relation.find(&cells) else {
+            let Some(row) = relation.find_tagged(&cells, tag_of(hasher.finish())) else {
                 debug_assert!(false, "a derivation's head is missing from the fixpoint");
                 return false;
             };
@@ -304,7 +314,10 @@ impl Reads<'_> {
             if (height, plan.rule) >= (m.height, m.rule) {
                 return false;
             }
-            push_premises(plan, frame, &mut out.premises);
+            match &plan.premise_facts {
+                Some(facts) => out.premises.extend(facts.iter().map(|&f| frame.facts[f])),
+                None => push_premises(plan, frame, &mut out.premises),
+            }
             out.found.push((row, height));
             out.starts.push(out.premises.len());
             false
