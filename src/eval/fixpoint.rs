@@ -50,6 +50,12 @@ struct Pending {
     derivations: u64,
     /// Whether [`emit`] looks each derivation up in its head relation first.
     probe: bool,
+    /// Whether the buffered derivations carry heights (with provenance, unless the
+    /// stratum went lean: see [`Engine::lean`]).
+    heights: bool,
+    /// Whether the buffered derivations carry premises (with heights, unless the
+    /// least-height pass will re-select every record of the stratum).
+    record: bool,
     /// Look-ups made and derivations they dropped, since `probe` was last decided.
     probes: u32,
     drops: u32,
@@ -72,6 +78,24 @@ thread_local! {
     /// that both paths can be compared.
     pub(crate) static FORCE_PROBE: std::cell::Cell<Option<bool>> =
         const { std::cell::Cell::new(None) };
+}
+
+#[cfg(test)]
+thread_local! {
+    /// In tests: `true` makes the rounds keep heights and premises all along, as if
+    /// the least-height pass were not bound to re-select them, so that both paths
+    /// can be compared.
+    pub(crate) static FORCE_TRACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether tests force the rounds to track everything on this thread.
+#[inline]
+fn forced_track() -> bool {
+    #[cfg(test)]
+    if FORCE_TRACK.with(std::cell::Cell::get) {
+        return true;
+    }
+    false
 }
 
 /// The look-up decision tests force on this thread, if any.
@@ -135,6 +159,8 @@ struct Reads<'r> {
     delta: &'r [u32],
     syms: Syms<'r>,
     provenance: bool,
+    /// Whether derivations record their premises (see [`Pending::record`]).
+    record: bool,
     deadline: Option<Instant>,
 }
 
@@ -187,6 +213,8 @@ impl Piece {
     fn run(&mut self, plan: &Plan, reads: &Reads<'_>) {
         let head = &reads.rels[plan.head_rel as usize];
         let pending = &mut self.pending;
+        pending.heights = reads.provenance;
+        pending.record = reads.record;
         pending.probe = pending
             .forced
             .unwrap_or(pending.probe && head.len() <= PROBE_ROWS);
@@ -298,6 +326,12 @@ pub(crate) struct Engine<'a> {
     /// Whether, in the current stratum, a fact's confidence rose after a rule could
     /// have read it (its dependents' heights may then not be least).
     conf_raised: bool,
+    /// Whether a relation of the current stratum is a layer over a shared base (the
+    /// least-height pass then does not run: the rounds' records stay).
+    layered: bool,
+    /// Whether the current stratum's rounds may stop tracking heights once a fact's
+    /// confidence rose after it was read (see [`Engine::lean`]).
+    may_lean: bool,
     /// Per relation: whether it belongs to the stratum being evaluated.
     in_stratum: Vec<bool>,
     /// Per relation: the rows of its full (`full_len`) and old (`old_len`) versions in
@@ -381,6 +415,8 @@ impl<'a> Engine<'a> {
             derived_total: 0,
             touched: vec![Vec::new(); n],
             conf_raised: false,
+            layered: false,
+            may_lean: false,
             in_stratum: vec![false; n],
             old_len: full_len.clone(),
             full_len,
@@ -404,6 +440,20 @@ impl<'a> Engine<'a> {
 
     fn provenance(&self) -> bool {
         self.options.provenance
+    }
+
+    /// Whether the rounds run as without provenance (no heights, no premises): once
+    /// the least-height pass is bound to run (a fact's confidence rose after it was
+    /// read, and no relation is a layer), in a stratum whose rules each read at most
+    /// one of its relations, evaluated from scratch. The pass then re-selects every
+    /// derived fact's record from the final confidences, and in such a stratum the
+    /// rows come out in the same order whatever the rounds track: a fact first
+    /// enters a delta as a new fact and then derives every head it ever derives (the
+    /// other atoms it joins are of earlier strata), so a later entry, for a higher
+    /// confidence or a smaller height, only reaches facts that exist; new facts
+    /// therefore appear in the order the new facts before them derive them.
+    fn lean(&self) -> bool {
+        self.may_lean && self.conf_raised && !forced_track()
     }
 
     /// The worker threads, when evaluation uses more than one.
@@ -635,6 +685,21 @@ impl<'a> Engine<'a> {
         }
         self.check_memory(0, None)?;
         let mut st = StratumStats::default();
+        self.layered = stratum
+            .relations
+            .iter()
+            .any(|&r| self.rels[r as usize].is_layer());
+        self.may_lean = self.provenance()
+            && !self.layered
+            && seed.is_none()
+            && stratum.rules.iter().all(|&rid| {
+                let reads = program
+                    .rule(rid)
+                    .body
+                    .iter()
+                    .filter(|l| matches!(l, Literal::Atom(a) if in_stratum[a.rel as usize]));
+                reads.count() <= 1
+            });
         // An earlier fact whose confidence rose before this stratum counts as raised.
         self.conf_raised = seed.is_some_and(|s| {
             s.changed
@@ -800,11 +865,7 @@ impl<'a> Engine<'a> {
         // The least-height pass revisits every fact of the stratum; a layer over a
         // shared base keeps the derivations the rounds chose (of the best
         // confidence, so valid, but not re-selected for least height).
-        let layered = stratum
-            .relations
-            .iter()
-            .any(|&r| self.rels[r as usize].is_layer());
-        if self.provenance() && self.conf_raised && !layered {
+        if self.provenance() && self.conf_raised && !self.layered {
             self.settle_heights(si, &in_stratum)?;
             for &r in &stratum.relations {
                 self.account(r as usize);
@@ -958,7 +1019,11 @@ impl<'a> Engine<'a> {
         deltas: &[Vec<u32>],
         st: &mut StratumStats,
     ) -> Result<()> {
-        let provenance = self.provenance();
+        let provenance = self.provenance() && !self.lean();
+        // Once the least-height pass is bound to run, it re-selects every derived
+        // fact's record: the rounds keep heights (they decide which facts change, so
+        // the rows come out in the same order) but no premises.
+        let record = provenance && (!(self.conf_raised && !self.layered) || forced_track());
         let deadline = self.deadline;
         // A plan whose functors make symbols writes the symbol table as it joins: its
         // pieces run on this thread (in the same order, so with the same outcome).
@@ -997,6 +1062,7 @@ impl<'a> Engine<'a> {
                     delta: delta_of(piece),
                     syms,
                     provenance,
+                    record,
                     deadline,
                 };
                 piece.run(plans[piece.plan], &reads);
@@ -1075,7 +1141,11 @@ impl<'a> Engine<'a> {
         unread: u32,
         st: &mut StratumStats,
     ) -> Result<()> {
-        let provenance = self.provenance();
+        // Whether the relation keeps derivation records, and what the buffer holds
+        // (as the rounds tracked when it was filled).
+        let store = self.provenance();
+        let provenance = store && pending.heights;
+        let record = provenance && pending.record;
         let head = plan.head_rel as usize;
         let arity = plan.head.len();
         let n = pending.len();
@@ -1121,10 +1191,15 @@ impl<'a> Engine<'a> {
             if new {
                 new_facts += 1;
                 st.derived += 1;
-                let prem = provenance.then(|| {
-                    &pending.premises[pending.starts[k] as usize..pending.starts[k + 1] as usize]
-                });
-                rel.push_records(NO_EVIDENCE, prem)?;
+                if store && !record {
+                    rel.push_unrecorded();
+                } else {
+                    let prem = record.then(|| {
+                        &pending.premises
+                            [pending.starts[k] as usize..pending.starts[k + 1] as usize]
+                    });
+                    rel.push_records(NO_EVIDENCE, prem)?;
+                }
                 queued.push(true);
                 next.push(row);
                 continue;
@@ -1135,10 +1210,12 @@ impl<'a> Engine<'a> {
             if !better {
                 continue;
             }
-            if provenance {
-                let prem =
-                    &pending.premises[pending.starts[k] as usize..pending.starts[k + 1] as usize];
-                rel.set_premises(row, prem)?;
+            if store {
+                if record {
+                    let prem = &pending.premises
+                        [pending.starts[k] as usize..pending.starts[k + 1] as usize];
+                    rel.set_premises(row, prem)?;
+                }
                 rel.set_meta(row, meta);
             } else {
                 rel.set_conf(row, meta.conf);
@@ -1271,10 +1348,13 @@ fn emit(
     out.tags.push(tag);
     out.conf.push(conf);
     if provenance {
+        out.height.push(height);
+        if !out.record {
+            return Ok(());
+        }
         if out.starts.is_empty() {
             out.starts.push(0);
         }
-        out.height.push(height);
         if let Some(facts) = &plan.premise_facts {
             out.premises.extend(facts.iter().map(|&f| frame.facts[f]));
             out.starts.push(out.premises.len() as u32);

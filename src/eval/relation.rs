@@ -93,6 +93,9 @@ const TAG_SHIFT: u32 = 60;
 /// The tag of a [`DerivRec`] whose premise rows are in the arena; smaller tags name
 /// inline shapes.
 const ARENA_TAG: u64 = 15;
+/// A [`DerivRec`] not yet written (see [`Relation::push_unrecorded`]); no shape id
+/// and arena start reach it.
+const UNRECORDED: u64 = u64::MAX;
 /// Bits of an inline premise row.
 const ROW_BITS: u32 = 30;
 const ROW_MASK: u64 = (1 << ROW_BITS) - 1;
@@ -792,6 +795,9 @@ impl Relation {
         } else {
             *self.deriv.get((row - self.base_len) as usize)?
         };
+        if rec.0 == UNRECORDED {
+            return None;
+        }
         let tag = rec.0 >> TAG_SHIFT;
         if tag == ARENA_TAG {
             let shape = (rec.0 >> 32) as u32 & (MAX_SHAPES as u32 - 1);
@@ -848,10 +854,12 @@ impl Relation {
             let r1 = prem.get(1).map_or(0, |p| p.row as u64);
             return Ok(DerivRec(tag << TAG_SHIFT | r1 << ROW_BITS | r0));
         }
-        let old_arena = old.filter(|d| d.0 >> TAG_SHIFT == ARENA_TAG).map(|d| {
-            let shape = (d.0 >> 32) as u32 & (MAX_SHAPES as u32 - 1);
-            (d.0 as u32, self.shapes.get(shape).len())
-        });
+        let old_arena = old
+            .filter(|d| d.0 >> TAG_SHIFT == ARENA_TAG && d.0 != UNRECORDED)
+            .map(|d| {
+                let shape = (d.0 >> 32) as u32 & (MAX_SHAPES as u32 - 1);
+                (d.0 as u32, self.shapes.get(shape).len())
+            });
         let start = match old_arena {
             Some((start, room)) if prem.len() <= room => {
                 let rows = &mut self.premises[start as usize..start as usize + prem.len()];
@@ -886,6 +894,14 @@ impl Relation {
             list.push(self.len - 1);
         }
         Ok(())
+    }
+
+    /// Give a derived row just appended by [`Relation::insert`] a placeholder for its
+    /// premises, in a stratum whose records the least-height pass re-selects (and
+    /// so records with [`Relation::set_premises`]) before anything reads them.
+    #[inline]
+    pub fn push_unrecorded(&mut self) {
+        self.deriv.push(DerivRec(UNRECORDED));
     }
 
     /// Every row that has an input record, ascending.
