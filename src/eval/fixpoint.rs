@@ -50,10 +50,7 @@ struct Pending {
     derivations: u64,
     /// Whether [`emit`] looks each derivation up in its head relation first.
     probe: bool,
-    /// Whether the buffered derivations carry heights (with provenance, unless the
-    /// stratum went lean: see [`Engine::lean`]).
-    heights: bool,
-    /// Whether the buffered derivations carry premises (with heights, unless the
+    /// Whether the buffered derivations carry premises (with provenance, unless the
     /// least-height pass will re-select every record of the stratum).
     record: bool,
     /// Look-ups made and derivations they dropped, since `probe` was last decided.
@@ -82,13 +79,13 @@ thread_local! {
 
 #[cfg(test)]
 thread_local! {
-    /// In tests: `true` makes the rounds keep heights and premises all along, as if
-    /// the least-height pass were not bound to re-select them, so that both paths
-    /// can be compared.
+    /// In tests: `true` makes the rounds record premises all along, as if the
+    /// least-height pass were not bound to re-select them, so that both paths can
+    /// be compared.
     pub(crate) static FORCE_TRACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Whether tests force the rounds to track everything on this thread.
+/// Whether tests force the rounds to record premises on this thread.
 #[inline]
 fn forced_track() -> bool {
     #[cfg(test)]
@@ -213,7 +210,6 @@ impl Piece {
     fn run(&mut self, plan: &Plan, reads: &Reads<'_>) {
         let head = &reads.rels[plan.head_rel as usize];
         let pending = &mut self.pending;
-        pending.heights = reads.provenance;
         pending.record = reads.record;
         pending.probe = pending
             .forced
@@ -329,9 +325,6 @@ pub(crate) struct Engine<'a> {
     /// Whether a relation of the current stratum is a layer over a shared base (the
     /// least-height pass then does not run: the rounds' records stay).
     layered: bool,
-    /// Whether the current stratum's rounds may stop tracking heights once a fact's
-    /// confidence rose after it was read (see [`Engine::lean`]).
-    may_lean: bool,
     /// Per relation: whether it belongs to the stratum being evaluated.
     in_stratum: Vec<bool>,
     /// Per relation: the rows of its full (`full_len`) and old (`old_len`) versions in
@@ -416,7 +409,6 @@ impl<'a> Engine<'a> {
             touched: vec![Vec::new(); n],
             conf_raised: false,
             layered: false,
-            may_lean: false,
             in_stratum: vec![false; n],
             old_len: full_len.clone(),
             full_len,
@@ -440,20 +432,6 @@ impl<'a> Engine<'a> {
 
     fn provenance(&self) -> bool {
         self.options.provenance
-    }
-
-    /// Whether the rounds run as without provenance (no heights, no premises): once
-    /// the least-height pass is bound to run (a fact's confidence rose after it was
-    /// read, and no relation is a layer), in a stratum whose rules each read at most
-    /// one of its relations, evaluated from scratch. The pass then re-selects every
-    /// derived fact's record from the final confidences, and in such a stratum the
-    /// rows come out in the same order whatever the rounds track: a fact first
-    /// enters a delta as a new fact and then derives every head it ever derives (the
-    /// other atoms it joins are of earlier strata), so a later entry, for a higher
-    /// confidence or a smaller height, only reaches facts that exist; new facts
-    /// therefore appear in the order the new facts before them derive them.
-    fn lean(&self) -> bool {
-        self.may_lean && self.conf_raised && !forced_track()
     }
 
     /// The worker threads, when evaluation uses more than one.
@@ -689,17 +667,6 @@ impl<'a> Engine<'a> {
             .relations
             .iter()
             .any(|&r| self.rels[r as usize].is_layer());
-        self.may_lean = self.provenance()
-            && !self.layered
-            && seed.is_none()
-            && stratum.rules.iter().all(|&rid| {
-                let reads = program
-                    .rule(rid)
-                    .body
-                    .iter()
-                    .filter(|l| matches!(l, Literal::Atom(a) if in_stratum[a.rel as usize]));
-                reads.count() <= 1
-            });
         // An earlier fact whose confidence rose before this stratum counts as raised.
         self.conf_raised = seed.is_some_and(|s| {
             s.changed
@@ -1019,10 +986,11 @@ impl<'a> Engine<'a> {
         deltas: &[Vec<u32>],
         st: &mut StratumStats,
     ) -> Result<()> {
-        let provenance = self.provenance() && !self.lean();
+        let provenance = self.provenance();
         // Once the least-height pass is bound to run, it re-selects every derived
-        // fact's record: the rounds keep heights (they decide which facts change, so
-        // the rows come out in the same order) but no premises.
+        // fact's record: the rounds keep heights (they decide which facts change,
+        // and so where joins pause and in which order new facts are merged: the
+        // rows come out in the same order) but no premises.
         let record = provenance && (!(self.conf_raised && !self.layered) || forced_track());
         let deadline = self.deadline;
         // A plan whose functors make symbols writes the symbol table as it joins: its
@@ -1141,10 +1109,7 @@ impl<'a> Engine<'a> {
         unread: u32,
         st: &mut StratumStats,
     ) -> Result<()> {
-        // Whether the relation keeps derivation records, and what the buffer holds
-        // (as the rounds tracked when it was filled).
-        let store = self.provenance();
-        let provenance = store && pending.heights;
+        let provenance = self.provenance();
         let record = provenance && pending.record;
         let head = plan.head_rel as usize;
         let arity = plan.head.len();
@@ -1191,7 +1156,7 @@ impl<'a> Engine<'a> {
             if new {
                 new_facts += 1;
                 st.derived += 1;
-                if store && !record {
+                if provenance && !record {
                     rel.push_unrecorded();
                 } else {
                     let prem = record.then(|| {
@@ -1210,7 +1175,7 @@ impl<'a> Engine<'a> {
             if !better {
                 continue;
             }
-            if store {
+            if provenance {
                 if record {
                     let prem = &pending.premises
                         [pending.starts[k] as usize..pending.starts[k + 1] as usize];

@@ -1594,9 +1594,11 @@ proptest::proptest! {
     #![proptest_config(proptest::test_runner::Config::with_cases(64))]
 
     /// Once the least-height pass is bound to re-select a stratum's records, the
-    /// rounds stop recording premises (and, in a linear stratum, heights): that
-    /// changes nothing, on any number of threads: the rows, their order,
-    /// confidences and recorded derivations are those of tracking everything.
+    /// rounds stop recording premises: that changes nothing, on any number of
+    /// threads: the rows, their order, confidences and recorded derivations are
+    /// those of recording them all along. (Not tracking heights either would: the
+    /// facts that improve only in height decide where joins pause, and so in which
+    /// order new facts are merged, even in a linear stratum.)
     #[test]
     fn rounds_that_stop_tracking_change_nothing(
         edges in proptest::collection::vec((0i64..10, 0i64..10, 0usize..4), 0..50),
