@@ -24,10 +24,10 @@ use std::hash::Hasher;
 
 use crate::diag::{Limit, Result};
 use crate::eval::FactId;
-use crate::eval::exec::{self, Ctx, Cursor, Frame, Syms};
+use crate::eval::exec::{self, Ctx, Cursor, Frame, Stop, Syms};
 use crate::eval::fixpoint::{Engine, makes_symbols, push_premises};
 use crate::eval::plan::{CExpr, Plan, Planner, Step, Version};
-use crate::eval::relation::{INPUT_RULE, Meta, tag_of};
+use crate::eval::relation::{INPUT_RULE, Meta, Relation, tag_of};
 use crate::ir::Literal;
 
 /// Per-stratum state of the pass.
@@ -249,12 +249,35 @@ const HEIGHT_PIECE: usize = if cfg!(test) { 3 } else { 1 << 10 };
 
 /// What the pieces of a height round read.
 struct Reads<'r> {
-    rels: &'r [crate::eval::relation::Relation],
+    rels: &'r [Relation],
     lens: &'r [u32],
     deadline: Option<std::time::Instant>,
     /// The head relation's settled flags and final confidences.
     settled: &'r [bool],
     finals: &'r [f64],
+}
+
+/// Derivations buffered per piece of a height round before their heads are looked
+/// up (a handful in unit tests, so that joins pause and resume everywhere).
+const LOOKUP_BATCH: usize = if cfg!(test) { 4 } else { 1 << 10 };
+
+/// Derivations waiting for their heads to be looked up: the `k`-th has its head's
+/// cells at `cells[k * arity..]` and its premises up to `found[k].end` (from the
+/// `end` of the one before).
+#[derive(Default)]
+struct Batch {
+    found: Vec<Derived>,
+    cells: Vec<u64>,
+    premises: Vec<FactId>,
+}
+
+/// One buffered derivation.
+struct Derived {
+    /// Its head's dedup digest.
+    tag: u32,
+    height: u32,
+    conf: f64,
+    end: usize,
 }
 
 /// The candidates one piece found: head row and height, with their premises at
@@ -269,7 +292,10 @@ struct Found {
 
 impl Reads<'_> {
     /// Run `plan` over `delta` and keep, per head fact, each tight candidate that is
-    /// shorter than its record.
+    /// shorter than its record. The join buffers its derivations and pauses when
+    /// [`LOOKUP_BATCH`] are waiting; their heads are then looked up in order, each
+    /// look-up's slot and row fetched ahead (a weighted closure's heads are all over
+    /// a large relation: looked up one by one, as derived, they wait on memory).
     fn candidates(&self, plan: &Plan, delta: &[u32], syms: Syms<'_>) -> Found {
         let mut out = Found {
             found: Vec::new(),
@@ -281,50 +307,107 @@ impl Reads<'_> {
         ctx.deadline = self.deadline;
         let syms = ctx.syms;
         let relation = &self.rels[plan.head_rel as usize];
-        let mut cells = Vec::with_capacity(plan.head.len());
-        let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
-            cells.clear();
-            // The dedup digest is hashed along the way, and plain variables and
-            // constants skip the evaluator's call (as the loop's `emit` does).
-            let mut hasher = rustc_hash::FxHasher::default();
-            for e in &plan.head {
-                let v = match e {
-                    CExpr::Slot(s) => frame.slots[*s],
-                    CExpr::Const(c) => *c,
-                    _ => match exec::eval(e, &frame.slots, syms) {
-                        Ok(v) => v,
-                        Err(_) => return false,
-                    },
-                };
-                hasher.write_u64(v);
-                cells.push(v);
+        let arity = plan.head.len();
+        let mut batch = Batch::default();
+        let mut frame = Frame::new(plan);
+        let mut cursor = Cursor::default();
+        loop {
+            let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
+                let mark = batch.cells.len();
+                // The dedup digest is hashed along the way, and plain variables and
+                // constants skip the evaluator's call (as the loop's `emit` does).
+                let mut hasher = rustc_hash::FxHasher::default();
+                for e in &plan.head {
+                    let v = match e {
+                        CExpr::Slot(s) => frame.slots[*s],
+                        CExpr::Const(c) => *c,
+                        _ => match exec::eval(e, &frame.slots, syms) {
+                            Ok(v) => v,
+                            Err(_) => {
+                                batch.cells.truncate(mark);
+                                return false;
+                            }
+                        },
+                    };
+                    hasher.write_u64(v);
+                    batch.cells.push(v);
+                }
+                match &plan.premise_facts {
+                    Some(facts) => {
+                        for &f in facts {
+                            batch.premises.push(frame.facts[f]);
+                        }
+                    }
+                    None => push_premises(plan, frame, &mut batch.premises),
+                }
+                batch.found.push(Derived {
+                    tag: tag_of(hasher.finish()),
+                    height: height.saturating_add(1),
+                    // The confidence exactly as the loop computes it for this
+                    // derivation.
+                    conf: plan.confidence * conf,
+                    end: batch.premises.len(),
+                });
+                batch.found.len() >= LOOKUP_BATCH
+            };
+            let stop = exec::run_plan(&ctx, plan, &mut frame, &mut cursor, &mut sink);
+            self.resolve(plan, relation, arity, &mut batch, &mut out);
+            match stop {
+                Some(Stop::Pause) => {}
+                Some(Stop::Expired) => {
+                    out.expired = true;
+                    break;
+                }
+                None => break,
             }
-            let Some(row) = relation.find_tagged(&cells, tag_of(hasher.finish())) else {
+        }
+        out
+    }
+
+    /// Look up the heads of the buffered derivations, in order, and keep each tight
+    /// one that is shorter than its fact's record.
+    fn resolve(
+        &self,
+        plan: &Plan,
+        relation: &Relation,
+        arity: usize,
+        batch: &mut Batch,
+        out: &mut Found,
+    ) {
+        const AHEAD: usize = 16;
+        let found = &batch.found;
+        for d in &found[..found.len().min(AHEAD)] {
+            relation.prefetch_slot(d.tag);
+        }
+        let mut from = 0;
+        for (k, d) in found.iter().enumerate() {
+            if let Some(next) = found.get(k + AHEAD) {
+                relation.prefetch_slot(next.tag);
+            }
+            if let Some(next) = found.get(k + AHEAD / 2) {
+                relation.prefetch_row(next.tag);
+            }
+            let prem = from..d.end;
+            from = d.end;
+            let cells = &batch.cells[k * arity..k * arity + arity];
+            let Some(row) = relation.find_tagged(cells, d.tag) else {
                 debug_assert!(false, "a derivation's head is missing from the fixpoint");
-                return false;
+                continue;
             };
             let i = row as usize;
-            // The confidence exactly as the loop computes it for this derivation.
-            let conf = plan.confidence * conf;
-            if self.settled[i] || conf != self.finals[i] {
-                return false;
+            if self.settled[i] || d.conf != self.finals[i] {
+                continue;
             }
-            let height = height.saturating_add(1);
             let m = relation.meta(row);
-            if (height, plan.rule) >= (m.height, m.rule) {
-                return false;
+            if (d.height, plan.rule) >= (m.height, m.rule) {
+                continue;
             }
-            match &plan.premise_facts {
-                Some(facts) => out.premises.extend(facts.iter().map(|&f| frame.facts[f])),
-                None => push_premises(plan, frame, &mut out.premises),
-            }
-            out.found.push((row, height));
+            out.premises.extend_from_slice(&batch.premises[prem]);
+            out.found.push((row, d.height));
             out.starts.push(out.premises.len());
-            false
-        };
-        let mut frame = Frame::new(plan);
-        let stop = exec::run_plan(&ctx, plan, &mut frame, &mut Cursor::default(), &mut sink);
-        out.expired = stop.is_some();
-        out
+        }
+        batch.cells.clear();
+        batch.found.clear();
+        batch.premises.clear();
     }
 }
