@@ -27,7 +27,7 @@ use crate::eval::FactId;
 use crate::eval::exec::{self, Ctx, Cursor, Frame, Stop, Syms};
 use crate::eval::fixpoint::{Engine, makes_symbols, push_premises};
 use crate::eval::plan::{CExpr, Plan, Planner, Step, Version};
-use crate::eval::relation::{INPUT_RULE, Meta, Relation, tag_of};
+use crate::eval::relation::{INPUT_RULE, Meta, Relation, prefetch, tag_of};
 use crate::ir::Literal;
 
 /// Per-stratum state of the pass.
@@ -152,7 +152,13 @@ impl Engine<'_> {
                 break;
             };
             self.check_deadline()?;
-            for f in facts {
+            const AHEAD: usize = 8;
+            for (k, f) in facts.iter().enumerate() {
+                if let Some(next) = facts.get(k + AHEAD) {
+                    let (r, i) = (next.rel as usize, next.row as usize);
+                    self.rels[r].prefetch_record(next.row);
+                    prefetch(&pass.finals[r][i]);
+                }
                 let (r, i) = (f.rel as usize, f.row as usize);
                 let m = self.rels[r].meta(f.row);
                 if pass.settled[r][i] || m.height != height {
@@ -218,8 +224,13 @@ impl Engine<'_> {
             return Err(self.limit_error(Limit::Timeout, Some(plan.rule)));
         }
         let relation = &mut self.rels[head];
+        // The records updated are all over the relation: each is fetched ahead.
+        const AHEAD: usize = 8;
         for f in &found {
             for (k, &(row, height)) in f.found.iter().enumerate() {
+                if let Some(&(next, _)) = f.found.get(k + AHEAD) {
+                    relation.prefetch_record(next);
+                }
                 let m = relation.meta(row);
                 if (height, plan.rule) >= (m.height, m.rule) {
                     continue;

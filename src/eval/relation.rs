@@ -359,7 +359,7 @@ impl Dedup {
 
 /// A hint to load the cache line holding `x` (no effect where unsupported).
 #[inline(always)]
-fn prefetch<T>(x: &T) {
+pub(crate) fn prefetch<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
@@ -1109,6 +1109,20 @@ impl Relation {
             let b = (r - self.base_len) as usize * self.stride;
             prefetch(&self.data[b]);
             prefetch(&self.data[b + self.stride - 1]);
+        }
+    }
+
+    /// Start loading an own row's record and derivation word, for an update soon.
+    #[inline]
+    pub fn prefetch_record(&self, row: u32) {
+        if row >= self.base_len {
+            let r = (row - self.base_len) as usize;
+            if let Some(x) = self.data.get(r * self.stride + self.arity) {
+                prefetch(x);
+            }
+            if let Some(d) = self.deriv.get(r) {
+                prefetch(d);
+            }
         }
     }
 
