@@ -280,6 +280,8 @@ struct Batch {
     found: Vec<Derived>,
     cells: Vec<u64>,
     premises: Vec<FactId>,
+    /// The head rows looked up.
+    rows: Vec<u32>,
 }
 
 /// One buffered derivation.
@@ -316,6 +318,7 @@ impl Reads<'_> {
         };
         let mut ctx = Ctx::new(self.rels, self.lens, self.lens, delta, syms, true);
         ctx.deadline = self.deadline;
+        ctx.scattered = true;
         let syms = ctx.syms;
         let relation = &self.rels[plan.head_rel as usize];
         let arity = plan.head.len();
@@ -390,7 +393,9 @@ impl Reads<'_> {
         for d in &found[..found.len().min(AHEAD)] {
             relation.prefetch_slot(d.tag);
         }
-        let mut from = 0;
+        // First every head's row (`u32::MAX`: none), fetching its final confidence
+        // and settled flag for the second loop, which keeps the candidates.
+        batch.rows.clear();
         for (k, d) in found.iter().enumerate() {
             if let Some(next) = found.get(k + AHEAD) {
                 relation.prefetch_slot(next.tag);
@@ -398,15 +403,25 @@ impl Reads<'_> {
             if let Some(next) = found.get(k + AHEAD / 2) {
                 relation.prefetch_row(next.tag);
             }
+            let cells = &batch.cells[k * arity..k * arity + arity];
+            let row = relation.find_tagged(cells, d.tag);
+            debug_assert!(
+                row.is_some(),
+                "a derivation's head is missing from the fixpoint"
+            );
+            let row = row.unwrap_or(u32::MAX);
+            if let Some(f) = self.finals.get(row as usize) {
+                prefetch(f);
+                prefetch(&self.settled[row as usize]);
+            }
+            batch.rows.push(row);
+        }
+        let mut from = 0;
+        for (d, &row) in found.iter().zip(&batch.rows) {
             let prem = from..d.end;
             from = d.end;
-            let cells = &batch.cells[k * arity..k * arity + arity];
-            let Some(row) = relation.find_tagged(cells, d.tag) else {
-                debug_assert!(false, "a derivation's head is missing from the fixpoint");
-                continue;
-            };
             let i = row as usize;
-            if self.settled[i] || d.conf != self.finals[i] {
+            if row == u32::MAX || self.settled[i] || d.conf != self.finals[i] {
                 continue;
             }
             let m = relation.meta(row);

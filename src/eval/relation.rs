@@ -1112,7 +1112,8 @@ impl Relation {
         }
     }
 
-    /// Start loading an own row's record and derivation word, for an update soon.
+    /// Start loading an own row's record (with the end of its cells) and derivation
+    /// word, for a read or an update soon.
     #[inline]
     pub fn prefetch_record(&self, row: u32) {
         if row >= self.base_len {
