@@ -19,6 +19,13 @@
 //! Work per stratum and per round is proportional to the stratum's own relations and
 //! rules (and to what changed), never to the whole program's, so a program of many
 //! small strata evaluates in time linear in its size.
+//!
+//! With provenance, once a fact's confidence rose after a rule read it, the
+//! least-height pass (`heights.rs`) is bound to re-select every derived fact's record
+//! of the stratum; from then on the rounds record no premises (a new fact gets a
+//! placeholder the pass overwrites), but they keep heights: the facts that improve
+//! only in height enter the deltas, which decides where joins pause and so in which
+//! order new facts are merged, and hence every row number the pass reads.
 
 use std::hash::Hasher;
 use std::time::Instant;
@@ -991,7 +998,7 @@ impl<'a> Engine<'a> {
         // fact's record: the rounds keep heights (they decide which facts change,
         // and so where joins pause and in which order new facts are merged: the
         // rows come out in the same order) but no premises.
-        let record = provenance && (!(self.conf_raised && !self.layered) || forced_track());
+        let record = provenance && (!self.conf_raised || self.layered || forced_track());
         let deadline = self.deadline;
         // A plan whose functors make symbols writes the symbol table as it joins: its
         // pieces run on this thread (in the same order, so with the same outcome).

@@ -18,6 +18,14 @@
 //! hidden from the joins by a confidence of −∞, which no tight derivation can carry;
 //! meanwhile their records hold their best candidate so far (height `u32::MAX` for
 //! none), and settling one restores its confidence.
+//!
+//! Every derived fact's record is written here (the rounds stopped recording
+//! premises once the pass was bound to run: see `fixpoint.rs`). The delta of a
+//! height is in settle order, so its rows, their heads and the records updated are
+//! all over the relations: a piece buffers the derivations its join makes, then
+//! looks their heads up in order with the slots, rows and final confidences fetched
+//! ahead, and the records it updates are fetched ahead too. None of this changes
+//! which candidate is found first.
 
 use std::collections::BTreeMap;
 use std::hash::Hasher;

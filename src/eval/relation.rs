@@ -117,9 +117,18 @@ struct Shapes {
     last: u32,
     /// Shapes of at most two premises whose derivations are kept inline, by tag.
     inline: Vec<u32>,
+    /// The inline shape placed last: its relations (the first `len`) and its tag.
+    last_inline: Option<([u32; 2], usize, u64)>,
 }
 
 impl Shapes {
+    /// The tag of `prem`'s shape when it is the inline shape placed last.
+    #[inline]
+    fn cached_inline(&self, prem: &[FactId]) -> Option<u64> {
+        let (rels, len, tag) = self.last_inline?;
+        (len == prem.len() && prem.iter().zip(&rels).all(|(p, &r)| p.rel == r)).then_some(tag)
+    }
+
     #[inline]
     fn get(&self, shape: u32) -> &[u32] {
         let (start, len) = self.spans[shape as usize];
@@ -845,14 +854,25 @@ impl Relation {
     /// the arena's end.
     #[inline]
     fn place(&mut self, old: Option<DerivRec>, prem: &[FactId]) -> Result<DerivRec> {
-        let shape = self.shapes.intern(prem)?;
-        if prem.len() <= 2
-            && prem.iter().all(|p| p.row as u64 <= ROW_MASK)
-            && let Some(tag) = self.shapes.inline_tag(shape)
-        {
+        let inline = |tag: u64| {
             let r0 = prem.first().map_or(0, |p| p.row as u64);
             let r1 = prem.get(1).map_or(0, |p| p.row as u64);
-            return Ok(DerivRec(tag << TAG_SHIFT | r1 << ROW_BITS | r0));
+            DerivRec(tag << TAG_SHIFT | r1 << ROW_BITS | r0)
+        };
+        // At most two premises, whose rows fit inline.
+        let short = prem.len() <= 2 && prem.iter().all(|p| p.row as u64 <= ROW_MASK);
+        // A run of derivations of one rule repeats its shape: no interning.
+        if short && let Some(tag) = self.shapes.cached_inline(prem) {
+            return Ok(inline(tag));
+        }
+        let shape = self.shapes.intern(prem)?;
+        if short && let Some(tag) = self.shapes.inline_tag(shape) {
+            let mut rels = [0; 2];
+            for (r, p) in rels.iter_mut().zip(prem) {
+                *r = p.rel;
+            }
+            self.shapes.last_inline = Some((rels, prem.len(), tag));
+            return Ok(inline(tag));
         }
         let old_arena = old
             .filter(|d| d.0 >> TAG_SHIFT == ARENA_TAG && d.0 != UNRECORDED)
