@@ -516,7 +516,31 @@ pub fn run_prooflog(w: &Workload, prepared: &Prepared, provenance: bool, threads
             );
         }
     }
+    if std::env::var_os("WORKLOAD_DIGEST").is_some() {
+        eprintln!("digest {:016x}", digest(&fb));
+    }
     fb.len(fb.relation_id(w.output).expect("output relation"))
+}
+
+/// A digest of everything a fact base answers: every relation's facts in value
+/// order with their confidences and, with provenance, their recorded derivations
+/// (rule, height, premises by value), so that two runs can be compared.
+fn digest(fb: &prooflog::eval::FactBase) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for rel in 0..fb.program().relations().len() as u32 {
+        for f in fb.sorted_facts(rel) {
+            format!("{:?}", fb.args(f)).hash(&mut h);
+            fb.confidence(f).to_bits().hash(&mut h);
+            if let Some(d) = fb.derivation(f) {
+                (d.rule, d.height).hash(&mut h);
+                for p in &d.premises {
+                    (p.rel, format!("{:?}", fb.args(*p))).hash(&mut h);
+                }
+            }
+        }
+    }
+    h.finish()
 }
 
 fn pairs(w: &Workload, rel: &str) -> Vec<(u32, u32)> {

@@ -65,6 +65,9 @@ pub(crate) struct Ctx<'a> {
     pub syms: Syms<'a>,
     /// Track heights and premise facts.
     pub provenance: bool,
+    /// The delta rows are in no row order (the least-height pass's): a scan of them
+    /// fetches rows ahead.
+    pub scattered: bool,
     /// When to stop (checked every [`WORK_CHECK`] candidate rows).
     pub deadline: Option<Instant>,
     /// Candidate rows visited, by this run and the aggregates inside it.
@@ -92,6 +95,7 @@ impl<'a> Ctx<'a> {
             delta,
             syms,
             provenance,
+            scattered: false,
             deadline: None,
             work: std::cell::Cell::new(0),
             expired: std::cell::Cell::new(false),
@@ -356,6 +360,11 @@ impl Run<'_, '_> {
                         if *version == Version::Delta {
                             let rows = ctx.delta;
                             for (k, &row) in rows.iter().enumerate().skip(start) {
+                                if ctx.scattered
+                                    && let Some(&ahead) = rows.get(k + 8)
+                                {
+                                    r.prefetch_record(ahead);
+                                }
                                 if ctx.tick() {
                                     self.stop = Some(Stop::Expired);
                                     return;

@@ -19,6 +19,13 @@
 //! Work per stratum and per round is proportional to the stratum's own relations and
 //! rules (and to what changed), never to the whole program's, so a program of many
 //! small strata evaluates in time linear in its size.
+//!
+//! With provenance, once a fact's confidence rose after a rule read it, the
+//! least-height pass (`heights.rs`) is bound to re-select every derived fact's record
+//! of the stratum; from then on the rounds record no premises (a new fact gets a
+//! placeholder the pass overwrites), but they keep heights: the facts that improve
+//! only in height enter the deltas, which decides where joins pause and so in which
+//! order new facts are merged, and hence every row number the pass reads.
 
 use std::hash::Hasher;
 use std::time::Instant;
@@ -50,6 +57,9 @@ struct Pending {
     derivations: u64,
     /// Whether [`emit`] looks each derivation up in its head relation first.
     probe: bool,
+    /// Whether the buffered derivations carry premises (with provenance, unless the
+    /// least-height pass will re-select every record of the stratum).
+    record: bool,
     /// Look-ups made and derivations they dropped, since `probe` was last decided.
     probes: u32,
     drops: u32,
@@ -72,6 +82,24 @@ thread_local! {
     /// that both paths can be compared.
     pub(crate) static FORCE_PROBE: std::cell::Cell<Option<bool>> =
         const { std::cell::Cell::new(None) };
+}
+
+#[cfg(test)]
+thread_local! {
+    /// In tests: `true` makes the rounds record premises all along, as if the
+    /// least-height pass were not bound to re-select them, so that both paths can
+    /// be compared.
+    pub(crate) static FORCE_TRACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether tests force the rounds to record premises on this thread.
+#[inline]
+fn forced_track() -> bool {
+    #[cfg(test)]
+    if FORCE_TRACK.with(std::cell::Cell::get) {
+        return true;
+    }
+    false
 }
 
 /// The look-up decision tests force on this thread, if any.
@@ -135,6 +163,8 @@ struct Reads<'r> {
     delta: &'r [u32],
     syms: Syms<'r>,
     provenance: bool,
+    /// Whether derivations record their premises (see [`Pending::record`]).
+    record: bool,
     deadline: Option<Instant>,
 }
 
@@ -187,6 +217,7 @@ impl Piece {
     fn run(&mut self, plan: &Plan, reads: &Reads<'_>) {
         let head = &reads.rels[plan.head_rel as usize];
         let pending = &mut self.pending;
+        pending.record = reads.record;
         pending.probe = pending
             .forced
             .unwrap_or(pending.probe && head.len() <= PROBE_ROWS);
@@ -298,6 +329,9 @@ pub(crate) struct Engine<'a> {
     /// Whether, in the current stratum, a fact's confidence rose after a rule could
     /// have read it (its dependents' heights may then not be least).
     conf_raised: bool,
+    /// Whether a relation of the current stratum is a layer over a shared base (the
+    /// least-height pass then does not run: the rounds' records stay).
+    layered: bool,
     /// Per relation: whether it belongs to the stratum being evaluated.
     in_stratum: Vec<bool>,
     /// Per relation: the rows of its full (`full_len`) and old (`old_len`) versions in
@@ -381,6 +415,7 @@ impl<'a> Engine<'a> {
             derived_total: 0,
             touched: vec![Vec::new(); n],
             conf_raised: false,
+            layered: false,
             in_stratum: vec![false; n],
             old_len: full_len.clone(),
             full_len,
@@ -635,6 +670,10 @@ impl<'a> Engine<'a> {
         }
         self.check_memory(0, None)?;
         let mut st = StratumStats::default();
+        self.layered = stratum
+            .relations
+            .iter()
+            .any(|&r| self.rels[r as usize].is_layer());
         // An earlier fact whose confidence rose before this stratum counts as raised.
         self.conf_raised = seed.is_some_and(|s| {
             s.changed
@@ -800,11 +839,7 @@ impl<'a> Engine<'a> {
         // The least-height pass revisits every fact of the stratum; a layer over a
         // shared base keeps the derivations the rounds chose (of the best
         // confidence, so valid, but not re-selected for least height).
-        let layered = stratum
-            .relations
-            .iter()
-            .any(|&r| self.rels[r as usize].is_layer());
-        if self.provenance() && self.conf_raised && !layered {
+        if self.provenance() && self.conf_raised && !self.layered {
             self.settle_heights(si, &in_stratum)?;
             for &r in &stratum.relations {
                 self.account(r as usize);
@@ -962,6 +997,11 @@ impl<'a> Engine<'a> {
         st: &mut StratumStats,
     ) -> Result<()> {
         let provenance = self.provenance();
+        // Once the least-height pass is bound to run, it re-selects every derived
+        // fact's record: the rounds keep heights (they decide which facts change,
+        // and so where joins pause and in which order new facts are merged: the
+        // rows come out in the same order) but no premises.
+        let record = provenance && (!self.conf_raised || self.layered || forced_track());
         let deadline = self.deadline;
         // A plan whose functors make symbols writes the symbol table as it joins: its
         // pieces run on this thread (in the same order, so with the same outcome).
@@ -1000,6 +1040,7 @@ impl<'a> Engine<'a> {
                     delta: delta_of(piece),
                     syms,
                     provenance,
+                    record,
                     deadline,
                 };
                 piece.run(plans[piece.plan], &reads);
@@ -1079,6 +1120,7 @@ impl<'a> Engine<'a> {
         st: &mut StratumStats,
     ) -> Result<()> {
         let provenance = self.provenance();
+        let record = provenance && pending.record;
         let head = plan.head_rel as usize;
         let arity = plan.head.len();
         let n = pending.len();
@@ -1129,10 +1171,15 @@ impl<'a> Engine<'a> {
             if new {
                 new_facts += 1;
                 st.derived += 1;
-                let prem = provenance.then(|| {
-                    &pending.premises[pending.starts[k] as usize..pending.starts[k + 1] as usize]
-                });
-                rel.push_records(NO_EVIDENCE, prem)?;
+                if provenance && !record {
+                    rel.push_unrecorded();
+                } else {
+                    let prem = record.then(|| {
+                        &pending.premises
+                            [pending.starts[k] as usize..pending.starts[k + 1] as usize]
+                    });
+                    rel.push_records(NO_EVIDENCE, prem)?;
+                }
                 queued.push(true);
                 next.push(row);
                 continue;
@@ -1144,9 +1191,11 @@ impl<'a> Engine<'a> {
                 continue;
             }
             if provenance {
-                let prem =
-                    &pending.premises[pending.starts[k] as usize..pending.starts[k + 1] as usize];
-                rel.set_premises(row, prem)?;
+                if record {
+                    let prem = &pending.premises
+                        [pending.starts[k] as usize..pending.starts[k + 1] as usize];
+                    rel.set_premises(row, prem)?;
+                }
                 rel.set_meta(row, meta);
             } else {
                 rel.set_conf(row, meta.conf);
@@ -1279,10 +1328,13 @@ fn emit(
     out.tags.push(tag);
     out.conf.push(conf);
     if provenance {
+        out.height.push(height);
+        if !out.record {
+            return Ok(());
+        }
         if out.starts.is_empty() {
             out.starts.push(0);
         }
-        out.height.push(height);
         if let Some(facts) = &plan.premise_facts {
             out.premises.extend(facts.iter().map(|&f| frame.facts[f]));
             out.starts.push(out.premises.len() as u32);

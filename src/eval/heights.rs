@@ -18,15 +18,24 @@
 //! hidden from the joins by a confidence of −∞, which no tight derivation can carry;
 //! meanwhile their records hold their best candidate so far (height `u32::MAX` for
 //! none), and settling one restores its confidence.
+//!
+//! Every derived fact's record is written here (the rounds stopped recording
+//! premises once the pass was bound to run: see `fixpoint.rs`). The delta of a
+//! height is in settle order, so its rows, their heads and the records updated are
+//! all over the relations: a piece buffers the derivations its join makes, then
+//! looks their heads up in order with the slots, rows and final confidences fetched
+//! ahead, and the records it updates are fetched ahead too. None of this changes
+//! which candidate is found first.
 
 use std::collections::BTreeMap;
+use std::hash::Hasher;
 
 use crate::diag::{Limit, Result};
 use crate::eval::FactId;
-use crate::eval::exec::{self, Ctx, Cursor, Frame, Syms};
+use crate::eval::exec::{self, Ctx, Cursor, Frame, Stop, Syms};
 use crate::eval::fixpoint::{Engine, makes_symbols, push_premises};
-use crate::eval::plan::{Plan, Planner, Step, Version};
-use crate::eval::relation::{INPUT_RULE, Meta};
+use crate::eval::plan::{CExpr, Plan, Planner, Step, Version};
+use crate::eval::relation::{INPUT_RULE, Meta, Relation, prefetch, tag_of};
 use crate::ir::Literal;
 
 /// Per-stratum state of the pass.
@@ -151,7 +160,13 @@ impl Engine<'_> {
                 break;
             };
             self.check_deadline()?;
-            for f in facts {
+            const AHEAD: usize = 8;
+            for (k, f) in facts.iter().enumerate() {
+                if let Some(next) = facts.get(k + AHEAD) {
+                    let (r, i) = (next.rel as usize, next.row as usize);
+                    self.rels[r].prefetch_record(next.row);
+                    prefetch(&pass.finals[r][i]);
+                }
                 let (r, i) = (f.rel as usize, f.row as usize);
                 let m = self.rels[r].meta(f.row);
                 if pass.settled[r][i] || m.height != height {
@@ -217,8 +232,13 @@ impl Engine<'_> {
             return Err(self.limit_error(Limit::Timeout, Some(plan.rule)));
         }
         let relation = &mut self.rels[head];
+        // The records updated are all over the relation: each is fetched ahead.
+        const AHEAD: usize = 8;
         for f in &found {
             for (k, &(row, height)) in f.found.iter().enumerate() {
+                if let Some(&(next, _)) = f.found.get(k + AHEAD) {
+                    relation.prefetch_record(next);
+                }
                 let m = relation.meta(row);
                 if (height, plan.rule) >= (m.height, m.rule) {
                     continue;
@@ -248,12 +268,37 @@ const HEIGHT_PIECE: usize = if cfg!(test) { 3 } else { 1 << 10 };
 
 /// What the pieces of a height round read.
 struct Reads<'r> {
-    rels: &'r [crate::eval::relation::Relation],
+    rels: &'r [Relation],
     lens: &'r [u32],
     deadline: Option<std::time::Instant>,
     /// The head relation's settled flags and final confidences.
     settled: &'r [bool],
     finals: &'r [f64],
+}
+
+/// Derivations buffered per piece of a height round before their heads are looked
+/// up (a handful in unit tests, so that joins pause and resume everywhere).
+const LOOKUP_BATCH: usize = if cfg!(test) { 4 } else { 1 << 10 };
+
+/// Derivations waiting for their heads to be looked up: the `k`-th has its head's
+/// cells at `cells[k * arity..]` and its premises up to `found[k].end` (from the
+/// `end` of the one before).
+#[derive(Default)]
+struct Batch {
+    found: Vec<Derived>,
+    cells: Vec<u64>,
+    premises: Vec<FactId>,
+    /// The head rows looked up.
+    rows: Vec<u32>,
+}
+
+/// One buffered derivation.
+struct Derived {
+    /// Its head's dedup digest.
+    tag: u32,
+    height: u32,
+    conf: f64,
+    end: usize,
 }
 
 /// The candidates one piece found: head row and height, with their premises at
@@ -268,7 +313,10 @@ struct Found {
 
 impl Reads<'_> {
     /// Run `plan` over `delta` and keep, per head fact, each tight candidate that is
-    /// shorter than its record.
+    /// shorter than its record. The join buffers its derivations and pauses when
+    /// [`LOOKUP_BATCH`] are waiting; their heads are then looked up in order, each
+    /// look-up's slot and row fetched ahead (a weighted closure's heads are all over
+    /// a large relation: looked up one by one, as derived, they wait on memory).
     fn candidates(&self, plan: &Plan, delta: &[u32], syms: Syms<'_>) -> Found {
         let mut out = Found {
             found: Vec::new(),
@@ -278,40 +326,122 @@ impl Reads<'_> {
         };
         let mut ctx = Ctx::new(self.rels, self.lens, self.lens, delta, syms, true);
         ctx.deadline = self.deadline;
+        ctx.scattered = true;
         let syms = ctx.syms;
         let relation = &self.rels[plan.head_rel as usize];
-        let mut cells = Vec::with_capacity(plan.head.len());
-        let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
-            cells.clear();
-            for e in &plan.head {
-                match exec::eval(e, &frame.slots, syms) {
-                    Ok(v) => cells.push(v),
-                    Err(_) => return false,
-                }
-            }
-            let Some(row) = relation.find(&cells) else {
-                debug_assert!(false, "a derivation's head is missing from the fixpoint");
-                return false;
-            };
-            let i = row as usize;
-            // The confidence exactly as the loop computes it for this derivation.
-            let conf = plan.confidence * conf;
-            if self.settled[i] || conf != self.finals[i] {
-                return false;
-            }
-            let height = height.saturating_add(1);
-            let m = relation.meta(row);
-            if (height, plan.rule) >= (m.height, m.rule) {
-                return false;
-            }
-            push_premises(plan, frame, &mut out.premises);
-            out.found.push((row, height));
-            out.starts.push(out.premises.len());
-            false
-        };
+        let arity = plan.head.len();
+        let mut batch = Batch::default();
         let mut frame = Frame::new(plan);
-        let stop = exec::run_plan(&ctx, plan, &mut frame, &mut Cursor::default(), &mut sink);
-        out.expired = stop.is_some();
+        let mut cursor = Cursor::default();
+        loop {
+            let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
+                let mark = batch.cells.len();
+                // The dedup digest is hashed along the way, and plain variables and
+                // constants skip the evaluator's call (as the loop's `emit` does).
+                let mut hasher = rustc_hash::FxHasher::default();
+                for e in &plan.head {
+                    let v = match e {
+                        CExpr::Slot(s) => frame.slots[*s],
+                        CExpr::Const(c) => *c,
+                        _ => match exec::eval(e, &frame.slots, syms) {
+                            Ok(v) => v,
+                            Err(_) => {
+                                batch.cells.truncate(mark);
+                                return false;
+                            }
+                        },
+                    };
+                    hasher.write_u64(v);
+                    batch.cells.push(v);
+                }
+                match &plan.premise_facts {
+                    Some(facts) => {
+                        for &f in facts {
+                            batch.premises.push(frame.facts[f]);
+                        }
+                    }
+                    None => push_premises(plan, frame, &mut batch.premises),
+                }
+                batch.found.push(Derived {
+                    tag: tag_of(hasher.finish()),
+                    height: height.saturating_add(1),
+                    // The confidence exactly as the loop computes it for this
+                    // derivation.
+                    conf: plan.confidence * conf,
+                    end: batch.premises.len(),
+                });
+                batch.found.len() >= LOOKUP_BATCH
+            };
+            let stop = exec::run_plan(&ctx, plan, &mut frame, &mut cursor, &mut sink);
+            self.resolve(plan, relation, arity, &mut batch, &mut out);
+            match stop {
+                Some(Stop::Pause) => {}
+                Some(Stop::Expired) => {
+                    out.expired = true;
+                    break;
+                }
+                None => break,
+            }
+        }
         out
+    }
+
+    /// Look up the heads of the buffered derivations, in order, and keep each tight
+    /// one that is shorter than its fact's record.
+    fn resolve(
+        &self,
+        plan: &Plan,
+        relation: &Relation,
+        arity: usize,
+        batch: &mut Batch,
+        out: &mut Found,
+    ) {
+        const AHEAD: usize = 16;
+        let found = &batch.found;
+        for d in &found[..found.len().min(AHEAD)] {
+            relation.prefetch_slot(d.tag);
+        }
+        // First every head's row (`u32::MAX`: none), fetching its final confidence
+        // and settled flag for the second loop, which keeps the candidates.
+        batch.rows.clear();
+        for (k, d) in found.iter().enumerate() {
+            if let Some(next) = found.get(k + AHEAD) {
+                relation.prefetch_slot(next.tag);
+            }
+            if let Some(next) = found.get(k + AHEAD / 2) {
+                relation.prefetch_row(next.tag);
+            }
+            let cells = &batch.cells[k * arity..k * arity + arity];
+            let row = relation.find_tagged(cells, d.tag);
+            debug_assert!(
+                row.is_some(),
+                "a derivation's head is missing from the fixpoint"
+            );
+            let row = row.unwrap_or(u32::MAX);
+            if let Some(f) = self.finals.get(row as usize) {
+                prefetch(f);
+                prefetch(&self.settled[row as usize]);
+            }
+            batch.rows.push(row);
+        }
+        let mut from = 0;
+        for (d, &row) in found.iter().zip(&batch.rows) {
+            let prem = from..d.end;
+            from = d.end;
+            let i = row as usize;
+            if row == u32::MAX || self.settled[i] || d.conf != self.finals[i] {
+                continue;
+            }
+            let m = relation.meta(row);
+            if (d.height, plan.rule) >= (m.height, m.rule) {
+                continue;
+            }
+            out.premises.extend_from_slice(&batch.premises[prem]);
+            out.found.push((row, d.height));
+            out.starts.push(out.premises.len());
+        }
+        batch.cells.clear();
+        batch.found.clear();
+        batch.premises.clear();
     }
 }

@@ -98,6 +98,9 @@ const TAG_SHIFT: u32 = 60;
 /// The tag of a [`DerivRec`] whose premise rows are in the arena; smaller tags name
 /// inline shapes.
 const ARENA_TAG: u64 = 15;
+/// A [`DerivRec`] not yet written (see [`Relation::push_unrecorded`]); no shape id
+/// and arena start reach it.
+const UNRECORDED: u64 = u64::MAX;
 /// Bits of an inline premise row.
 const ROW_BITS: u32 = 30;
 const ROW_MASK: u64 = (1 << ROW_BITS) - 1;
@@ -119,9 +122,18 @@ struct Shapes {
     last: u32,
     /// Shapes of at most two premises whose derivations are kept inline, by tag.
     inline: Vec<u32>,
+    /// The inline shape placed last: its relations (the first `len`) and its tag.
+    last_inline: Option<([u32; 2], usize, u64)>,
 }
 
 impl Shapes {
+    /// The tag of `prem`'s shape when it is the inline shape placed last.
+    #[inline]
+    fn cached_inline(&self, prem: &[FactId]) -> Option<u64> {
+        let (rels, len, tag) = self.last_inline?;
+        (len == prem.len() && prem.iter().zip(&rels).all(|(p, &r)| p.rel == r)).then_some(tag)
+    }
+
     #[inline]
     fn get(&self, shape: u32) -> &[u32] {
         let (start, len) = self.spans[shape as usize];
@@ -453,7 +465,7 @@ fn advise_huge_pages<T>(table: &[T]) {
 
 /// A hint to load the cache line holding `x` (no effect where unsupported).
 #[inline(always)]
-fn prefetch<T>(x: &T) {
+pub(crate) fn prefetch<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
@@ -1041,6 +1053,9 @@ impl Relation {
         } else {
             *self.deriv.get((row - self.base_len) as usize)?
         };
+        if rec.0 == UNRECORDED {
+            return None;
+        }
         let tag = rec.0 >> TAG_SHIFT;
         if tag == ARENA_TAG {
             let shape = (rec.0 >> 32) as u32 & (MAX_SHAPES as u32 - 1);
@@ -1088,19 +1103,32 @@ impl Relation {
     /// the arena's end.
     #[inline]
     fn place(&mut self, old: Option<DerivRec>, prem: &[FactId]) -> Result<DerivRec> {
-        let shape = self.shapes.intern(prem)?;
-        if prem.len() <= 2
-            && prem.iter().all(|p| p.row as u64 <= ROW_MASK)
-            && let Some(tag) = self.shapes.inline_tag(shape)
-        {
+        let inline = |tag: u64| {
             let r0 = prem.first().map_or(0, |p| p.row as u64);
             let r1 = prem.get(1).map_or(0, |p| p.row as u64);
-            return Ok(DerivRec(tag << TAG_SHIFT | r1 << ROW_BITS | r0));
+            DerivRec(tag << TAG_SHIFT | r1 << ROW_BITS | r0)
+        };
+        // At most two premises, whose rows fit inline.
+        let short = prem.len() <= 2 && prem.iter().all(|p| p.row as u64 <= ROW_MASK);
+        // A run of derivations of one rule repeats its shape: no interning.
+        if short && let Some(tag) = self.shapes.cached_inline(prem) {
+            return Ok(inline(tag));
         }
-        let old_arena = old.filter(|d| d.0 >> TAG_SHIFT == ARENA_TAG).map(|d| {
-            let shape = (d.0 >> 32) as u32 & (MAX_SHAPES as u32 - 1);
-            (d.0 as u32, self.shapes.get(shape).len())
-        });
+        let shape = self.shapes.intern(prem)?;
+        if short && let Some(tag) = self.shapes.inline_tag(shape) {
+            let mut rels = [0; 2];
+            for (r, p) in rels.iter_mut().zip(prem) {
+                *r = p.rel;
+            }
+            self.shapes.last_inline = Some((rels, prem.len(), tag));
+            return Ok(inline(tag));
+        }
+        let old_arena = old
+            .filter(|d| d.0 >> TAG_SHIFT == ARENA_TAG && d.0 != UNRECORDED)
+            .map(|d| {
+                let shape = (d.0 >> 32) as u32 & (MAX_SHAPES as u32 - 1);
+                (d.0 as u32, self.shapes.get(shape).len())
+            });
         let start = match old_arena {
             Some((start, room)) if prem.len() <= room => {
                 let rows = &mut self.premises[start as usize..start as usize + prem.len()];
@@ -1135,6 +1163,14 @@ impl Relation {
             list.push(self.len - 1);
         }
         Ok(())
+    }
+
+    /// Give a derived row just appended by [`Relation::insert`] a placeholder for its
+    /// premises, in a stratum whose records the least-height pass re-selects (and
+    /// so records with [`Relation::set_premises`]) before anything reads them.
+    #[inline]
+    pub fn push_unrecorded(&mut self) {
+        self.deriv.push(DerivRec(UNRECORDED));
     }
 
     /// Every row that has an input record, ascending.
@@ -1400,6 +1436,21 @@ impl Relation {
             let b = (r - self.base_len) as usize * self.stride;
             prefetch(&self.data[b]);
             prefetch(&self.data[b + self.stride - 1]);
+        }
+    }
+
+    /// Start loading an own row's record (with the end of its cells) and derivation
+    /// word, for a read or an update soon.
+    #[inline]
+    pub fn prefetch_record(&self, row: u32) {
+        if row >= self.base_len {
+            let r = (row - self.base_len) as usize;
+            if let Some(x) = self.data.get(r * self.stride + self.arity) {
+                prefetch(x);
+            }
+            if let Some(d) = self.deriv.get(r) {
+                prefetch(d);
+            }
         }
     }
 
