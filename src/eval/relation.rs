@@ -905,6 +905,27 @@ impl Relation {
             self.patch(row).meta = meta;
             return;
         }
+        let conf = meta.conf.to_bits();
+        // The usual record: packed, with a confidence the layout holds.
+        if let Some(w) = pack(meta)
+            && self.meta_words == 1
+            && (self.conf_col || conf == self.uniform)
+        {
+            let b = self.record_at(row);
+            self.data[b] = w;
+            if self.conf_col {
+                self.data[b + 1] = conf as u32;
+                self.data[b + 2] = (conf >> 32) as u32;
+            }
+            return;
+        }
+        self.set_meta_wider(row, meta);
+    }
+
+    /// [`Relation::set_meta`] of an own row whose record or confidence does not fit
+    /// the narrowest layout.
+    #[inline(never)]
+    fn set_meta_wider(&mut self, row: u32, meta: Meta) {
         self.store_conf(row, meta.conf);
         let packed = pack(meta);
         if self.meta_words == 1 && packed.is_none() {
@@ -1291,16 +1312,18 @@ impl Relation {
             self.uniform = conf;
         }
         match pack(meta) {
-            // The usual row: it fits the narrowest layout, which the rows have.
+            // The usual row: narrow cells and a packed record, which the rows have.
             Some(w)
                 if self.cell_words == 1
                     && self.meta_words == 1
-                    && !self.conf_col
-                    && conf == self.uniform
+                    && (self.conf_col || conf == self.uniform)
                     && narrow(cells) =>
             {
                 self.data.extend(cells.iter().map(|&c| c as u32));
                 self.data.push(w);
+                if self.conf_col {
+                    self.data.extend([conf as u32, (conf >> 32) as u32]);
+                }
             }
             _ => self.append_wider(cells, meta),
         }
