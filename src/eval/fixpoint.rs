@@ -1278,25 +1278,7 @@ fn emit(
 ) -> Result<(), Fault> {
     out.derivations += 1;
     let mark = out.cells.len();
-    // The dedup digest is hashed along the way (as `hash_cells` would).
-    let mut hasher = rustc_hash::FxHasher::default();
-    for e in &plan.head {
-        // Plain variables and constants (the usual head) skip the evaluator's call.
-        let v = match e {
-            CExpr::Slot(s) => frame.slots[*s],
-            CExpr::Const(c) => *c,
-            _ => match exec::eval(e, &frame.slots, syms) {
-                Ok(v) => v,
-                Err(f) => {
-                    out.cells.truncate(mark);
-                    return Err(f);
-                }
-            },
-        };
-        hasher.write_u64(v);
-        out.cells.push(v);
-    }
-    let tag = tag_of(hasher.finish());
+    let tag = push_head(plan, frame, syms, &mut out.cells)?;
     let conf = plan.confidence * conf;
     let height = if provenance {
         height.saturating_add(1)
@@ -1344,6 +1326,36 @@ fn emit(
         out.starts.push(out.premises.len() as u32);
     }
     Ok(())
+}
+
+/// Append the cells of a derivation's head to `cells` and return their dedup digest
+/// (hashed along the way, as `hash_cells` would). Plain variables and constants (the
+/// usual head) skip the evaluator's call. On failed arithmetic nothing is appended.
+#[inline(always)]
+pub(super) fn push_head(
+    plan: &Plan,
+    frame: &Frame,
+    syms: Syms<'_>,
+    cells: &mut Vec<u64>,
+) -> Result<u32, Fault> {
+    let mark = cells.len();
+    let mut hasher = rustc_hash::FxHasher::default();
+    for e in &plan.head {
+        let v = match e {
+            CExpr::Slot(s) => frame.slots[*s],
+            CExpr::Const(c) => *c,
+            _ => match exec::eval(e, &frame.slots, syms) {
+                Ok(v) => v,
+                Err(f) => {
+                    cells.truncate(mark);
+                    return Err(f);
+                }
+            },
+        };
+        hasher.write_u64(v);
+        cells.push(v);
+    }
+    Ok(tag_of(hasher.finish()))
 }
 
 /// Append a derivation's premises in record form: each positive premise's fact, and

@@ -28,14 +28,13 @@
 //! which candidate is found first.
 
 use std::collections::BTreeMap;
-use std::hash::Hasher;
 
 use crate::diag::{Limit, Result};
 use crate::eval::FactId;
 use crate::eval::exec::{self, Ctx, Cursor, Frame, Stop, Syms};
-use crate::eval::fixpoint::{Engine, makes_symbols, push_premises};
-use crate::eval::plan::{CExpr, Plan, Planner, Step, Version};
-use crate::eval::relation::{INPUT_RULE, Meta, Relation, prefetch, tag_of};
+use crate::eval::fixpoint::{Engine, makes_symbols, push_head, push_premises};
+use crate::eval::plan::{Plan, Planner, Step, Version};
+use crate::eval::relation::{INPUT_RULE, Meta, Relation, prefetch};
 use crate::ir::Literal;
 
 /// Per-stratum state of the pass.
@@ -335,25 +334,10 @@ impl Reads<'_> {
         let mut cursor = Cursor::default();
         loop {
             let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
-                let mark = batch.cells.len();
-                // The dedup digest is hashed along the way, and plain variables and
-                // constants skip the evaluator's call (as the loop's `emit` does).
-                let mut hasher = rustc_hash::FxHasher::default();
-                for e in &plan.head {
-                    let v = match e {
-                        CExpr::Slot(s) => frame.slots[*s],
-                        CExpr::Const(c) => *c,
-                        _ => match exec::eval(e, &frame.slots, syms) {
-                            Ok(v) => v,
-                            Err(_) => {
-                                batch.cells.truncate(mark);
-                                return false;
-                            }
-                        },
-                    };
-                    hasher.write_u64(v);
-                    batch.cells.push(v);
-                }
+                // Head cells and digest exactly as the loop's `emit` makes them.
+                let Ok(tag) = push_head(plan, frame, syms, &mut batch.cells) else {
+                    return false;
+                };
                 match &plan.premise_facts {
                     Some(facts) => {
                         for &f in facts {
@@ -363,7 +347,7 @@ impl Reads<'_> {
                     None => push_premises(plan, frame, &mut batch.premises),
                 }
                 batch.found.push(Derived {
-                    tag: tag_of(hasher.finish()),
+                    tag,
                     height: height.saturating_add(1),
                     // The confidence exactly as the loop computes it for this
                     // derivation.
