@@ -609,22 +609,19 @@ struct Patch {
 #[derive(Clone)]
 pub(crate) struct Relation {
     arity: usize,
-    /// Words per own cell: 1 while every own row's cells fit in 32 bits, else 2.
-    cell_words: usize,
-    /// Words of an own row's cells: `arity * cell_words`.
+    /// How own rows are laid out in `data`. Until two own rows' confidences differ
+    /// (in an unweighted program, never), they share [`Relation::uniform`], which
+    /// saves two words a row.
+    layout: Layout,
+    /// Words of an own row's cells: `arity * layout.cell_words` (kept, as `stride`
+    /// is, because every row read needs it).
     cells_words: usize,
-    /// Words of an own row's height and rule: 1 while they pack (see [`pack`]).
-    meta_words: usize,
-    /// Words per own row (see [`Layout`]). Each row is followed by its record, so
-    /// that checking a derived tuple against an existing fact reads one cache line,
-    /// not two.
+    /// Words per own row: `layout.stride(arity)`. Each row is followed by its
+    /// record, so that checking a derived tuple against an existing fact reads one
+    /// cache line, not two.
     stride: usize,
-    /// Whether each own row stores its confidence. Until two own rows' confidences
-    /// differ (in an unweighted program, never), they share [`Relation::uniform`],
-    /// which saves two words a row.
-    conf_col: bool,
-    /// The confidence bits of every own row while `!conf_col` (meaningless while the
-    /// relation has no own rows).
+    /// The confidence bits of every own row while `!layout.conf_col` (meaningless
+    /// while the relation has no own rows).
     uniform: u64,
     /// Rows of the base (0 for a plain relation).
     base_len: u32,
@@ -704,11 +701,9 @@ impl Relation {
     pub fn new(arity: usize) -> Relation {
         Relation {
             arity,
-            cell_words: 1,
+            layout: Layout::NARROW,
             cells_words: arity,
-            meta_words: 1,
             stride: Layout::NARROW.stride(arity),
-            conf_col: false,
             uniform: 0,
             base_len: 0,
             base: None,
@@ -735,11 +730,9 @@ impl Relation {
         }
         Relation {
             arity: base.arity,
-            cell_words: 1,
+            layout: Layout::NARROW,
             cells_words: base.arity,
-            meta_words: 1,
             stride: Layout::NARROW.stride(base.arity),
-            conf_col: false,
             uniform: 0,
             base_len: base.len,
             base: Some(Shared {
@@ -812,7 +805,7 @@ impl Relation {
             base_len: self.base_len,
             data: &self.data,
             cells_words: self.cells_words,
-            wide: self.cell_words == 2,
+            wide: self.layout.cell_words == 2,
             stride: self.stride,
         }
     }
@@ -832,7 +825,7 @@ impl Relation {
         let b = (row - self.base_len) as usize * self.stride;
         RowCells {
             words: &self.data[b..b + self.cells_words],
-            wide: self.cell_words == 2,
+            wide: self.layout.cell_words == 2,
         }
     }
 
@@ -857,13 +850,13 @@ impl Relation {
             return self.base_meta(row);
         }
         let b = self.record_at(row);
-        let (height, rule) = if self.meta_words == 1 {
+        let (height, rule) = if self.layout.meta_words == 1 {
             unpack(self.data[b])
         } else {
             (self.data[b], self.data[b + 1])
         };
-        let conf = if self.conf_col {
-            let c = b + self.meta_words;
+        let conf = if self.layout.conf_col {
+            let c = b + self.layout.meta_words;
             self.data[c] as u64 | (self.data[c + 1] as u64) << 32
         } else {
             self.uniform
@@ -908,12 +901,12 @@ impl Relation {
         let conf = meta.conf.to_bits();
         // The usual record: packed, with a confidence the layout holds.
         if let Some(w) = pack(meta)
-            && self.meta_words == 1
-            && (self.conf_col || conf == self.uniform)
+            && self.layout.meta_words == 1
+            && (self.layout.conf_col || conf == self.uniform)
         {
             let b = self.record_at(row);
             self.data[b] = w;
-            if self.conf_col {
+            if self.layout.conf_col {
                 self.data[b + 1] = conf as u32;
                 self.data[b + 2] = (conf >> 32) as u32;
             }
@@ -928,15 +921,15 @@ impl Relation {
     fn set_meta_wider(&mut self, row: u32, meta: Meta) {
         self.store_conf(row, meta.conf);
         let packed = pack(meta);
-        if self.meta_words == 1 && packed.is_none() {
+        if self.layout.meta_words == 1 && packed.is_none() {
             self.widen_to(Layout {
                 meta_words: 2,
-                ..self.layout()
+                ..self.layout
             });
         }
         let b = self.record_at(row);
         match packed {
-            Some(w) if self.meta_words == 1 => self.data[b] = w,
+            Some(w) if self.layout.meta_words == 1 => self.data[b] = w,
             _ => {
                 self.data[b] = meta.height;
                 self.data[b + 1] = meta.rule;
@@ -948,28 +941,19 @@ impl Relation {
     /// differs from the one they share.
     #[inline]
     fn store_conf(&mut self, row: u32, conf: f64) {
-        if !self.conf_col {
+        if !self.layout.conf_col {
             if conf.to_bits() == self.uniform {
                 return;
             }
             self.widen_to(Layout {
                 conf_col: true,
-                ..self.layout()
+                ..self.layout
             });
         }
-        let c = self.record_at(row) + self.meta_words;
+        let c = self.record_at(row) + self.layout.meta_words;
         let bits = conf.to_bits();
         self.data[c] = bits as u32;
         self.data[c + 1] = (bits >> 32) as u32;
-    }
-
-    /// The layout of the own rows.
-    fn layout(&self) -> Layout {
-        Layout {
-            cell_words: self.cell_words,
-            meta_words: self.meta_words,
-            conf_col: self.conf_col,
-        }
     }
 
     /// Copy the own rows into layout `to`, at least as wide as theirs in every part
@@ -977,7 +961,7 @@ impl Relation {
     #[cold]
     #[inline(never)]
     fn widen_to(&mut self, to: Layout) {
-        let from = self.layout();
+        let from = self.layout;
         let (old, rows) = (self.stride, self.data.len() / self.stride);
         let stride = to.stride(self.arity);
         let mut data = Vec::with_capacity(rows.max(1) * stride);
@@ -1005,11 +989,9 @@ impl Relation {
             }
         }
         self.data = data;
-        self.cell_words = to.cell_words;
+        self.layout = to;
         self.cells_words = self.arity * to.cell_words;
-        self.meta_words = to.meta_words;
         self.stride = stride;
-        self.conf_col = to.conf_col;
     }
 
     /// Replace the confidence of a row.
@@ -1255,7 +1237,7 @@ impl Relation {
     fn find_own(&self, cells: &[u64], tag: u32) -> Option<u32> {
         let (data, stride, len, base_len) =
             (&self.data, self.stride, self.cells_words, self.base_len);
-        let wide = self.cell_words == 2;
+        let wide = self.layout.cell_words == 2;
         self.dedup.find(
             tag,
             #[inline(always)]
@@ -1298,7 +1280,7 @@ impl Relation {
             base_len: self.base_len,
             data: &self.data,
             cells_words: self.cells_words,
-            wide: self.cell_words == 2,
+            wide: self.layout.cell_words == 2,
             stride: self.stride,
         };
         if let Some(found) = self
@@ -1308,20 +1290,20 @@ impl Relation {
             return (found, false);
         }
         let conf = meta.conf.to_bits();
-        if !self.conf_col && self.data.is_empty() {
+        if !self.layout.conf_col && self.data.is_empty() {
             self.uniform = conf;
         }
         match pack(meta) {
             // The usual row: narrow cells and a packed record, which the rows have.
             Some(w)
-                if self.cell_words == 1
-                    && self.meta_words == 1
-                    && (self.conf_col || conf == self.uniform)
+                if self.layout.cell_words == 1
+                    && self.layout.meta_words == 1
+                    && (self.layout.conf_col || conf == self.uniform)
                     && narrow(cells) =>
             {
                 self.data.extend(cells.iter().map(|&c| c as u32));
                 self.data.push(w);
-                if self.conf_col {
+                if self.layout.conf_col {
                     self.data.extend([conf as u32, (conf >> 32) as u32]);
                 }
             }
@@ -1333,7 +1315,7 @@ impl Relation {
             base_len: self.base_len,
             data: &self.data,
             cells_words: self.cells_words,
-            wide: self.cell_words == 2,
+            wide: self.layout.cell_words == 2,
             stride: self.stride,
         };
         for index in &mut self.indexes {
@@ -1346,12 +1328,12 @@ impl Relation {
     /// the rows' first if the row does not fit theirs).
     #[inline(never)]
     fn append_wider(&mut self, cells: &[u64], meta: Meta) {
-        let shared = (!self.conf_col).then_some(self.uniform);
-        let to = self.layout().holding(cells, std::iter::once(meta), shared);
-        if to != self.layout() {
+        let shared = (!self.layout.conf_col).then_some(self.uniform);
+        let to = self.layout.holding(cells, std::iter::once(meta), shared);
+        if to != self.layout {
             self.widen_to(to);
         }
-        if self.cell_words == 1 {
+        if self.layout.cell_words == 1 {
             self.data.extend(cells.iter().map(|&c| c as u32));
         } else {
             for &c in cells {
@@ -1359,10 +1341,10 @@ impl Relation {
             }
         }
         match pack(meta) {
-            Some(w) if self.meta_words == 1 => self.data.push(w),
+            Some(w) if self.layout.meta_words == 1 => self.data.push(w),
             _ => self.data.extend([meta.height, meta.rule]),
         }
-        if self.conf_col {
+        if self.layout.conf_col {
             let conf = meta.conf.to_bits();
             self.data.extend([conf as u32, (conf >> 32) as u32]);
         }
@@ -1403,12 +1385,12 @@ impl Relation {
         // makes every row wider: a new vector, while the old one still exists.
         let mut metas = metas.peekable();
         let shared = match metas.peek() {
-            _ if self.conf_col => None,
+            _ if self.layout.conf_col => None,
             Some(m) if self.data.is_empty() => Some(m.conf.to_bits()),
             _ => Some(self.uniform),
         };
-        let to = self.layout().holding(cells, metas, shared);
-        let mut g = if to != self.layout() {
+        let to = self.layout.holding(cells, metas, shared);
+        let mut g = if to != self.layout {
             (self.data.len() / self.stride + rows) * to.stride(self.arity) * 4
         } else {
             grow_bytes(self.data.len(), self.data.capacity(), rows * self.stride, 4)
@@ -1594,7 +1576,7 @@ mod tests {
         for i in 0..50 {
             r.insert(&[i, i + 1], meta(0.5, i as u32, 7));
         }
-        assert!(!r.conf_col);
+        assert!(!r.layout.conf_col);
         assert_eq!(r.data.len(), 50 * 3, "two cells and a record word a row");
         let metas = |confs: &'static [f64]| confs.iter().map(move |&c| meta(c, 1, 7));
         let growth_same = r.growth_bound(10, 0, &[], metas(&[0.5; 10]));
@@ -1602,7 +1584,7 @@ mod tests {
         assert!(growth_new >= 60 * 5 * 4 && growth_new > growth_same);
         // A different confidence on an existing row widens every row, keeping all.
         r.set_conf(20, 0.75);
-        assert!(r.conf_col);
+        assert!(r.layout.conf_col);
         assert_eq!(r.data.len(), 50 * 5);
         for i in 0..50u32 {
             let conf = if i == 20 { 0.75 } else { 0.5 };
@@ -1615,16 +1597,16 @@ mod tests {
         let mut q = Relation::new(1);
         q.insert(&[1], meta(1.0, 0, u32::MAX));
         q.set_meta(0, meta(1.0, 3, 2));
-        assert!(!q.conf_col);
+        assert!(!q.layout.conf_col);
         assert_eq!(q.meta(0), meta(1.0, 3, 2));
         q.insert(&[2], meta(0.9, 1, 1));
-        assert!(q.conf_col);
+        assert!(q.layout.conf_col);
         assert_eq!((q.meta(0), q.meta(1)), (meta(1.0, 3, 2), meta(0.9, 1, 1)));
         // A layer's own rows start sharing again, whatever its base does.
         let rels = Arc::new(vec![q]);
         let mut layer = Relation::over(&rels, 0);
         layer.insert(&[3], meta(0.9, 2, 1));
-        assert!(!layer.conf_col);
+        assert!(!layer.layout.conf_col);
         assert_eq!(layer.meta(2), meta(0.9, 2, 1));
         assert_eq!(layer.meta(0), meta(1.0, 3, 2));
         layer.set_conf(2, 0.95);
@@ -1639,7 +1621,7 @@ mod tests {
         for i in 0..20u64 {
             r.insert(&[i, u32::MAX as u64 - i], meta(0.5, i as u32, 3));
         }
-        assert_eq!((r.cell_words, r.data.len()), (1, 20 * 3));
+        assert_eq!((r.layout.cell_words, r.data.len()), (1, 20 * 3));
         // Growing to a cell past 32 bits counts the copy of every row.
         let big = [1u64 << 40, 7];
         let one = || std::iter::once(meta(0.5, 1, 3));
@@ -1648,9 +1630,9 @@ mod tests {
         // A negative number is a cell past 32 bits.
         let minus = (-3i64) as u64;
         assert_eq!(r.insert(&[minus, 7], meta(0.5, 1, 2)), (20, true));
-        assert_eq!((r.cell_words, r.data.len()), (2, 21 * 5));
+        assert_eq!((r.layout.cell_words, r.data.len()), (2, 21 * 5));
         r.insert(&big, meta(0.25, 9, 4));
-        assert!(r.conf_col);
+        assert!(r.layout.conf_col);
         assert_eq!(r.data.len(), 22 * 7);
         for i in 0..20u32 {
             assert_eq!(r.row(i).to_vec(), [i as u64, u32::MAX as u64 - i as u64]);
@@ -1666,7 +1648,7 @@ mod tests {
         let rels = Arc::new(vec![r]);
         let mut layer = Relation::over(&rels, 0);
         assert_eq!(layer.insert(&[1, 2], Meta::input(1.0)), (22, true));
-        assert_eq!(layer.cell_words, 1);
+        assert_eq!(layer.layout.cell_words, 1);
         assert_eq!(layer.row(20).to_vec(), [minus, 7]);
         assert_eq!(layer.row(22).to_vec(), [1, 2]);
         assert_eq!(layer.lookup(ix, &[7]).0, &[20, 21]);
@@ -1680,13 +1662,13 @@ mod tests {
         r.insert(&[0], Meta::input(1.0));
         r.insert(&[1], meta(1.0, u32::MAX, 4094));
         r.insert(&[2], meta(1.0, (1 << 20) - 2, 0));
-        assert_eq!((r.meta_words, r.data.len()), (1, 3 * 2));
+        assert_eq!((r.layout.meta_words, r.data.len()), (1, 3 * 2));
         let wide = r.growth_bound(1, 0, &[3], std::iter::once(meta(1.0, 1, 4095)));
         let packs = r.growth_bound(1, 0, &[3], std::iter::once(meta(1.0, 1, 4094)));
         assert!(wide >= 4 * 3 * 4 && wide > packs);
         // A rule past 4094 widens every record; so would a height past 2^20 - 2.
         r.set_meta(2, meta(1.0, 1 << 20, 5000));
-        assert_eq!((r.meta_words, r.data.len()), (2, 3 * 3));
+        assert_eq!((r.layout.meta_words, r.data.len()), (2, 3 * 3));
         r.insert(&[3], meta(1.0, 7, 1));
         let want = [
             Meta::input(1.0),
