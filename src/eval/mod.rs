@@ -985,6 +985,21 @@ impl<'a> Load<'a> {
         self.insert(fact.rel, fact.confidence, provenance, edge_idx)
     }
 
+    /// Add a load's facts as [`complete_table`](crate::store::numbering::complete_table)
+    /// completed them: the facts it found missing (the program's own), then the
+    /// load's rows.
+    fn completed(
+        &mut self,
+        facts: &InputFacts,
+        completed: crate::store::numbering::CompletedTable,
+    ) -> Result<()> {
+        let first = completed.missing.len();
+        for (k, fact) in completed.missing.into_iter().enumerate() {
+            self.owned(k, fact)?;
+        }
+        self.columns(facts, first, completed.edges.as_deref())
+    }
+
     /// Add the rows of a load, the first of them the `first`-th fact of the batch,
     /// with their edge indexes (`None`: the rows' own). Cells are copied as they are,
     /// except symbols, re-keyed from the load's symbol table into the fact base's
@@ -1265,11 +1280,7 @@ pub fn evaluate<'a>(
         }
         Input::Columns(facts) => {
             let completed = crate::store::numbering::complete_table(&program, facts)?;
-            let first = completed.missing.len();
-            for (k, fact) in completed.missing.into_iter().enumerate() {
-                load.owned(k, fact)?;
-            }
-            load.columns(facts, first, completed.edges.as_deref())?;
+            load.completed(facts, completed)?;
         }
         Input::Taken(mut facts) => {
             let completed = crate::store::numbering::complete_table(&program, &facts)?;
@@ -1281,11 +1292,7 @@ pub fn evaluate<'a>(
                 }
                 load.adopt(*facts)?;
             } else {
-                let first = completed.missing.len();
-                for (k, fact) in completed.missing.into_iter().enumerate() {
-                    load.owned(k, fact)?;
-                }
-                load.columns(&facts, first, completed.edges.as_deref())?;
+                load.completed(&facts, completed)?;
             }
         }
     }
