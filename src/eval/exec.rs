@@ -15,8 +15,8 @@ use hashbrown::HashSet;
 use rustc_hash::FxBuildHasher;
 
 use crate::eval::FactId;
-use crate::eval::plan::{Access, AggPlan, CExpr, Cell, Plan, Step, Version};
-use crate::eval::relation::Relation;
+use crate::eval::plan::{Access, AggPlan, CExpr, Cell, Plan, Step, Tail, Version};
+use crate::eval::relation::{Relation, RowCells};
 use crate::eval::symbols::Symbols;
 use crate::ir::{AggFunc, ArithOp, CmpOp, Functor, TestFn};
 use crate::value::ColumnType;
@@ -214,6 +214,97 @@ impl Frame {
     }
 }
 
+/// What a run hands its complete bindings to.
+pub(crate) trait Sink {
+    /// One complete binding with its confidence (the minimum over its premises) and
+    /// height (the maximum); true asks the run to pause.
+    fn binding(&mut self, frame: &mut Frame, conf: f64, height: u32) -> bool;
+
+    /// Whether the sink takes the rows of a plan's last scan a batch at a time
+    /// ([`Sink::rows`]) when the plan has a [`Tail`].
+    fn batches(&self) -> bool {
+        false
+    }
+
+    /// The bindings that complete the frame's with each of `rows`, candidate rows
+    /// of the plan's last scan (in order; each must still pass the tail's checks);
+    /// `conf` and `height` are the binding's so far. `Some(k)` asks the run to pause
+    /// after `rows[k]`. This default binds each row and hands it to
+    /// [`Sink::binding`], as a run without batches does.
+    fn rows(
+        &mut self,
+        frame: &mut Frame,
+        scan: &TailScan<'_>,
+        rows: &[u32],
+        conf: f64,
+        height: u32,
+    ) -> Option<usize> {
+        for (k, &row) in rows.iter().enumerate() {
+            let cells = scan.rel.row(row);
+            if !scan.passes(cells, &frame.slots) {
+                continue;
+            }
+            for &(c, s) in scan.binds {
+                frame.slots[s] = cells.get(c);
+            }
+            let (c, h) = scan.premise(frame, row, conf, height);
+            if self.binding(frame, c, h) {
+                return Some(k);
+            }
+        }
+        None
+    }
+}
+
+impl<F: FnMut(&mut Frame, f64, u32) -> bool> Sink for F {
+    #[inline]
+    fn binding(&mut self, frame: &mut Frame, conf: f64, height: u32) -> bool {
+        self(frame, conf, height)
+    }
+}
+
+/// A plan's last scan, as [`Sink::rows`] sees it.
+pub(crate) struct TailScan<'a> {
+    pub rel_id: u32,
+    pub rel: &'a Relation,
+    pub tail: &'a Tail,
+    /// The scan's binds (column, slot).
+    pub binds: &'a [(usize, usize)],
+    /// The fact slot of the scanned row.
+    pub fact: usize,
+    pub provenance: bool,
+}
+
+impl TailScan<'_> {
+    /// Whether a row with these cells passes the scan's checks.
+    #[inline(always)]
+    pub fn passes(&self, cells: RowCells<'_>, slots: &[u64]) -> bool {
+        self.tail
+            .checks
+            .iter()
+            .all(|&(c, v)| cells.get(c) == v.value(cells, slots))
+    }
+
+    /// Record `row` as the scan's premise in the frame (with provenance) and return
+    /// the binding's confidence and height with it.
+    #[inline(always)]
+    pub fn premise(&self, frame: &mut Frame, row: u32, conf: f64, height: u32) -> (f64, u32) {
+        let m = self.rel.meta(row);
+        if self.provenance {
+            frame.facts[self.fact] = FactId {
+                rel: self.rel_id,
+                row,
+            };
+            (conf.min(m.conf), height.max(m.height))
+        } else {
+            (conf.min(m.conf), 0)
+        }
+    }
+}
+
+/// Candidate rows a batch hands a sink at most (the clock is read between batches).
+const BATCH: usize = 1 << 10;
+
 /// Run a plan, calling `sink(frame, conf, height)` for every complete binding, where
 /// `conf` is the minimum confidence of its premises (1.0 for none) and `height` the
 /// maximum premise height. When the sink returns true the run pauses; calling again
@@ -227,14 +318,16 @@ pub(crate) fn run_plan(
     plan: &Plan,
     frame: &mut Frame,
     cursor: &mut Cursor,
-    sink: &mut dyn FnMut(&mut Frame, f64, u32) -> bool,
+    sink: &mut dyn Sink,
 ) -> Option<Stop> {
     if cursor.resume.len() != plan.steps.len() {
         cursor.resume = vec![None; plan.steps.len()];
     }
+    let tail = plan.tail.as_ref().filter(|_| sink.batches());
     let mut run = Run {
         ctx,
         sink,
+        tail,
         resume: &mut cursor.resume,
         stop: None,
         fresh: false,
@@ -249,7 +342,10 @@ pub(crate) fn run_plan(
 
 struct Run<'a, 'c> {
     ctx: &'a Ctx<'c>,
-    sink: &'a mut dyn FnMut(&mut Frame, f64, u32) -> bool,
+    sink: &'a mut dyn Sink,
+    /// The plan's tail, when the sink takes it in batches (its top-level last scan
+    /// then hands its rows over a batch at a time).
+    tail: Option<&'a Tail>,
     /// Per step: where its scan resumes (empty for an aggregate's body, which never
     /// pauses).
     resume: &'a mut [Option<usize>],
@@ -283,7 +379,7 @@ fn cell(c: Cell, slots: &[u64]) -> u64 {
 
 impl Run<'_, '_> {
     fn emit(&mut self, frame: &mut Frame, conf: f64, height: u32) {
-        if (self.sink)(frame, conf, height) {
+        if self.sink.binding(frame, conf, height) {
             self.stop = Some(Stop::Pause);
             self.fresh = true;
         }
@@ -300,6 +396,91 @@ impl Run<'_, '_> {
             } else {
                 k
             });
+        }
+    }
+
+    /// The last scan (step `i`), its candidate rows handed to the sink in batches.
+    #[allow(clippy::too_many_arguments)]
+    fn tail_scan(
+        &mut self,
+        i: usize,
+        scan: &TailScan<'_>,
+        version: Version,
+        access: &Access,
+        limit: u32,
+        start: usize,
+        frame: &mut Frame,
+        conf: f64,
+        height: u32,
+    ) {
+        let ctx = self.ctx;
+        match access {
+            Access::All if version == Version::Delta => {
+                let rows = ctx.delta.get(start..).unwrap_or(&[]);
+                self.batches(i, scan, rows, start, frame, conf, height);
+            }
+            Access::All => {
+                let mut buf = [0u32; BATCH];
+                let mut at = start;
+                while at < limit as usize && self.stop.is_none() {
+                    let n = BATCH.min(limit as usize - at);
+                    for (k, b) in buf[..n].iter_mut().enumerate() {
+                        *b = (at + k) as u32;
+                    }
+                    self.batches(i, scan, &buf[..n], at, frame, conf, height);
+                    at += n;
+                }
+            }
+            Access::Index { index, key } => {
+                let (rows, more) = with_key(key, &frame.slots, |k| scan.rel.lookup(*index, k));
+                let n = below(rows, limit);
+                let m = if n < rows.len() {
+                    0
+                } else {
+                    below(more, limit)
+                };
+                // Candidate `k` is `rows[k]`, then `more[k - n]`.
+                if start < n {
+                    self.batches(i, scan, &rows[start..n], start, frame, conf, height);
+                }
+                if self.stop.is_none() {
+                    let from = start.max(n) - n;
+                    if from < m {
+                        self.batches(i, scan, &more[from..m], n + from, frame, conf, height);
+                    }
+                }
+            }
+            Access::Exact { .. } => unreachable!("a tail never reads by exact key"),
+        }
+    }
+
+    /// Hand `rows` (candidates `first..` of step `i`'s scan) to the sink in batches,
+    /// reading the clock between them.
+    #[allow(clippy::too_many_arguments)]
+    fn batches(
+        &mut self,
+        i: usize,
+        scan: &TailScan<'_>,
+        rows: &[u32],
+        first: usize,
+        frame: &mut Frame,
+        conf: f64,
+        height: u32,
+    ) {
+        let ctx = self.ctx;
+        for (b, chunk) in rows.chunks(BATCH).enumerate() {
+            let before = ctx.work.get();
+            let after = before + chunk.len() as u64;
+            ctx.work.set(after);
+            if before / WORK_CHECK != after / WORK_CHECK && ctx.clock() {
+                self.stop = Some(Stop::Expired);
+                return;
+            }
+            if let Some(k) = self.sink.rows(frame, scan, chunk, conf, height) {
+                self.stop = Some(Stop::Pause);
+                self.fresh = true;
+                return self.save(i, first + b * BATCH + k);
+            }
         }
     }
 
@@ -328,6 +509,19 @@ impl Run<'_, '_> {
                 let start = self.resume.get_mut(i).and_then(Option::take).unwrap_or(0);
                 // The last step hands each binding straight to the sink.
                 let last = i + 1 == steps.len();
+                if last && let Some(tail) = self.tail {
+                    let scan = TailScan {
+                        rel_id: *rel,
+                        rel: r,
+                        tail,
+                        binds,
+                        fact: *fact,
+                        provenance: ctx.provenance,
+                    };
+                    return self.tail_scan(
+                        i, &scan, *version, access, limit, start, frame, conf, height,
+                    );
+                }
                 let visit = |this: &mut Self, frame: &mut Frame, row: u32| {
                     let cells = r.row(row);
                     // Bind first: a variable repeated within this atom (`e(x, x)`) is
@@ -601,6 +795,7 @@ pub(crate) fn aggregate(
         let mut run = Run {
             ctx,
             sink: &mut sink,
+            tail: None,
             resume: &mut [],
             stop: None,
             fresh: false,

@@ -31,9 +31,9 @@ use std::hash::Hasher;
 use std::time::Instant;
 
 use crate::diag::{Diagnostic, Limit, Result};
-use crate::eval::exec::{self, Ctx, Cursor, Fault, Faults, Frame, Stop, Syms};
-use crate::eval::plan::{CExpr, Plan, Planner, Premise, Step, Version};
-use crate::eval::relation::{AGG_MARK, Meta, NO_EVIDENCE, Relation, tag_of};
+use crate::eval::exec::{self, Ctx, Cursor, Fault, Faults, Frame, Stop, Syms, TailScan};
+use crate::eval::plan::{CExpr, Plan, Planner, Premise, Src, Step, TAIL_CELLS, Version};
+use crate::eval::relation::{AGG_MARK, Meta, NO_EVIDENCE, Narrow, Relation, tag_of};
 use crate::eval::symbols::Symbols;
 use crate::eval::{ArithmeticFaults, EvalOptions, FactId, Progress, Stats, StratumStats};
 use crate::ir::{Functor, Literal, Program, RuleId};
@@ -55,12 +55,19 @@ struct Pending {
     premises: Vec<FactId>,
     /// Derivations emitted, those dropped on the spot included.
     derivations: u64,
-    /// Whether [`emit`] looks each derivation up in its head relation first.
-    probe: bool,
+    /// Whether derivations are looked up in their head relation as they are made.
+    look: LookUps,
     /// Whether the buffered derivations carry premises (with provenance, unless the
     /// least-height pass will re-select every record of the stratum).
     record: bool,
-    /// Look-ups made and derivations they dropped, since `probe` was last decided.
+}
+
+/// Whether [`emit`] looks each derivation up in its head relation first, and how
+/// well that pays.
+#[derive(Default)]
+struct LookUps {
+    on: bool,
+    /// Look-ups made and derivations they dropped, since `on` was last decided.
     probes: u32,
     drops: u32,
     /// In tests: the look-up decision forced by [`FORCE_PROBE`], read on the thread
@@ -92,6 +99,24 @@ thread_local! {
     pub(crate) static FORCE_TRACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+#[cfg(test)]
+thread_local! {
+    /// In tests: `false` makes runs hand every binding to the sink one at a time,
+    /// as if no plan had a tail, so that both paths can be compared (read on the
+    /// thread that runs the rounds).
+    pub(crate) static BATCH_TAILS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Whether runs on this thread hand a plan's last scan to the sink in batches.
+#[inline]
+fn batching() -> bool {
+    #[cfg(test)]
+    if !BATCH_TAILS.with(std::cell::Cell::get) {
+        return false;
+    }
+    true
+}
+
 /// Whether tests force the rounds to record premises on this thread.
 #[inline]
 fn forced_track() -> bool {
@@ -121,10 +146,13 @@ impl Pending {
     fn reset(&mut self) {
         self.clear();
         self.derivations = 0;
-        self.forced = forced_probe();
-        self.probe = self.forced.unwrap_or(true);
-        self.probes = 0;
-        self.drops = 0;
+        let forced = forced_probe();
+        self.look = LookUps {
+            on: forced.unwrap_or(true),
+            probes: 0,
+            drops: 0,
+            forced,
+        };
     }
 
     /// Bytes the buffer has allocated.
@@ -165,6 +193,8 @@ struct Reads<'r> {
     provenance: bool,
     /// Whether derivations record their premises (see [`Pending::record`]).
     record: bool,
+    /// Whether a plan's last scan hands its rows to the sink in batches.
+    batch: bool,
     deadline: Option<Instant>,
 }
 
@@ -218,9 +248,10 @@ impl Piece {
         let head = &reads.rels[plan.head_rel as usize];
         let pending = &mut self.pending;
         pending.record = reads.record;
-        pending.probe = pending
+        pending.look.on = pending
+            .look
             .forced
-            .unwrap_or(pending.probe && head.len() <= PROBE_ROWS);
+            .unwrap_or(pending.look.on && head.len() <= PROBE_ROWS);
         let mut ctx = Ctx::new(
             reads.rels,
             reads.old,
@@ -230,21 +261,124 @@ impl Piece {
             reads.provenance,
         );
         ctx.deadline = reads.deadline;
-        let syms = ctx.syms;
-        let provenance = reads.provenance;
-        let mut head_faults = Faults::default();
-        let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
-            if let Err(f) = emit(plan, frame, conf, height, provenance, syms, head, pending) {
-                head_faults.add(f);
-            }
-            // Counted before look-ups drop any, so that where a piece pauses (and so
-            // the order of merges) does not depend on them.
-            pending.derivations >= FLUSH as u64
+        // Runs only read: the narrow views hold until the next merge.
+        let narrow = plan.tail.as_ref().and_then(|t| {
+            let from = reads.rels[t.rel as usize].narrow()?;
+            Some((from, head.narrow()?))
+        });
+        let mut sink = Emitter {
+            plan,
+            head,
+            batch: reads.batch,
+            narrow,
+            syms: ctx.syms,
+            provenance: reads.provenance,
+            pending,
+            faults: Faults::default(),
         };
         self.stop = exec::run_plan(&ctx, plan, &mut self.frame, &mut self.cursor, &mut sink);
         let mut faults = ctx.faults.get();
-        faults.merge(head_faults);
+        faults.merge(sink.faults);
         self.faults.merge(faults);
+    }
+}
+
+/// The sink of a piece's run: buffers each derivation (see [`emit`]), taking a
+/// plan's last scan a batch of rows at a time when the plan has a tail.
+struct Emitter<'a> {
+    plan: &'a Plan,
+    head: &'a Relation,
+    /// Whether it takes a plan's last scan in batches.
+    batch: bool,
+    /// The plan's last scanned relation and its head relation, when both are
+    /// narrow (see [`Emitter::narrow_rows`]).
+    narrow: Option<(Narrow<'a>, Narrow<'a>)>,
+    syms: Syms<'a>,
+    provenance: bool,
+    pending: &'a mut Pending,
+    /// Derivations whose head arithmetic failed.
+    faults: Faults,
+}
+
+impl exec::Sink for Emitter<'_> {
+    #[inline]
+    fn binding(&mut self, frame: &mut Frame, conf: f64, height: u32) -> bool {
+        let (plan, head, out) = (self.plan, self.head, &mut *self.pending);
+        if let Err(f) = emit(
+            plan,
+            frame,
+            conf,
+            height,
+            self.provenance,
+            self.syms,
+            head,
+            out,
+        ) {
+            self.faults.add(f);
+        }
+        // Counted before look-ups drop any, so that where a piece pauses (and so
+        // the order of merges) does not depend on them.
+        out.derivations >= FLUSH as u64
+    }
+
+    fn batches(&self) -> bool {
+        self.batch
+    }
+
+    /// [`emit`] for each row that passes the tail's checks, its head cells read
+    /// straight off the row.
+    fn rows(
+        &mut self,
+        frame: &mut Frame,
+        scan: &TailScan<'_>,
+        rows: &[u32],
+        conf: f64,
+        height: u32,
+    ) -> Option<usize> {
+        if let Some((from, to)) = self.narrow
+            && scan.tail.checks.is_empty()
+        {
+            // Head cells in an array of their number: loops over them unroll.
+            match scan.tail.head.len() {
+                1 => return self.narrow_rows::<1>(frame, scan, from, to, rows, conf, height),
+                2 => return self.narrow_rows::<2>(frame, scan, from, to, rows, conf, height),
+                3 => return self.narrow_rows::<3>(frame, scan, from, to, rows, conf, height),
+                4 => return self.narrow_rows::<4>(frame, scan, from, to, rows, conf, height),
+                _ => {}
+            }
+        }
+        let (plan, head, out) = (self.plan, self.head, &mut *self.pending);
+        let provenance = self.provenance;
+        let n = scan.tail.head.len();
+        let mut cells = [0u64; TAIL_CELLS];
+        for (k, &row) in rows.iter().enumerate() {
+            let rc = scan.rel.row(row);
+            if !scan.passes(rc, &frame.slots) {
+                continue;
+            }
+            let mut hasher = rustc_hash::FxHasher::default();
+            for (d, &src) in cells.iter_mut().zip(&scan.tail.head) {
+                let v = src.value(rc, &frame.slots);
+                hasher.write_u64(v);
+                *d = v;
+            }
+            let tag = tag_of(hasher.finish());
+            let (c, h) = scan.premise(frame, row, conf, height);
+            let new = Meta {
+                conf: plan.confidence * c,
+                height: if provenance { h.saturating_add(1) } else { 0 },
+                rule: plan.rule,
+            };
+            out.derivations += 1;
+            if !out.look.drops(head, &cells[..n], tag, new, provenance) {
+                out.cells.extend_from_slice(&cells[..n]);
+                out.keep(plan, frame, tag, new, provenance);
+            }
+            if out.derivations >= FLUSH as u64 {
+                return Some(k);
+            }
+        }
+        None
     }
 }
 
@@ -1002,6 +1136,7 @@ impl<'a> Engine<'a> {
         // and so where joins pause and in which order new facts are merged: the
         // rows come out in the same order) but no premises.
         let record = provenance && (!self.conf_raised || self.layered || forced_track());
+        let batch = batching();
         let deadline = self.deadline;
         // A plan whose functors make symbols writes the symbol table as it joins: its
         // pieces run on this thread (in the same order, so with the same outcome).
@@ -1041,6 +1176,7 @@ impl<'a> Engine<'a> {
                     syms,
                     provenance,
                     record,
+                    batch,
                     deadline,
                 };
                 piece.run(plans[piece.plan], &reads);
@@ -1261,6 +1397,76 @@ fn supersedes(new: Meta, old: Meta, provenance: bool) -> (bool, bool) {
     }
 }
 
+impl Emitter<'_> {
+    /// [`Sink::rows`](exec::Sink::rows) for a tail without checks, from a narrow
+    /// relation (`from`) into a narrow head relation (`to`): each row's confidence
+    /// is the one its relation shares, and its head cells are the outer binding's
+    /// with the row's columns put in.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn narrow_rows<const N: usize>(
+        &mut self,
+        frame: &mut Frame,
+        scan: &TailScan<'_>,
+        from: Narrow<'_>,
+        to: Narrow<'_>,
+        rows: &[u32],
+        conf: f64,
+        height: u32,
+    ) -> Option<usize> {
+        let (plan, out) = (self.plan, &mut *self.pending);
+        let provenance = self.provenance;
+        // The cells the outer binding fixes; the row's columns go in between.
+        let mut outer = [0u64; N];
+        for (o, &src) in outer.iter_mut().zip(&scan.tail.head) {
+            match src {
+                Src::Const(c) => *o = c,
+                Src::Slot(s) => *o = frame.slots[s],
+                Src::Col(_) => {}
+            }
+        }
+        let cols = &scan.tail.cols[..];
+        let new_conf = plan.confidence * conf.min(from.conf);
+        for (k, &row) in rows.iter().enumerate() {
+            let words = from.words(row);
+            let mut cells = outer;
+            for &(i, c) in cols {
+                cells[i] = words[c] as u64;
+            }
+            let cells = &cells[..];
+            let mut hasher = rustc_hash::FxHasher::default();
+            for &v in cells {
+                hasher.write_u64(v);
+            }
+            let tag = tag_of(hasher.finish());
+            let new = Meta {
+                conf: new_conf,
+                height: if provenance {
+                    height.max(from.height_rule(words).0).saturating_add(1)
+                } else {
+                    0
+                },
+                rule: plan.rule,
+            };
+            out.derivations += 1;
+            if !out.look.drops_narrow(to, cells, tag, new, provenance) {
+                out.cells.extend_from_slice(cells);
+                if provenance {
+                    frame.facts[scan.fact] = FactId {
+                        rel: scan.rel_id,
+                        row,
+                    };
+                }
+                out.keep(plan, frame, tag, new, provenance);
+            }
+            if out.derivations >= FLUSH as u64 {
+                return Some(k);
+            }
+        }
+        None
+    }
+}
+
 /// Buffer one derivation of the plan's head for the frame's binding (none when a
 /// head expression has no value, or when `head` already holds the fact with a
 /// record at least as good: merging it would change nothing).
@@ -1279,53 +1485,118 @@ fn emit(
     out.derivations += 1;
     let mark = out.cells.len();
     let tag = push_head(plan, frame, syms, &mut out.cells)?;
-    let conf = plan.confidence * conf;
-    let height = if provenance {
-        height.saturating_add(1)
-    } else {
-        0
+    let new = Meta {
+        conf: plan.confidence * conf,
+        height: if provenance {
+            height.saturating_add(1)
+        } else {
+            0
+        },
+        rule: plan.rule,
     };
-    // Most derivations of a recursive rule often find their fact already there: drop
-    // them here rather than buffer them for the merge.
-    if out.probe {
-        out.probes += 1;
-        if let Some(row) = head.find_tagged(&out.cells[mark..], tag) {
-            let new = Meta {
-                conf,
-                height,
-                rule: plan.rule,
-            };
-            if !supersedes(new, head.meta(row), provenance).0 {
-                out.drops += 1;
-                out.cells.truncate(mark);
-                return Ok(());
-            }
-        }
-        if out.probes == PROBE_WINDOW {
-            out.probe = out.forced.unwrap_or(out.drops * 4 >= out.probes);
-            out.probes = 0;
-            out.drops = 0;
-        }
+    if out
+        .look
+        .drops(head, &out.cells[mark..], tag, new, provenance)
+    {
+        out.cells.truncate(mark);
+        return Ok(());
     }
-    out.tags.push(tag);
-    out.conf.push(conf);
-    if provenance {
-        out.height.push(height);
-        if !out.record {
-            return Ok(());
-        }
-        if out.starts.is_empty() {
-            out.starts.push(0);
-        }
-        if let Some(facts) = &plan.premise_facts {
-            out.premises.extend(facts.iter().map(|&f| frame.facts[f]));
-            out.starts.push(out.premises.len() as u32);
-            return Ok(());
-        }
-        push_premises(plan, frame, &mut out.premises);
-        out.starts.push(out.premises.len() as u32);
-    }
+    out.keep(plan, frame, tag, new, provenance);
     Ok(())
+}
+
+impl LookUps {
+    /// Whether a derivation with these head cells and record is dropped here: while
+    /// look-ups pay, it is looked up in `head`, and dropped when the fact is there
+    /// with a record at least as good. (Most derivations of a recursive rule often
+    /// find their fact already there: better dropped here than buffered for the
+    /// merge.)
+    #[inline(always)]
+    fn drops(
+        &mut self,
+        head: &Relation,
+        cells: &[u64],
+        tag: u32,
+        new: Meta,
+        provenance: bool,
+    ) -> bool {
+        if !self.on {
+            return false;
+        }
+        self.probes += 1;
+        let dropped = head
+            .find_tagged(cells, tag)
+            .is_some_and(|row| !supersedes(new, head.meta(row), provenance).0);
+        if dropped {
+            self.drops += 1;
+        }
+        if self.probes == PROBE_WINDOW {
+            self.on = self.forced.unwrap_or(self.drops * 4 >= self.probes);
+            self.probes = 0;
+            self.drops = 0;
+        }
+        dropped
+    }
+
+    /// [`LookUps::drops`] in a narrow head relation.
+    #[inline(always)]
+    fn drops_narrow(
+        &mut self,
+        head: Narrow<'_>,
+        cells: &[u64],
+        tag: u32,
+        new: Meta,
+        provenance: bool,
+    ) -> bool {
+        if !self.on {
+            return false;
+        }
+        self.probes += 1;
+        let dropped = head.find(cells, tag).is_some_and(|row| {
+            let (height, rule) = head.height_rule(head.words(row));
+            let old = Meta {
+                conf: head.conf,
+                height,
+                rule,
+            };
+            !supersedes(new, old, provenance).0
+        });
+        if dropped {
+            self.drops += 1;
+        }
+        if self.probes == PROBE_WINDOW {
+            self.on = self.forced.unwrap_or(self.drops * 4 >= self.probes);
+            self.probes = 0;
+            self.drops = 0;
+        }
+        dropped
+    }
+}
+
+impl Pending {
+    /// Buffer the record of a derivation whose head cells were just appended.
+    #[inline(always)]
+    fn keep(&mut self, plan: &Plan, frame: &Frame, tag: u32, new: Meta, provenance: bool) {
+        self.tags.push(tag);
+        self.conf.push(new.conf);
+        if provenance {
+            self.height.push(new.height);
+            if !self.record {
+                return;
+            }
+            if self.starts.is_empty() {
+                self.starts.push(0);
+            }
+            if let Some(facts) = &plan.premise_facts {
+                for &f in facts {
+                    self.premises.push(frame.facts[f]);
+                }
+            } else {
+                push_premises(plan, frame, &mut self.premises);
+            }
+            self.starts.push(self.premises.len() as u32);
+        }
+    }
 }
 
 /// Append the cells of a derivation's head to `cells` and return their dedup digest

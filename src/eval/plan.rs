@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use crate::diag::{Diagnostic, ErrorCode, Result};
-use crate::eval::relation::Relation;
+use crate::eval::relation::{Relation, RowCells};
 use crate::eval::symbols::Symbols;
 use crate::ir::{
     AggFunc, ArithOp, Atom, CmpOp, Expr, Functor, Literal, Program, RelId, Rule, Term, TestFn,
@@ -149,6 +149,99 @@ pub(crate) struct Plan {
     pub premise_facts: Option<Vec<usize>>,
     /// False when a constant can never match: the plan produces nothing.
     pub feasible: bool,
+    /// Set when the last step is a scan and the head is plain variables and
+    /// constants: each of that scan's rows then makes its derivation directly.
+    pub tail: Option<Tail>,
+}
+
+/// Where a value of a plan's last scan comes from, for a row of that scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Src {
+    Const(u64),
+    /// A slot bound before the last scan.
+    Slot(usize),
+    /// A column of the scanned row.
+    Col(usize),
+}
+
+impl Src {
+    /// The value for a row with cells `cells`, given the slots bound so far.
+    #[inline(always)]
+    pub fn value(self, cells: RowCells<'_>, slots: &[u64]) -> u64 {
+        match self {
+            Src::Const(c) => c,
+            Src::Slot(s) => slots[s],
+            Src::Col(c) => cells.get(c),
+        }
+    }
+}
+
+/// Head cells a [`Tail`] makes at most.
+pub(crate) const TAIL_CELLS: usize = 8;
+
+/// A plan's last scan with the head it completes, read straight off the scanned
+/// row, so that a sink can take the scan's candidate rows a batch at a time
+/// instead of one binding at a time.
+#[derive(Debug, Clone)]
+pub(crate) struct Tail {
+    /// The relation the last scan reads.
+    pub rel: RelId,
+    /// Per head cell, where its value comes from.
+    pub head: Vec<Src>,
+    /// The head cells that come from the scanned row: (head position, column).
+    pub cols: Vec<(usize, usize)>,
+    /// The scan's checks, each a column against a value (a variable repeated
+    /// within the atom compares two columns).
+    pub checks: Vec<(usize, Src)>,
+}
+
+/// The tail of a plan with these steps and head, if it has one: its last step a
+/// scan by index or of every row, its head at most [`TAIL_CELLS`] variables and
+/// constants.
+fn tail_of(steps: &[Step], head: &[CExpr]) -> Option<Tail> {
+    let Some(Step::Scan {
+        rel,
+        access,
+        checks,
+        binds,
+        ..
+    }) = steps.last()
+    else {
+        return None;
+    };
+    if matches!(access, Access::Exact { .. }) || head.len() > TAIL_CELLS {
+        return None;
+    }
+    let src = |cell: Cell| match cell {
+        Cell::Const(c) => Src::Const(c),
+        Cell::Slot(s) => binds
+            .iter()
+            .find(|&&(_, b)| b == s)
+            .map_or(Src::Slot(s), |&(c, _)| Src::Col(c)),
+    };
+    let head = head
+        .iter()
+        .map(|e| match *e {
+            CExpr::Slot(s) => Some(src(Cell::Slot(s))),
+            CExpr::Const(c) => Some(Src::Const(c)),
+            _ => None,
+        })
+        .collect::<Option<Vec<Src>>>()?;
+    let checks = checks.iter().map(|&(c, k)| (c, src(k))).collect();
+    let cols = head
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match *s {
+            Src::Col(c) => Some((i, c)),
+            _ => None,
+        })
+        .collect();
+    Some(Tail {
+        rel: *rel,
+        head,
+        cols,
+        checks,
+    })
 }
 
 /// Encode a value as a cell of a column of type `ty`, interning symbols. Numeric
@@ -254,7 +347,7 @@ impl Planner<'_> {
         if head_cols.len() != rule.head.args.len() {
             return Err(internal(format!("rule {} head arity", rule.name)));
         }
-        let head = rule
+        let head: Vec<CExpr> = rule
             .head
             .args
             .iter()
@@ -284,9 +377,11 @@ impl Planner<'_> {
                 Premise::Agg(_) => None,
             })
             .collect();
+        let tail = tail_of(&steps, &head);
         Ok(Plan {
             rule: rule.id,
             head_rel,
+            tail,
             head,
             confidence: rule.confidence,
             steps,

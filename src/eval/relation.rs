@@ -312,6 +312,47 @@ impl<'a> RowCells<'a> {
     }
 }
 
+/// Direct reads of a plain relation in the narrowest layout (a word a cell, height
+/// and rule packed in one word, one confidence for every row): what a join's
+/// innermost loop reads without asking the layout at every row.
+#[derive(Clone, Copy)]
+pub(crate) struct Narrow<'a> {
+    data: &'a [u32],
+    dedup: &'a Dedup,
+    arity: usize,
+    stride: usize,
+    /// The confidence every row shares.
+    pub conf: f64,
+}
+
+impl<'a> Narrow<'a> {
+    /// The words of a row: its cells, then its packed height and rule.
+    #[inline(always)]
+    pub fn words(&self, row: u32) -> &'a [u32] {
+        let b = row as usize * self.stride;
+        &self.data[b..b + self.arity + 1]
+    }
+
+    /// The height and rule of a row whose words are `words`.
+    #[inline(always)]
+    pub fn height_rule(&self, words: &[u32]) -> (u32, u32) {
+        unpack(words[self.arity])
+    }
+
+    /// The row holding exactly these cells, whose digest is `tag`.
+    #[inline(always)]
+    pub fn find(&self, cells: &[u64], tag: u32) -> Option<u32> {
+        let (data, stride) = (self.data, self.stride);
+        self.dedup.find(tag, |r| {
+            let b = r as usize * stride;
+            data[b..b + cells.len()]
+                .iter()
+                .zip(cells)
+                .all(|(&w, &x)| w as u64 == x)
+        })
+    }
+}
+
 /// Whether every cell fits in a 32-bit word.
 #[inline]
 fn narrow(cells: &[u64]) -> bool {
@@ -835,6 +876,18 @@ impl Relation {
             Some(b) => b.get().row(row),
             None => RowCells::EMPTY,
         }
+    }
+
+    /// Direct reads of this relation, when it is plain and in the narrowest layout.
+    #[inline]
+    pub fn narrow(&self) -> Option<Narrow<'_>> {
+        (self.base.is_none() && self.layout == Layout::NARROW).then(|| Narrow {
+            data: &self.data,
+            dedup: &self.dedup,
+            arity: self.arity,
+            stride: self.stride,
+            conf: f64::from_bits(self.uniform),
+        })
     }
 
     /// Where an own row's record starts in `data`.
