@@ -1262,13 +1262,19 @@ impl<'a> Engine<'a> {
         let n = pending.len();
         // What storing every buffered tuple as a new fact could allocate, checked
         // before anything grows.
-        let metas = (0..n).map(|k| Meta {
-            conf: pending.conf[k],
-            height: if provenance { pending.height[k] } else { 0 },
-            rule: plan.rule,
-        });
-        let growth = self.rels[head].growth_bound(n, pending.premises.len(), &pending.cells, metas)
-            + self.queued[head].growth_bound(n)
+        let heights = if provenance {
+            &pending.height[..n]
+        } else {
+            &[]
+        };
+        let growth = self.rels[head].growth_bound(
+            n,
+            pending.premises.len(),
+            &pending.cells,
+            plan.rule,
+            heights,
+            &pending.conf[..n],
+        ) + self.queued[head].growth_bound(n)
             + grow_bytes(
                 self.next_delta[head].len(),
                 self.next_delta[head].capacity(),
@@ -1309,12 +1315,11 @@ impl<'a> Engine<'a> {
                 st.derived += 1;
                 if provenance && !record {
                     rel.push_unrecorded();
+                } else if record {
+                    let (a, b) = (pending.starts[k] as usize, pending.starts[k + 1] as usize);
+                    rel.push_derived(&pending.premises[a..b])?;
                 } else {
-                    let prem = record.then(|| {
-                        &pending.premises
-                            [pending.starts[k] as usize..pending.starts[k + 1] as usize]
-                    });
-                    rel.push_records(NO_EVIDENCE, prem)?;
+                    rel.push_records(NO_EVIDENCE, None)?;
                 }
                 queued.push(true);
                 next.push(row);

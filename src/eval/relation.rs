@@ -629,6 +629,47 @@ impl Layout {
     }
 }
 
+impl Layout {
+    /// [`Layout::holding`] for many records of one rule, in passes over plain
+    /// arrays that compilers vectorise.
+    fn holding_all(
+        self,
+        cells: &[u64],
+        rule: u32,
+        heights: &[u32],
+        confs: &[f64],
+        uniform: Option<u64>,
+    ) -> Layout {
+        let mut l = self;
+        if l.cell_words == 1 && cells.iter().fold(0, |a, &c| a | c) >> 32 != 0 {
+            l.cell_words = 2;
+        }
+        if confs.is_empty() {
+            return l;
+        }
+        // Heights are stored plus one (wrapping): the largest of those must fit.
+        let top = heights
+            .iter()
+            .fold(1, |a: u32, &h| a.max(h.wrapping_add(1)));
+        if l.meta_words == 1
+            && pack(Meta {
+                conf: 0.0,
+                height: top.wrapping_sub(1),
+                rule,
+            })
+            .is_none()
+        {
+            l.meta_words = 2;
+        }
+        if let Some(u) = uniform
+            && confs.iter().fold(0, |a, c| a | (c.to_bits() ^ u)) != 0
+        {
+            l.conf_col = true;
+        }
+        l
+    }
+}
+
 /// What a layer changed in the record of one of its base's rows.
 #[derive(Clone, Copy)]
 struct Patch {
@@ -1200,6 +1241,28 @@ impl Relation {
         ))
     }
 
+    /// [`Relation::push_records`] for a derived row (no input record) with these
+    /// premises: a run of derivations of one shape of at most two premises takes
+    /// the shortest way.
+    #[inline(always)]
+    pub fn push_derived(&mut self, prem: &[FactId]) -> Result<()> {
+        if let Some((rels, len, tag)) = self.shapes.last_inline
+            && len == prem.len()
+            && len <= 2
+            && prem
+                .iter()
+                .zip(&rels)
+                .all(|(p, &r)| p.rel == r && p.row as u64 <= ROW_MASK)
+        {
+            let r0 = prem.first().map_or(0, |p| p.row as u64);
+            let r1 = prem.get(1).map_or(0, |p| p.row as u64);
+            self.deriv
+                .push(DerivRec(tag << TAG_SHIFT | r1 << ROW_BITS | r0));
+            return Ok(());
+        }
+        self.push_records(NO_EVIDENCE, Some(prem))
+    }
+
     /// Give a row just appended by [`Relation::insert`] its records: its input record
     /// and, with provenance, its premises (none for an input fact).
     #[inline]
@@ -1424,25 +1487,27 @@ impl Relation {
 
     /// At most how many bytes inserting `rows` new rows with `premises` premises in
     /// all could allocate (vectors and tables that would have to grow, each to its
-    /// new size: while one moves, both copies exist). `cells` and `metas` are the new
-    /// rows' cells and records (which may also replace existing rows' records).
+    /// new size: while one moves, both copies exist). `cells` are the new rows'
+    /// cells; their records (which may also replace existing rows' records) are of
+    /// rule `rule` with confidences `confs` and heights `heights` (none: all 0).
     pub fn growth_bound(
         &self,
         rows: usize,
         premises: usize,
         cells: &[u64],
-        metas: impl Iterator<Item = Meta>,
+        rule: u32,
+        heights: &[u32],
+        confs: &[f64],
     ) -> usize {
         use crate::eval::fixpoint::grow_bytes;
         // A cell, a record or a confidence that does not fit the own rows' layout
         // makes every row wider: a new vector, while the old one still exists.
-        let mut metas = metas.peekable();
-        let shared = match metas.peek() {
+        let shared = match confs.first() {
             _ if self.layout.conf_col => None,
-            Some(m) if self.data.is_empty() => Some(m.conf.to_bits()),
+            Some(c) if self.data.is_empty() => Some(c.to_bits()),
             _ => Some(self.uniform),
         };
-        let to = self.layout.holding(cells, metas, shared);
+        let to = self.layout.holding_all(cells, rule, heights, confs, shared);
         let mut g = if to != self.layout {
             (self.data.len() / self.stride + rows) * to.stride(self.arity) * 4
         } else {
@@ -1631,9 +1696,8 @@ mod tests {
         }
         assert!(!r.layout.conf_col);
         assert_eq!(r.data.len(), 50 * 3, "two cells and a record word a row");
-        let metas = |confs: &'static [f64]| confs.iter().map(move |&c| meta(c, 1, 7));
-        let growth_same = r.growth_bound(10, 0, &[], metas(&[0.5; 10]));
-        let growth_new = r.growth_bound(10, 0, &[], metas(&[0.5, 0.25]));
+        let growth_same = r.growth_bound(10, 0, &[], 7, &[1; 10], &[0.5; 10]);
+        let growth_new = r.growth_bound(10, 0, &[], 7, &[1; 2], &[0.5, 0.25]);
         assert!(growth_new >= 60 * 5 * 4 && growth_new > growth_same);
         // A different confidence on an existing row widens every row, keeping all.
         r.set_conf(20, 0.75);
@@ -1677,9 +1741,8 @@ mod tests {
         assert_eq!((r.layout.cell_words, r.data.len()), (1, 20 * 3));
         // Growing to a cell past 32 bits counts the copy of every row.
         let big = [1u64 << 40, 7];
-        let one = || std::iter::once(meta(0.5, 1, 3));
-        assert!(r.growth_bound(1, 0, &big, one()) >= 21 * 5 * 4);
-        assert!(r.growth_bound(1, 0, &[5, 7], one()) < 21 * 5 * 4);
+        assert!(r.growth_bound(1, 0, &big, 3, &[1], &[0.5]) >= 21 * 5 * 4);
+        assert!(r.growth_bound(1, 0, &[5, 7], 3, &[1], &[0.5]) < 21 * 5 * 4);
         // A negative number is a cell past 32 bits.
         let minus = (-3i64) as u64;
         assert_eq!(r.insert(&[minus, 7], meta(0.5, 1, 2)), (20, true));
@@ -1716,9 +1779,15 @@ mod tests {
         r.insert(&[1], meta(1.0, u32::MAX, 4094));
         r.insert(&[2], meta(1.0, (1 << 20) - 2, 0));
         assert_eq!((r.layout.meta_words, r.data.len()), (1, 3 * 2));
-        let wide = r.growth_bound(1, 0, &[3], std::iter::once(meta(1.0, 1, 4095)));
-        let packs = r.growth_bound(1, 0, &[3], std::iter::once(meta(1.0, 1, 4094)));
+        let wide = r.growth_bound(1, 0, &[3], 4095, &[1], &[1.0]);
+        let packs = r.growth_bound(1, 0, &[3], 4094, &[1], &[1.0]);
         assert!(wide >= 4 * 3 * 4 && wide > packs);
+        // So does a height past 2^20 - 2 (u32::MAX, "no height yet", packs).
+        assert!(r.growth_bound(1, 0, &[3], 1, &[5, 1 << 20], &[1.0; 2]) > packs);
+        assert_eq!(
+            r.growth_bound(1, 0, &[3], 1, &[5, u32::MAX], &[1.0; 2]),
+            packs
+        );
         // A rule past 4094 widens every record; so would a height past 2^20 - 2.
         r.set_meta(2, meta(1.0, 1 << 20, 5000));
         assert_eq!((r.layout.meta_words, r.data.len()), (2, 3 * 3));
