@@ -241,7 +241,7 @@ pub(crate) trait Sink {
     ) -> Option<usize> {
         for (k, &row) in rows.iter().enumerate() {
             let cells = scan.rel.row(row);
-            if !scan.passes(cells, &frame.slots) {
+            if !scan.passes(cells, &frame.slots, scan.syms) {
                 continue;
             }
             for &(c, s) in scan.binds {
@@ -273,16 +273,27 @@ pub(crate) struct TailScan<'a> {
     /// The fact slot of the scanned row.
     pub fact: usize,
     pub provenance: bool,
+    pub syms: Syms<'a>,
 }
 
 impl TailScan<'_> {
-    /// Whether a row with these cells passes the scan's checks.
+    /// Whether a row with these cells passes the scan's checks and the
+    /// comparisons after it.
     #[inline(always)]
-    pub fn passes(&self, cells: RowCells<'_>, slots: &[u64]) -> bool {
+    pub fn passes(&self, cells: RowCells<'_>, slots: &[u64], syms: Syms<'_>) -> bool {
         self.tail
             .checks
             .iter()
             .all(|&(c, v)| cells.get(c) == v.value(cells, slots))
+            && self.tail.filters.iter().all(|&(op, ty, a, b)| {
+                compare(op, ty, a.value(cells, slots), b.value(cells, slots), syms)
+            })
+    }
+
+    /// Whether every row passes (the tail checks and compares nothing).
+    #[inline]
+    pub fn all_pass(&self) -> bool {
+        self.tail.checks.is_empty() && self.tail.filters.is_empty()
     }
 
     /// Record `row` as the scan's premise in the frame (with provenance) and return
@@ -509,7 +520,9 @@ impl Run<'_, '_> {
                 let start = self.resume.get_mut(i).and_then(Option::take).unwrap_or(0);
                 // The last step hands each binding straight to the sink.
                 let last = i + 1 == steps.len();
-                if last && let Some(tail) = self.tail {
+                if let Some(tail) = self.tail
+                    && i == tail.step
+                {
                     let scan = TailScan {
                         rel_id: *rel,
                         rel: r,
@@ -517,6 +530,7 @@ impl Run<'_, '_> {
                         binds,
                         fact: *fact,
                         provenance: ctx.provenance,
+                        syms: ctx.syms,
                     };
                     return self.tail_scan(
                         i, &scan, *version, access, limit, start, frame, conf, height,

@@ -336,7 +336,7 @@ impl exec::Sink for Emitter<'_> {
         height: u32,
     ) -> Option<usize> {
         if let Some((from, to)) = self.narrow
-            && scan.tail.checks.is_empty()
+            && scan.all_pass()
         {
             // Head cells in an array of their number: loops over them unroll.
             match scan.tail.head.len() {
@@ -353,7 +353,7 @@ impl exec::Sink for Emitter<'_> {
         let mut cells = [0u64; TAIL_CELLS];
         for (k, &row) in rows.iter().enumerate() {
             let rc = scan.rel.row(row);
-            if !scan.passes(rc, &frame.slots) {
+            if !scan.passes(rc, &frame.slots, scan.syms) {
                 continue;
             }
             let mut hasher = rustc_hash::FxHasher::default();

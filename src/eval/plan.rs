@@ -193,19 +193,25 @@ pub(crate) struct Tail {
     /// The scan's checks, each a column against a value (a variable repeated
     /// within the atom compares two columns).
     pub checks: Vec<(usize, Src)>,
+    /// Comparisons of plain variables and constants placed after the scan, as
+    /// (operator, type, left, right).
+    pub filters: Vec<(CmpOp, ColumnType, Src, Src)>,
+    /// The position of the scan among the plan's steps (the filters follow it).
+    pub step: usize,
 }
 
-/// The tail of a plan with these steps and head, if it has one: its last step a
-/// scan by index or of every row, its head at most [`TAIL_CELLS`] variables and
-/// constants.
+/// The tail of a plan with these steps and head, if it has one: its last scan, by
+/// index or of every row, followed by nothing but comparisons of variables and
+/// constants; its head at most [`TAIL_CELLS`] variables and constants.
 fn tail_of(steps: &[Step], head: &[CExpr]) -> Option<Tail> {
-    let Some(Step::Scan {
+    let step = steps.iter().rposition(|s| matches!(s, Step::Scan { .. }))?;
+    let Step::Scan {
         rel,
         access,
         checks,
         binds,
         ..
-    }) = steps.last()
+    } = &steps[step]
     else {
         return None;
     };
@@ -219,14 +225,24 @@ fn tail_of(steps: &[Step], head: &[CExpr]) -> Option<Tail> {
             .find(|&&(_, b)| b == s)
             .map_or(Src::Slot(s), |&(c, _)| Src::Col(c)),
     };
-    let head = head
+    let plain = |e: &CExpr| match *e {
+        CExpr::Slot(s) => Some(src(Cell::Slot(s))),
+        CExpr::Const(c) => Some(Src::Const(c)),
+        _ => None,
+    };
+    let filters = steps[step + 1..]
         .iter()
-        .map(|e| match *e {
-            CExpr::Slot(s) => Some(src(Cell::Slot(s))),
-            CExpr::Const(c) => Some(Src::Const(c)),
+        .map(|s| match s {
+            Step::Filter {
+                op,
+                ty,
+                left,
+                right,
+            } => Some((*op, *ty, plain(left)?, plain(right)?)),
             _ => None,
         })
-        .collect::<Option<Vec<Src>>>()?;
+        .collect::<Option<Vec<_>>>()?;
+    let head = head.iter().map(plain).collect::<Option<Vec<Src>>>()?;
     let checks = checks.iter().map(|&(c, k)| (c, src(k))).collect();
     let cols = head
         .iter()
@@ -241,6 +257,8 @@ fn tail_of(steps: &[Step], head: &[CExpr]) -> Option<Tail> {
         head,
         cols,
         checks,
+        filters,
+        step,
     })
 }
 

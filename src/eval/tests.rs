@@ -1684,8 +1684,8 @@ proptest::proptest! {
 /// Rules whose last atom makes each derivation straight from its rows (a tail), in
 /// each form a tail takes: columns of the row and slots bound before it in the
 /// head, a constant in the head, a variable repeated in the atom, a head of outer
-/// slots only; and rules that have none (an exact look-up last, a filter last,
-/// arithmetic in the head).
+/// slots only, comparisons after the atom; and rules that have none (an exact
+/// look-up last, arithmetic in the head).
 const TAILS: &str = r#"
     .decl edge(a: number, b: number)
     .input edge
@@ -1707,6 +1707,8 @@ const TAILS: &str = r#"
     mutual(y, x) :- edge(x, y), edge(y, x).
     walk2(x, z) :- edge(x, y), edge(y, z), edge(z, _).
     fork(y, z) :- edge(x, y), edge(x, z), y != z.
+    .decl low(a: number, b: number)
+    low(x, y) :- path(x, y), x < y, y != 3.
     next(x, y + 1) :- path(x, y).
 "#;
 
