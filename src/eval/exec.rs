@@ -239,9 +239,10 @@ pub(crate) trait Sink {
         conf: f64,
         height: u32,
     ) -> Option<usize> {
+        let check = !scan.all_pass();
         for (k, &row) in rows.iter().enumerate() {
             let cells = scan.rel.row(row);
-            if !scan.passes(cells, &frame.slots, scan.syms) {
+            if check && !scan.passes(cells, &frame.slots, scan.syms) {
                 continue;
             }
             for &(c, s) in scan.binds {

@@ -351,9 +351,10 @@ impl exec::Sink for Emitter<'_> {
         let provenance = self.provenance;
         let n = scan.tail.head.len();
         let mut cells = [0u64; TAIL_CELLS];
+        let check = !scan.all_pass();
         for (k, &row) in rows.iter().enumerate() {
             let rc = scan.rel.row(row);
-            if !scan.passes(rc, &frame.slots, scan.syms) {
+            if check && !scan.passes(rc, &frame.slots, scan.syms) {
                 continue;
             }
             let mut hasher = rustc_hash::FxHasher::default();
