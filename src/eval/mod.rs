@@ -1025,7 +1025,8 @@ impl<'a> Load<'a> {
                 })
             })
             .collect();
-        self.evidence.reserve(table.rows.len(), table.cells.len());
+        self.evidence.reserve(table.cells.len());
+        self.reserve(&table.rows);
         let mut symbols = vec![u64::MAX; facts.symbols.len()];
         for (i, row) in table.rows.iter().enumerate() {
             let edge_idx = edges.map_or(row.edge_idx, |e| e[i]);
@@ -1039,7 +1040,7 @@ impl<'a> Load<'a> {
                 continue;
             };
             self.cells.clear();
-            for (&c, &ty) in table.cells_of(row, types.len()).iter().zip(types) {
+            for (&c, &ty) in table.cells_of(&row, types.len()).iter().zip(types) {
                 self.cells.push(if ty == ColumnType::Symbol {
                     match symbols.get(c as usize) {
                         Some(&x) if x != u64::MAX => x,
@@ -1096,7 +1097,7 @@ impl<'a> Load<'a> {
             ..
         } = facts;
         let mut keys = vec![u64::MAX; symbols.len()];
-        for row in &table.rows {
+        for row in table.rows.iter() {
             let columns = &types[row.rel as usize];
             for (j, _) in columns
                 .iter()
@@ -1119,6 +1120,7 @@ impl<'a> Load<'a> {
             }
         }
         drop(symbols);
+        self.reserve(&table.rows);
         let first = self.evidence.len();
         self.evidence.adopt(table);
         for k in first..self.evidence.len() {
@@ -1127,6 +1129,16 @@ impl<'a> Load<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Make room in the relations for the rows of a load, all at once.
+    fn reserve(&mut self, rows: &crate::store::facts::Rows) {
+        let counts = rows.per_relation(self.rels.len());
+        for (r, n) in self.rels.iter_mut().zip(counts) {
+            if n > 0 {
+                r.reserve_inputs(n, self.provenance);
+            }
+        }
     }
 
     /// Add the fact in `self.cells` with its record.
@@ -1273,7 +1285,7 @@ pub fn evaluate<'a>(
     match inputs.input() {
         Input::Facts(facts) => {
             let all = crate::store::complete_inputs(&program, facts)?;
-            load.evidence.reserve(all.len(), 0);
+
             for (k, fact) in all.into_iter().enumerate() {
                 load.owned(k, fact)?;
             }
@@ -1286,9 +1298,7 @@ pub fn evaluate<'a>(
             let completed = crate::store::numbering::complete_table(&program, &facts)?;
             if completed.missing.is_empty() && load.fits(&facts) {
                 if let Some(edges) = completed.edges {
-                    for (row, e) in facts.table.rows.iter_mut().zip(edges) {
-                        row.edge_idx = e;
-                    }
+                    facts.table.rows.set_edges(|k, _| edges[k]);
                 }
                 load.adopt(*facts)?;
             } else {

@@ -1425,6 +1425,21 @@ impl Relation {
         self.dedup.reserve(additional);
     }
 
+    /// Make room for `additional` more input rows at once (a load of known size): the
+    /// dedup table, the rows in their present layout, their input record numbers
+    /// and, with `provenance`, their derivation words, each allocated once instead of
+    /// doubling its way there.
+    pub fn reserve_inputs(&mut self, additional: usize, provenance: bool) {
+        self.dedup.reserve(additional);
+        self.data.reserve_exact(additional * self.stride);
+        let own = (self.len - self.base_len) as usize;
+        self.evidence
+            .reserve_exact((own + additional).saturating_sub(self.evidence.len()));
+        if provenance {
+            self.deriv.reserve_exact(additional);
+        }
+    }
+
     /// Start loading what inserting cells with digest `tag` will read first.
     #[inline]
     pub fn prefetch_slot(&self, tag: u32) {

@@ -29,11 +29,212 @@ pub(crate) struct Row {
     pub edge_idx: Option<u64>,
 }
 
+/// Consecutive rows of one relation and provenance record, their cells one after
+/// another, their edge indexes consecutive (or all unset), their confidence one
+/// (unless the table keeps a confidence per row).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Run {
+    /// Number of its first row.
+    first: usize,
+    /// Start of its first row's cells.
+    start: usize,
+    /// Every row's confidence (unused once the table keeps one per row).
+    confidence: f64,
+    /// Its first row's edge index (when [`Run::EDGE`] is set in `width`).
+    edge: u64,
+    rel: RelId,
+    provenance: u32,
+    /// Cells a row (known from its second row on), and [`Run::EDGE`].
+    width: u32,
+}
+
+impl Run {
+    /// The bit of `width` that says the rows have edge indexes.
+    const EDGE: u32 = 1 << 31;
+
+    fn edge(&self) -> Option<u64> {
+        (self.width & Run::EDGE != 0).then_some(self.edge)
+    }
+
+    fn cells_per_row(&self) -> usize {
+        (self.width & !Run::EDGE) as usize
+    }
+}
+
+/// The rows of a table, as runs ([`Run`]): a file's facts of two numbers take one
+/// run, so a row costs nothing beyond its cells. Confidences are kept by run until
+/// two rows that would share a run differ only by it; from then on the table keeps
+/// one per row.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Rows {
+    runs: Vec<Run>,
+    len: usize,
+    /// Whether every row's confidence is in `confs`.
+    by_row: bool,
+    confs: Vec<f64>,
+}
+
+impl Rows {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Append a row.
+    pub fn push(&mut self, row: Row) {
+        let k = self.len;
+        self.len += 1;
+        if let Some(r) = self.runs.last_mut() {
+            let n = k - r.first;
+            let edge = match (r.edge(), row.edge_idx) {
+                (None, None) => true,
+                (Some(e), Some(x)) => e.checked_add(n as u64) == Some(x),
+                _ => false,
+            };
+            let width = match n {
+                1 => row
+                    .start
+                    .checked_sub(r.start)
+                    .and_then(|w| u32::try_from(w).ok())
+                    .filter(|&w| w < Run::EDGE),
+                _ => {
+                    let w = r.cells_per_row();
+                    (row.start == r.start + n * w).then_some(w as u32)
+                }
+            };
+            if let Some(w) =
+                width.filter(|_| edge && r.rel == row.rel && r.provenance == row.provenance)
+            {
+                let same = r.confidence.to_bits() == row.confidence.to_bits();
+                if self.by_row || same {
+                    r.width = w | (r.width & Run::EDGE);
+                    if self.by_row {
+                        self.confs.push(row.confidence);
+                    }
+                    return;
+                }
+                // Rows that differ only by their confidence: from now on one a row.
+                self.by_row = true;
+                self.confs.reserve(k + 1);
+                for j in 0..self.runs.len() {
+                    let (c, n) = (self.runs[j].confidence, self.run_len(j, k));
+                    self.confs.extend(std::iter::repeat_n(c, n));
+                }
+                let r = self.runs.last_mut().expect("a run");
+                r.width = w | (r.width & Run::EDGE);
+                self.confs.push(row.confidence);
+                return;
+            }
+        }
+        self.runs.push(Run {
+            first: k,
+            start: row.start,
+            confidence: row.confidence,
+            edge: row.edge_idx.unwrap_or(0),
+            rel: row.rel,
+            provenance: row.provenance,
+            width: if row.edge_idx.is_some() { Run::EDGE } else { 0 },
+        });
+        if self.by_row {
+            self.confs.push(row.confidence);
+        }
+    }
+
+    /// Rows of run `j`, of a table of `len` rows.
+    fn run_len(&self, j: usize, len: usize) -> usize {
+        self.runs.get(j + 1).map_or(len, |r| r.first) - self.runs[j].first
+    }
+
+    /// The run that holds row `k` (which exists).
+    fn run_of(&self, k: usize) -> usize {
+        self.runs.partition_point(|r| r.first <= k) - 1
+    }
+
+    /// Row `k` of run `j`.
+    fn at(&self, j: usize, k: usize) -> Row {
+        let r = &self.runs[j];
+        let i = k - r.first;
+        Row {
+            rel: r.rel,
+            start: r.start + i * r.cells_per_row(),
+            confidence: if self.by_row {
+                self.confs[k]
+            } else {
+                r.confidence
+            },
+            provenance: r.provenance,
+            edge_idx: r.edge().map(|e| e + i as u64),
+        }
+    }
+
+    /// Row `k`, if there is one.
+    pub fn get(&self, k: usize) -> Option<Row> {
+        (k < self.len).then(|| self.at(self.run_of(k), k))
+    }
+
+    /// Every row from row `from` on, in order.
+    pub fn iter_from(&self, from: usize) -> impl Iterator<Item = Row> + '_ {
+        let j = if from < self.len {
+            self.run_of(from)
+        } else {
+            self.runs.len()
+        };
+        (j..self.runs.len()).flat_map(move |j| {
+            let first = self.runs[j].first.max(from);
+            (first..self.runs[j].first + self.run_len(j, self.len)).map(move |k| self.at(j, k))
+        })
+    }
+
+    /// Every row, in order.
+    pub fn iter(&self) -> impl Iterator<Item = Row> + '_ {
+        self.iter_from(0)
+    }
+
+    /// Rows per relation, for relations `0..rels` (rows of others not counted).
+    pub fn per_relation(&self, rels: usize) -> Vec<usize> {
+        let mut out = vec![0; rels];
+        for j in 0..self.runs.len() {
+            if let Some(n) = out.get_mut(self.runs[j].rel as usize) {
+                *n += self.run_len(j, self.len);
+            }
+        }
+        out
+    }
+
+    /// Give every row the edge index `edge(k, its own)`.
+    pub fn set_edges(&mut self, mut edge: impl FnMut(usize, Option<u64>) -> Option<u64>) {
+        let mut out = Rows {
+            runs: Vec::new(),
+            len: 0,
+            by_row: false,
+            confs: Vec::new(),
+        };
+        for (k, row) in self.iter().enumerate() {
+            out.push(Row {
+                edge_idx: edge(k, row.edge_idx),
+                ..row
+            });
+        }
+        *self = out;
+    }
+
+    /// Bytes allocated.
+    pub fn heap_bytes(&self) -> usize {
+        self.runs.capacity() * std::mem::size_of::<Run>()
+            + self.confs.capacity() * std::mem::size_of::<f64>()
+    }
+}
+
 /// Input facts as rows of encoded cells; the symbols are keys of an interner kept
 /// beside the table (the facts' own, or a fact base's).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Table {
-    pub rows: Vec<Row>,
+    pub rows: Rows,
     pub cells: Vec<u64>,
     pub provenances: Vec<Provenance>,
 }
@@ -64,11 +265,14 @@ impl Table {
     /// this table's).
     pub fn append(&mut self, other: &mut Table) {
         let (cells, provenances) = (self.cells.len(), self.provenances.len() as u32);
-        self.rows.extend(other.rows.drain(..).map(|r| Row {
-            start: r.start + cells,
-            provenance: r.provenance + provenances,
-            ..r
-        }));
+        for r in other.rows.iter() {
+            self.rows.push(Row {
+                start: r.start + cells,
+                provenance: r.provenance + provenances,
+                ..r
+            });
+        }
+        other.rows = Rows::default();
         self.cells.append(&mut other.cells);
         self.provenances.append(&mut other.provenances);
     }
@@ -82,7 +286,7 @@ impl Table {
                 + p.table.as_ref().map_or(0, String::len)
                 + (p.member_ids.len() + p.extra.len()) * 64
         };
-        self.rows.capacity() * std::mem::size_of::<Row>()
+        self.rows.heap_bytes()
             + self.cells.capacity() * std::mem::size_of::<u64>()
             + self.provenances.iter().map(provenance).sum::<usize>()
     }
@@ -241,25 +445,30 @@ impl InputFacts {
         self.table.rows.is_empty()
     }
 
+    /// Fact `i`'s record. Panics when `i >= len()`.
+    fn row(&self, i: usize) -> Row {
+        self.table.rows.get(i).expect("a fact of the table")
+    }
+
     /// Fact `i`'s relation.
     pub fn rel(&self, i: usize) -> RelId {
-        self.table.rows[i].rel
+        self.row(i).rel
     }
 
     /// Fact `i`'s confidence.
     pub fn confidence(&self, i: usize) -> f64 {
-        self.table.rows[i].confidence
+        self.row(i).confidence
     }
 
     /// Fact `i`'s edge index (set for every fact a [`Loader`](crate::store::Loader)
     /// returns).
     pub fn edge_idx(&self, i: usize) -> Option<u64> {
-        self.table.rows[i].edge_idx
+        self.row(i).edge_idx
     }
 
     /// Fact `i`'s values.
     pub fn args(&self, i: usize) -> Vec<Value> {
-        let row = self.table.rows[i];
+        let row = self.row(i);
         let types = &self.types[row.rel as usize];
         self.table.cells[row.start..row.start + types.len()]
             .iter()
@@ -270,7 +479,7 @@ impl InputFacts {
 
     /// Fact `i`'s provenance (with its edge index).
     pub fn provenance(&self, i: usize) -> Provenance {
-        let row = self.table.rows[i];
+        let row = self.row(i);
         let mut p = self.table.provenances[row.provenance as usize].clone();
         p.edge_idx = row.edge_idx;
         p
@@ -303,5 +512,131 @@ impl<'a> IntoIterator for &'a InputFacts {
 
     fn into_iter(self) -> Self::IntoIter {
         Box::new(self.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// One generated row after the last: relation, provenance, confidence choice,
+    /// edge index (none, the next one, or another), cells per row.
+    type Gen = (u32, u32, usize, u8, u64);
+
+    const CONFIDENCES: [f64; 4] = [1.0, 0.5, -0.0, 0.0];
+    const ARITY: [usize; 3] = [2, 0, 3];
+
+    fn rows(gens: &[Gen]) -> Vec<Row> {
+        let (mut start, mut last_edge) = (0usize, None::<u64>);
+        gens.iter()
+            .map(|&(rel, provenance, c, e, other)| {
+                let rel = rel % 3;
+                let edge_idx = match e % 3 {
+                    0 => None,
+                    1 => Some(last_edge.map_or(0, |x: u64| x.wrapping_add(1))),
+                    _ => Some(other),
+                };
+                if edge_idx.is_some() {
+                    last_edge = edge_idx;
+                }
+                let row = Row {
+                    rel,
+                    start,
+                    confidence: CONFIDENCES[c % CONFIDENCES.len()],
+                    provenance: provenance % 2,
+                    edge_idx,
+                };
+                start += ARITY[rel as usize];
+                row
+            })
+            .collect()
+    }
+
+    fn same(a: &Row, b: &Row) -> bool {
+        a.rel == b.rel
+            && a.start == b.start
+            && a.confidence.to_bits() == b.confidence.to_bits()
+            && a.provenance == b.provenance
+            && a.edge_idx == b.edge_idx
+    }
+
+    fn check(table: &Rows, oracle: &[Row]) -> Result<(), TestCaseError> {
+        prop_assert_eq!(table.len(), oracle.len());
+        for (k, want) in oracle.iter().enumerate() {
+            let got = table.get(k).unwrap();
+            prop_assert!(same(&got, want), "row {}: {:?} != {:?}", k, got, want);
+        }
+        prop_assert!(table.get(oracle.len()).is_none());
+        let all: Vec<Row> = table.iter().collect();
+        prop_assert_eq!(all.len(), oracle.len());
+        for (got, want) in all.iter().zip(oracle) {
+            prop_assert!(same(got, want));
+        }
+        for from in [0, 1, oracle.len() / 2, oracle.len()] {
+            let tail: Vec<Row> = table.iter_from(from).collect();
+            prop_assert_eq!(tail.len(), oracle.len().saturating_sub(from));
+            for (got, want) in tail.iter().zip(&oracle[from.min(oracle.len())..]) {
+                prop_assert!(same(got, want));
+            }
+        }
+        let mut counts = vec![0; 2];
+        for r in oracle {
+            if let Some(n) = counts.get_mut(r.rel as usize) {
+                *n += 1;
+            }
+        }
+        prop_assert_eq!(table.per_relation(2), counts);
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn rows_by_runs_are_the_rows_pushed(
+            gens in proptest::collection::vec(
+                (0..4u32, 0..3u32, 0..6usize, 0..6u8, any::<u64>()), 0..200),
+            renumber in any::<bool>(),
+        ) {
+            let mut oracle = rows(&gens);
+            let mut table = Rows::default();
+            for r in &oracle {
+                table.push(*r);
+            }
+            check(&table, &oracle)?;
+            if renumber {
+                let edge = |k: usize, e: Option<u64>| e.map(|x| x ^ 1).or(Some(k as u64 + 7));
+                table.set_edges(edge);
+                for (k, r) in oracle.iter_mut().enumerate() {
+                    r.edge_idx = edge(k, r.edge_idx);
+                }
+                check(&table, &oracle)?;
+            }
+        }
+    }
+
+    #[test]
+    fn a_file_of_rows_takes_one_run_and_confidences_go_by_row_when_they_differ() {
+        let mut table = Rows::default();
+        for k in 0..1000 {
+            table.push(Row {
+                rel: 0,
+                start: 2 * k,
+                confidence: 1.0,
+                provenance: 0,
+                edge_idx: Some(k as u64 + 5),
+            });
+        }
+        assert_eq!((table.runs.len(), table.confs.len()), (1, 0));
+        table.push(Row {
+            rel: 0,
+            start: 2000,
+            confidence: 0.5,
+            provenance: 0,
+            edge_idx: Some(1005),
+        });
+        assert_eq!((table.runs.len(), table.confs.len()), (1, 1001));
+        assert_eq!(table.get(1000).unwrap().confidence, 0.5);
+        assert_eq!(table.get(999).unwrap().confidence, 1.0);
+        assert_eq!(table.get(999).unwrap().edge_idx, Some(1004));
     }
 }
