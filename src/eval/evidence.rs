@@ -135,7 +135,9 @@ impl Evidence {
         edge_idx: Option<u64>,
     ) {
         let start = self.own.cells.len();
-        self.own.cells.extend_from_slice(cells);
+        for &c in cells {
+            self.own.cells.push(c);
+        }
         self.own.rows.push(Row {
             rel,
             start,
@@ -158,7 +160,7 @@ impl Evidence {
     pub fn cells(&self, k: usize, program: &Program, cells: &mut Vec<u64>) -> Option<(RelId, f64)> {
         let (table, row) = self.row(k)?;
         cells.clear();
-        cells.extend_from_slice(table.cells_of(&row, program.relation(row.rel).arity()));
+        cells.extend(table.cells_of(&row, program.relation(row.rel).arity()));
         Some((row.rel, row.confidence))
     }
 
@@ -193,9 +195,8 @@ fn owned(table: &Table, row: &Row, program: &Program, interner: &Symbols) -> Inp
     let columns = &program.relation(row.rel).columns;
     let args = table
         .cells_of(row, columns.len())
-        .iter()
         .zip(columns)
-        .map(|(&c, col)| decode(c, col.ty, interner))
+        .map(|(c, col)| decode(c, col.ty, interner))
         .collect();
     let mut provenance = table.provenances[row.provenance as usize].clone();
     provenance.edge_idx = row.edge_idx;

@@ -1040,7 +1040,7 @@ impl<'a> Load<'a> {
                 continue;
             };
             self.cells.clear();
-            for (&c, &ty) in table.cells_of(&row, types.len()).iter().zip(types) {
+            for (c, &ty) in table.cells_of(&row, types.len()).zip(types) {
                 self.cells.push(if ty == ColumnType::Symbol {
                     match symbols.get(c as usize) {
                         Some(&x) if x != u64::MAX => x,
@@ -1104,19 +1104,20 @@ impl<'a> Load<'a> {
                 .enumerate()
                 .filter(|(_, t)| **t == ColumnType::Symbol)
             {
-                let c = &mut table.cells[row.start + j];
-                *c = match keys.get(*c as usize) {
+                let c = table.cells.get(row.start + j);
+                let x = match keys.get(c as usize) {
                     Some(&x) if x != u64::MAX => x,
                     _ => {
                         let x = self
                             .interner
-                            .get_or_intern(crate::value::cell::symbol(*c, &symbols));
-                        if let Some(slot) = keys.get_mut(*c as usize) {
+                            .get_or_intern(crate::value::cell::symbol(c, &symbols));
+                        if let Some(slot) = keys.get_mut(c as usize) {
                             *slot = x;
                         }
                         x
                     }
                 };
+                table.cells.set(row.start + j, x);
             }
         }
         drop(symbols);

@@ -230,12 +230,121 @@ impl Rows {
     }
 }
 
+/// Encoded cells in 32-bit words: one a cell while every cell fits in 32 bits (as
+/// numbers of small magnitude and symbols do), else two, every cell widened once.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Cells {
+    words: Vec<u32>,
+    wide: bool,
+}
+
+impl Cells {
+    /// Number of cells.
+    pub fn len(&self) -> usize {
+        if self.wide {
+            self.words.len() / 2
+        } else {
+            self.words.len()
+        }
+    }
+
+    /// Append a cell.
+    #[inline]
+    pub fn push(&mut self, c: u64) {
+        if !self.wide && c >> 32 == 0 {
+            self.words.push(c as u32);
+        } else {
+            self.push_wide(c);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_wide(&mut self, c: u64) {
+        self.widen();
+        self.words.extend([c as u32, (c >> 32) as u32]);
+    }
+
+    /// Two words a cell from now on (room kept for as many cells as before).
+    fn widen(&mut self) {
+        if self.wide {
+            return;
+        }
+        let mut words = Vec::with_capacity(self.words.capacity() * 2);
+        for &w in &self.words {
+            words.extend([w, 0]);
+        }
+        self.words = words;
+        self.wide = true;
+    }
+
+    /// Cell `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> u64 {
+        if self.wide {
+            self.words[2 * i] as u64 | (self.words[2 * i + 1] as u64) << 32
+        } else {
+            self.words[i] as u64
+        }
+    }
+
+    /// Set cell `i` to `c`.
+    pub fn set(&mut self, i: usize, c: u64) {
+        if c >> 32 != 0 {
+            self.widen();
+        }
+        if self.wide {
+            self.words[2 * i] = c as u32;
+            self.words[2 * i + 1] = (c >> 32) as u32;
+        } else {
+            self.words[i] = c as u32;
+        }
+    }
+
+    /// Cells `start..start + n`.
+    #[inline]
+    pub fn range(&self, start: usize, n: usize) -> impl ExactSizeIterator<Item = u64> + '_ {
+        (start..start + n).map(|i| self.get(i))
+    }
+
+    /// Keep the first `n` cells.
+    pub fn truncate(&mut self, n: usize) {
+        self.words.truncate(if self.wide { 2 * n } else { n });
+    }
+
+    /// Room for `n` more cells (in the present width).
+    pub fn reserve_exact(&mut self, n: usize) {
+        self.words.reserve_exact(if self.wide { 2 * n } else { n });
+    }
+
+    /// Move the cells of `other` after these.
+    pub fn append(&mut self, other: &mut Cells) {
+        if other.wide {
+            self.widen();
+        }
+        if self.wide && !other.wide {
+            self.words.reserve(2 * other.words.len());
+            for &w in &other.words {
+                self.words.extend([w, 0]);
+            }
+        } else {
+            self.words.append(&mut other.words);
+        }
+        *other = Cells::default();
+    }
+
+    /// Bytes allocated.
+    pub fn heap_bytes(&self) -> usize {
+        self.words.capacity() * 4
+    }
+}
+
 /// Input facts as rows of encoded cells; the symbols are keys of an interner kept
 /// beside the table (the facts' own, or a fact base's).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Table {
     pub rows: Rows,
-    pub cells: Vec<u64>,
+    pub cells: Cells,
     pub provenances: Vec<Provenance>,
 }
 
@@ -257,8 +366,13 @@ impl Table {
     }
 
     /// Row `row`'s cells, for a relation of `arity` columns.
-    pub fn cells_of(&self, row: &Row, arity: usize) -> &[u64] {
-        &self.cells[row.start..row.start + arity]
+    #[inline]
+    pub fn cells_of<'a>(
+        &'a self,
+        row: &Row,
+        arity: usize,
+    ) -> impl ExactSizeIterator<Item = u64> + use<'a> {
+        self.cells.range(row.start, arity)
     }
 
     /// Append the rows of `other` (their cells and provenance records moved after
@@ -287,7 +401,7 @@ impl Table {
                 + (p.member_ids.len() + p.extra.len()) * 64
         };
         self.rows.heap_bytes()
-            + self.cells.capacity() * std::mem::size_of::<u64>()
+            + self.cells.heap_bytes()
             + self.provenances.iter().map(provenance).sum::<usize>()
     }
 
@@ -470,10 +584,10 @@ impl InputFacts {
     pub fn args(&self, i: usize) -> Vec<Value> {
         let row = self.row(i);
         let types = &self.types[row.rel as usize];
-        self.table.cells[row.start..row.start + types.len()]
-            .iter()
+        self.table
+            .cells_of(&row, types.len())
             .zip(types)
-            .map(|(&c, &ty)| cell::decode(c, ty, &self.symbols))
+            .map(|(c, &ty)| cell::decode(c, ty, &self.symbols))
             .collect()
     }
 
@@ -611,6 +725,51 @@ mod tests {
                 }
                 check(&table, &oracle)?;
             }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn cells_in_words_are_the_cells_pushed(
+            ops in proptest::collection::vec((0..4u8, any::<u64>(), 0..40usize), 0..120),
+        ) {
+            let mut cells = Cells::default();
+            let mut oracle: Vec<u64> = Vec::new();
+            // Whether a cell that needs two words was ever given.
+            let mut wide = false;
+            for (op, x, i) in ops {
+                // Mostly small cells, sometimes one that needs two words.
+                let c = if x % 5 == 0 { x } else { x & 0xffff };
+                wide |= c >> 32 != 0 && op != 4 && (op != 2 || !oracle.is_empty());
+                match op {
+                    0 | 1 => {
+                        cells.push(c);
+                        oracle.push(c);
+                    }
+                    2 if !oracle.is_empty() => {
+                        let i = i % oracle.len();
+                        cells.set(i, c);
+                        oracle[i] = c;
+                    }
+                    3 => {
+                        let mut other = Cells::default();
+                        other.push(c);
+                        other.push(c >> 1);
+                        cells.append(&mut other);
+                        oracle.extend([c, c >> 1]);
+                        prop_assert_eq!(other.len(), 0);
+                    }
+                    _ => {
+                        let n = i % (oracle.len() + 1);
+                        cells.truncate(n);
+                        oracle.truncate(n);
+                    }
+                }
+                prop_assert_eq!(cells.len(), oracle.len());
+                prop_assert_eq!(cells.wide, wide);
+            }
+            let all: Vec<u64> = cells.range(0, oracle.len()).collect();
+            prop_assert_eq!(all, oracle);
         }
     }
 

@@ -256,7 +256,7 @@ fn number_rows(table: &mut Table, types: &[Vec<ColumnType>]) -> Option<()> {
     let mut owners: rustc_hash::FxHashMap<u64, Row> = rustc_hash::FxHashMap::default();
     let mut max: Option<u64> = None;
     let mut unnumbered = false;
-    let cells = |r: &Row| &table.cells[r.start..r.start + types[r.rel as usize].len()];
+    let cells = |r: &Row| table.cells_of(r, types[r.rel as usize].len());
     for row in table.rows.iter() {
         let Some(idx) = row.edge_idx else {
             unnumbered = true;
@@ -269,7 +269,7 @@ fn number_rows(table: &mut Table, types: &[Vec<ColumnType>]) -> Option<()> {
             }
             std::collections::hash_map::Entry::Occupied(e) => {
                 let first = e.get();
-                if first.rel != row.rel || cells(first) != cells(&row) {
+                if first.rel != row.rel || !cells(first).eq(cells(&row)) {
                     return None;
                 }
             }
