@@ -59,6 +59,12 @@ impl Evidence {
         base.chain(self.own.rows.iter().map(|r| (&self.own, r)))
     }
 
+    /// The own records' table, and the number of the first (the base's records come
+    /// before).
+    pub fn own(&self) -> (&Table, usize) {
+        (&self.own, self.base_len())
+    }
+
     /// Record `k`'s confidence.
     pub fn confidence(&self, k: usize) -> Option<f64> {
         self.row(k).map(|(_, r)| r.confidence)
@@ -154,14 +160,6 @@ impl Evidence {
         } else {
             self.own.append(&mut table);
         }
-    }
-
-    /// Record `k`'s relation and confidence, its cells copied into `cells`.
-    pub fn cells(&self, k: usize, program: &Program, cells: &mut Vec<u64>) -> Option<(RelId, f64)> {
-        let (table, row) = self.row(k)?;
-        cells.clear();
-        cells.extend(table.cells_of(&row, program.relation(row.rel).arity()));
-        Some((row.rel, row.confidence))
     }
 
     /// Move the own records into a shared base, so that layers can share them. Records

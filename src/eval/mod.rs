@@ -1124,10 +1124,29 @@ impl<'a> Load<'a> {
         self.reserve(&table.rows);
         let first = self.evidence.len();
         self.evidence.adopt(table);
-        for k in first..self.evidence.len() {
-            if let Some((rel, confidence)) = self.evidence.cells(k, self.program, &mut self.cells) {
-                self.place(rel, confidence, k as u32)?;
-            }
+        let Load {
+            program,
+            rels,
+            evidence,
+            provenance,
+            changed,
+            added,
+            cells,
+            ..
+        } = self;
+        let evidence: &Evidence = evidence;
+        let mut to = Place {
+            rels,
+            evidence,
+            provenance: *provenance,
+            changed: changed.as_deref_mut(),
+            added,
+        };
+        let (table, base) = evidence.own();
+        for (i, row) in table.rows.iter_from(first - base).enumerate() {
+            cells.clear();
+            cells.extend(table.cells_of(&row, program.relation(row.rel).arity()));
+            to.place(cells, row.rel, row.confidence, (first + i) as u32)?;
         }
         Ok(())
     }
@@ -1156,6 +1175,30 @@ impl<'a> Load<'a> {
         self.place(rel, confidence, id)
     }
 
+    /// Add the fact in `self.cells`, whose record is record `id`, to its relation.
+    fn place(&mut self, rel: RelId, confidence: f64, id: u32) -> Result<()> {
+        let mut to = Place {
+            rels: self.rels,
+            evidence: self.evidence,
+            provenance: self.provenance,
+            changed: self.changed.as_deref_mut(),
+            added: &mut self.added,
+        };
+        to.place(&self.cells, rel, confidence, id)
+    }
+}
+
+/// What placing an input fact in its relation reads and writes (the parts of a
+/// [`Load`] it needs, so that a load's rows can be read from the records meanwhile).
+struct Place<'p> {
+    rels: &'p mut [Relation],
+    evidence: &'p Evidence,
+    provenance: bool,
+    changed: Option<&'p mut [Vec<u32>]>,
+    added: &'p mut usize,
+}
+
+impl Place<'_> {
     /// Note that row `row` of relation `rel` appeared or changed.
     fn mark(&mut self, rel: RelId, row: u32) {
         if let Some(changed) = self.changed.as_deref_mut() {
@@ -1163,12 +1206,13 @@ impl<'a> Load<'a> {
         }
     }
 
-    /// Add the fact in `self.cells`, whose record is record `id`, to its relation.
-    fn place(&mut self, rel: RelId, confidence: f64, id: u32) -> Result<()> {
+    /// Add the fact with cells `cells`, whose record is record `id`, to its relation.
+    #[inline]
+    fn place(&mut self, cells: &[u64], rel: RelId, confidence: f64, id: u32) -> Result<()> {
         let r = &mut self.rels[rel as usize];
-        let (row, new) = r.insert(&self.cells, Meta::input(confidence));
+        let (row, new) = r.insert(cells, Meta::input(confidence));
         if new {
-            self.added += 1;
+            *self.added += 1;
             r.push_records(id, self.provenance.then_some(&[][..]))?;
             self.mark(rel, row);
         } else {

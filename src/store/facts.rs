@@ -86,7 +86,34 @@ impl Rows {
     }
 
     /// Append a row.
+    #[inline]
     pub fn push(&mut self, row: Row) {
+        // The usual row: the next of the last run, which has two or more.
+        if let Some(r) = self.runs.last()
+            && !self.by_row
+        {
+            let n = self.len - r.first;
+            if n > 1
+                && row.rel == r.rel
+                && row.provenance == r.provenance
+                && row.start == r.start + n * r.cells_per_row()
+                && row.confidence.to_bits() == r.confidence.to_bits()
+                && match (r.edge(), row.edge_idx) {
+                    (None, None) => true,
+                    (Some(e), Some(x)) => e.checked_add(n as u64) == Some(x),
+                    _ => false,
+                }
+            {
+                self.len += 1;
+                return;
+            }
+        }
+        self.push_slow(row);
+    }
+
+    /// [`Rows::push`] of any row.
+    #[inline(never)]
+    fn push_slow(&mut self, row: Row) {
         let k = self.len;
         self.len += 1;
         if let Some(r) = self.runs.last_mut() {
@@ -178,21 +205,59 @@ impl Rows {
     }
 
     /// Every row from row `from` on, in order.
-    pub fn iter_from(&self, from: usize) -> impl Iterator<Item = Row> + '_ {
-        let j = if from < self.len {
-            self.run_of(from)
-        } else {
-            self.runs.len()
+    pub fn iter_from(&self, from: usize) -> RowsIter<'_> {
+        let (j, end) = match from < self.len {
+            true => {
+                let j = self.run_of(from);
+                (j, self.runs[j].first + self.run_len(j, self.len))
+            }
+            false => (self.runs.len(), from),
         };
-        (j..self.runs.len()).flat_map(move |j| {
-            let first = self.runs[j].first.max(from);
-            (first..self.runs[j].first + self.run_len(j, self.len)).map(move |k| self.at(j, k))
-        })
+        RowsIter {
+            rows: self,
+            run: j,
+            next: from,
+            end,
+        }
     }
 
     /// Every row, in order.
-    pub fn iter(&self) -> impl Iterator<Item = Row> + '_ {
+    pub fn iter(&self) -> RowsIter<'_> {
         self.iter_from(0)
+    }
+
+    /// The rows by runs: each run's rows and provenance record.
+    pub fn spans(&self) -> impl Iterator<Item = (std::ops::Range<usize>, u32)> + '_ {
+        (0..self.runs.len()).map(|j| {
+            let r = &self.runs[j];
+            (r.first..r.first + self.run_len(j, self.len), r.provenance)
+        })
+    }
+
+    /// Whether some row has an edge index.
+    pub fn any_edge(&self) -> bool {
+        self.runs.iter().any(|r| r.edge().is_some())
+    }
+
+    /// Number the rows without an edge index, in order, from `next` on; `false`
+    /// (and some rows left unnumbered) when the numbers run out.
+    pub fn number(&mut self, mut next: Option<u64>) -> bool {
+        let len = self.len;
+        let firsts: Vec<usize> = self.runs.iter().map(|r| r.first).skip(1).collect();
+        for (j, r) in self.runs.iter_mut().enumerate() {
+            if r.edge().is_some() {
+                continue;
+            }
+            let n = firsts.get(j).copied().unwrap_or(len) - r.first;
+            let Some(first) = next else { return false };
+            let Some(last) = first.checked_add(n as u64 - 1) else {
+                return false;
+            };
+            r.edge = first;
+            r.width |= Run::EDGE;
+            next = last.checked_add(1);
+        }
+        true
     }
 
     /// Rows per relation, for relations `0..rels` (rows of others not counted).
@@ -229,6 +294,40 @@ impl Rows {
             + self.confs.capacity() * std::mem::size_of::<f64>()
     }
 }
+
+/// The rows of a [`Rows`] from one on, in order.
+pub(crate) struct RowsIter<'a> {
+    rows: &'a Rows,
+    /// The run of row `next`, and the end of its rows.
+    run: usize,
+    next: usize,
+    end: usize,
+}
+
+impl Iterator for RowsIter<'_> {
+    type Item = Row;
+
+    #[inline]
+    fn next(&mut self) -> Option<Row> {
+        if self.next == self.end {
+            if self.run + 1 >= self.rows.runs.len() {
+                return None;
+            }
+            self.run += 1;
+            self.end = self.next + self.rows.run_len(self.run, self.rows.len);
+        }
+        let row = self.rows.at(self.run, self.next);
+        self.next += 1;
+        Some(row)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.rows.len.saturating_sub(self.next);
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for RowsIter<'_> {}
 
 /// Encoded cells in 32-bit words: one a cell while every cell fits in 32 bits (as
 /// numbers of small magnitude and symbols do), else two, every cell widened once.
@@ -717,6 +816,36 @@ mod tests {
                 table.push(*r);
             }
             check(&table, &oracle)?;
+            let mut at = 0;
+            for (rows, provenance) in table.spans() {
+                prop_assert_eq!(rows.start, at);
+                for k in rows.clone() {
+                    prop_assert_eq!(oracle[k].provenance, provenance);
+                }
+                at = rows.end;
+            }
+            prop_assert_eq!(at, oracle.len());
+            // Numbering the rows without an index, from a start near the end of the
+            // numbers or not.
+            let start = if gens.len() % 3 == 0 { u64::MAX - 40 } else { 3 };
+            let mut numbered = table.clone();
+            let ok = numbered.number(Some(start));
+            let mut next = Some(start);
+            let mut want = oracle.clone();
+            let mut out_of_numbers = false;
+            for r in want.iter_mut().filter(|r| r.edge_idx.is_none()) {
+                match next {
+                    Some(n) => {
+                        r.edge_idx = Some(n);
+                        next = n.checked_add(1);
+                    }
+                    None => out_of_numbers = true,
+                }
+            }
+            prop_assert_eq!(ok, !out_of_numbers);
+            if ok {
+                check(&numbered, &want)?;
+            }
             if renumber {
                 let edge = |k: usize, e: Option<u64>| e.map(|x| x ^ 1).or(Some(k as u64 + 7));
                 table.set_edges(edge);

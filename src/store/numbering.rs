@@ -240,9 +240,10 @@ pub(crate) struct CompletedTable {
 /// not numbered by a load, or program facts come before them, is every row numbered
 /// again.
 pub(crate) fn complete_table(program: &Program, facts: &InputFacts) -> Result<CompletedTable> {
-    let given = (facts.table.rows.iter().enumerate())
-        .filter(|(_, r)| facts.table.provenances[r.provenance as usize].source == "program")
-        .map(|(i, r)| (r.rel, Cow::Owned(facts.args(i))));
+    let given = (facts.table.rows.spans())
+        .filter(|(_, p)| facts.table.provenances[*p as usize].source == "program")
+        .flat_map(|(rows, _)| rows)
+        .map(|i| (facts.rel(i), Cow::Owned(facts.args(i))));
     let missing = missing_program_facts(program, given);
     if missing.is_empty() && facts.numbered {
         return Ok(CompletedTable {

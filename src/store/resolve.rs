@@ -255,13 +255,15 @@ fn program_fact(program: &Program, sf: &crate::ir::SourceFact) -> InputFact {
 fn number_rows(table: &mut Table, types: &[Vec<ColumnType>]) -> Option<()> {
     let mut owners: rustc_hash::FxHashMap<u64, Row> = rustc_hash::FxHashMap::default();
     let mut max: Option<u64> = None;
-    let mut unnumbered = false;
     let cells = |r: &Row| table.cells_of(r, types[r.rel as usize].len());
-    for row in table.rows.iter() {
-        let Some(idx) = row.edge_idx else {
-            unnumbered = true;
-            continue;
-        };
+    // (Rows given no index, a whole file of them, are numbered by runs below.)
+    let given = if table.rows.any_edge() {
+        table.rows.len()
+    } else {
+        0
+    };
+    for row in table.rows.iter().take(given) {
+        let Some(idx) = row.edge_idx else { continue };
         max = Some(max.map_or(idx, |m| m.max(idx)));
         match owners.entry(idx) {
             std::collections::hash_map::Entry::Vacant(e) => {
@@ -275,20 +277,8 @@ fn number_rows(table: &mut Table, types: &[Vec<ColumnType>]) -> Option<()> {
             }
         }
     }
-    if !unnumbered {
-        return Some(());
-    }
-    let mut next = max.map_or(Some(0), |m| m.checked_add(1));
-    let mut exhausted = false;
-    table.rows.set_edges(|_, e| {
-        e.or_else(|| {
-            let n = next;
-            exhausted |= n.is_none();
-            next = n.and_then(|n| n.checked_add(1));
-            n
-        })
-    });
-    (!exhausted).then_some(())
+    let next = max.map_or(Some(0), |m| m.checked_add(1));
+    table.rows.number(next).then_some(())
 }
 
 /// A record that could not be typed but names an explicit edge index that a typed
