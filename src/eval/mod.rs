@@ -1097,7 +1097,13 @@ impl<'a> Load<'a> {
             ..
         } = facts;
         let mut keys = vec![u64::MAX; symbols.len()];
-        for row in table.rows.iter() {
+        // (A load without symbols has no cell to re-key.)
+        let rows = if symbols.is_empty() {
+            0
+        } else {
+            table.rows.len()
+        };
+        for row in table.rows.iter().take(rows) {
             let columns = &types[row.rel as usize];
             for (j, _) in columns
                 .iter()

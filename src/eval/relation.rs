@@ -1227,6 +1227,11 @@ impl Relation {
             }
         }
         if let Some(prem) = premises {
+            // The next of the leading input rows: its word is the lead's.
+            if prem.is_empty() && r > 0 && r == self.deriv_lead && self.deriv.is_empty() {
+                self.deriv_lead += 1;
+                return self.list_input(evidence);
+            }
             let rec = self.place(None, prem)?;
             if self.deriv.is_empty()
                 && r == self.deriv_lead
@@ -1239,6 +1244,13 @@ impl Relation {
                 self.deriv.push(rec);
             }
         }
+        self.list_input(evidence)
+    }
+
+    /// List the row just appended among the input rows when they are listed and it
+    /// has an input record.
+    #[inline]
+    fn list_input(&mut self, evidence: u32) -> Result<()> {
         if let Some(list) = &mut self.inputs
             && evidence != NO_EVIDENCE
         {
