@@ -659,7 +659,7 @@ fn read_input(
         relation: rel.name.clone(),
         dialect,
     };
-    Source::read(&path.display().to_string(), &text, format).map(Some)
+    Source::read_owned(&path.display().to_string(), text, format).map(Some)
 }
 
 #[cfg(test)]
