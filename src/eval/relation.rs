@@ -29,7 +29,10 @@
 //!   its count). So a derivation with at most two premises costs 8 bytes, a longer
 //!   one 8 + 4 per premise. A replaced derivation is written over the old arena
 //!   rows when it fits, else appended.
-//! - `evidence`: a `u32` per row up to the last one with an input record.
+//! - `evidence`: a `u32` per row up to the last one with an input record, except
+//!   for the rows loaded first, one record each in order (a load's facts): those
+//!   are a count and the first record's number. Likewise their derivation words
+//!   (input facts have no premises) are a count, not a word a row.
 //!
 //! A layer keeps the same per-row records for its own rows, and for a changed base
 //! row a [`Patch`] whose derivation word refers to the layer's own shapes and arena.

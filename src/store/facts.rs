@@ -1,9 +1,10 @@
 //! Typed input facts by columns: what a load produces and evaluation consumes.
 //!
 //! Every fact is a row of raw cells (the evaluator's encoding: see
-//! `value::cell`) in one flat array, with its relation, confidence, edge index and
-//! the index of a provenance record shared by every fact of the same file (a record
-//! of its own only when the input gave one). Symbols are interned once, in the
+//! `value::cell`, in 32-bit words while every cell fits) in one flat array, with its
+//! relation, confidence, edge index and the index of a provenance record shared by
+//! every fact of the same file (a record of its own only when the input gave one).
+//! Rows are kept as runs ([`Rows`]): a file's facts share one entry. Symbols are interned once, in the
 //! table's own interner; evaluation reads the rows straight from the table,
 //! re-keying each distinct symbol into its own symbol table once. So loading a fact
 //! allocates nothing of its own, and a fact base keeps its evidence in a table of the
