@@ -267,3 +267,64 @@ fn a_fact_given_twice_cites_its_more_confident_record() {
     assert_eq!(e.provenance.extra["doc_id"], serde_json::json!("log-7"));
     assert_eq!(fb.input_records().count(), 4);
 }
+
+/// A long file of facts, most of them the next in a run (the same relation, file
+/// provenance and confidence, distinct values), with now and then a duplicate, a
+/// different confidence, a value that needs more than 32 bits, a provenance of its
+/// own or a switch of relation: the shapes that keep or break a run of records.
+fn runs() -> impl Strategy<Value = Vec<InputFact>> {
+    proptest::collection::vec((0..40u8, 0..6usize), 1..400).prop_map(|steps| {
+        steps
+            .into_iter()
+            .enumerate()
+            .map(|(i, (kind, x))| {
+                let mut f = fact((0, i, x, 2, 0));
+                f.args[0] = Value::Number(i as i64);
+                match kind {
+                    0 => f.args[0] = Value::Number((i / 2) as i64),
+                    1 => f.confidence = CONFIDENCES[x % 2],
+                    2 => f.args[0] = Value::Number(i64::MAX - i as i64),
+                    3 => f = fact((0, i, x, x, 2)),
+                    4 => f = fact((1, i, x, x % 3, 0)),
+                    _ => {}
+                }
+                f
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn records_kept_as_runs_come_back_as_loaded(facts in runs(), raise in 0..400usize) {
+        let mut loader = Loader::new();
+        loader.program_text("p.dl", PROGRAM);
+        loader.evidence_jsonl("e.jsonl", &jsonl(&facts)).unwrap();
+        check_load(loader)?;
+
+        let mut loader = Loader::new();
+        loader.program_text("p.dl", PROGRAM);
+        loader.facts_json("facts.json", &json_document(&facts)).unwrap();
+        check_load(loader)?;
+
+        // A loaded fact given again, more confident, by an extension and an overlay:
+        // its relation row's record changes after the rows loaded first.
+        let program = program();
+        let base = evaluate(Arc::clone(&program), &facts, &options()).unwrap();
+        let shared = SharedBase::new(base).unwrap();
+        let mut records = complete_inputs(&program, &facts).unwrap();
+        let mut again = facts[raise % facts.len()].clone();
+        again.confidence = 1.0;
+        again.provenance.edge_idx = None;
+        let extra = vec![again];
+        let mut added = extra.clone();
+        number_inputs(&program, &mut added, &shared).unwrap();
+        records.extend(added.iter().cloned());
+        let ext = shared.facts().extend(&extra, &options()).unwrap();
+        check(&ext, &records)?;
+        let overlay = shared.overlay(&extra, &options()).unwrap();
+        check(overlay.facts(), &records)?;
+    }
+}

@@ -39,10 +39,10 @@ impl Evidence {
     }
 
     /// Record `k`'s row and the table that holds its cells and provenance.
-    fn row(&self, k: usize) -> Option<(&Table, &Row)> {
+    fn row(&self, k: usize) -> Option<(&Table, Row)> {
         let n = self.base_len();
         match &self.base {
-            Some(b) if k < n => Some((b, &b.rows[k])),
+            Some(b) if k < n => Some((b, b.rows.get(k)?)),
             _ => {
                 let own = &self.own;
                 own.rows.get(k.checked_sub(n)?).map(|r| (own, r))
@@ -51,12 +51,18 @@ impl Evidence {
     }
 
     /// Every record's row with its table, base first.
-    fn rows(&self) -> impl Iterator<Item = (&Table, &Row)> {
+    fn rows(&self) -> impl Iterator<Item = (&Table, Row)> {
         let base = self
             .base
             .iter()
             .flat_map(|b| b.rows.iter().map(move |r| (&**b, r)));
         base.chain(self.own.rows.iter().map(|r| (&self.own, r)))
+    }
+
+    /// The own records' table, and the number of the first (the base's records come
+    /// before).
+    pub fn own(&self) -> (&Table, usize) {
+        (&self.own, self.base_len())
     }
 
     /// Record `k`'s confidence.
@@ -78,7 +84,7 @@ impl Evidence {
     /// base's symbol table).
     pub fn record(&self, k: usize, program: &Program, interner: &Symbols) -> Option<InputFact> {
         let (table, row) = self.row(k)?;
-        Some(owned(table, row, program, interner))
+        Some(owned(table, &row, program, interner))
     }
 
     /// Every record in its owned form, base first.
@@ -88,7 +94,7 @@ impl Evidence {
         interner: &'a Symbols,
     ) -> impl Iterator<Item = InputFact> + 'a {
         self.rows()
-            .map(move |(table, row)| owned(table, row, program, interner))
+            .map(move |(table, row)| owned(table, &row, program, interner))
     }
 
     /// The records added after the base's (a layer's own), in their owned form.
@@ -98,14 +104,14 @@ impl Evidence {
         interner: &'a Symbols,
     ) -> impl ExactSizeIterator<Item = InputFact> + 'a {
         let own = &self.own;
-        own.rows
-            .iter()
-            .map(move |row| owned(own, row, program, interner))
+        (0..own.rows.len()).map(move |k| {
+            let row = own.rows.get(k).expect("a record");
+            owned(own, &row, program, interner)
+        })
     }
 
-    /// Room for `rows` more records of `cells` cells in all.
-    pub fn reserve(&mut self, rows: usize, cells: usize) {
-        self.own.rows.reserve_exact(rows);
+    /// Room for more records of `cells` cells in all.
+    pub fn reserve(&mut self, cells: usize) {
         self.own.cells.reserve_exact(cells);
     }
 
@@ -135,7 +141,9 @@ impl Evidence {
         edge_idx: Option<u64>,
     ) {
         let start = self.own.cells.len();
-        self.own.cells.extend_from_slice(cells);
+        for &c in cells {
+            self.own.cells.push(c);
+        }
         self.own.rows.push(Row {
             rel,
             start,
@@ -152,14 +160,6 @@ impl Evidence {
         } else {
             self.own.append(&mut table);
         }
-    }
-
-    /// Record `k`'s relation and confidence, its cells copied into `cells`.
-    pub fn cells(&self, k: usize, program: &Program, cells: &mut Vec<u64>) -> Option<(RelId, f64)> {
-        let (table, row) = self.row(k)?;
-        cells.clear();
-        cells.extend_from_slice(table.cells_of(row, program.relation(row.rel).arity()));
-        Some((row.rel, row.confidence))
     }
 
     /// Move the own records into a shared base, so that layers can share them. Records
@@ -193,9 +193,8 @@ fn owned(table: &Table, row: &Row, program: &Program, interner: &Symbols) -> Inp
     let columns = &program.relation(row.rel).columns;
     let args = table
         .cells_of(row, columns.len())
-        .iter()
         .zip(columns)
-        .map(|(&c, col)| decode(c, col.ty, interner))
+        .map(|(c, col)| decode(c, col.ty, interner))
         .collect();
     let mut provenance = table.provenances[row.provenance as usize].clone();
     provenance.edge_idx = row.edge_idx;

@@ -1025,7 +1025,8 @@ impl<'a> Load<'a> {
                 })
             })
             .collect();
-        self.evidence.reserve(table.rows.len(), table.cells.len());
+        self.evidence.reserve(table.cells.len());
+        self.reserve(&table.rows);
         let mut symbols = vec![u64::MAX; facts.symbols.len()];
         for (i, row) in table.rows.iter().enumerate() {
             let edge_idx = edges.map_or(row.edge_idx, |e| e[i]);
@@ -1039,7 +1040,7 @@ impl<'a> Load<'a> {
                 continue;
             };
             self.cells.clear();
-            for (&c, &ty) in table.cells_of(row, types.len()).iter().zip(types) {
+            for (c, &ty) in table.cells_of(&row, types.len()).zip(types) {
                 self.cells.push(if ty == ColumnType::Symbol {
                     match symbols.get(c as usize) {
                         Some(&x) if x != u64::MAX => x,
@@ -1096,37 +1097,74 @@ impl<'a> Load<'a> {
             ..
         } = facts;
         let mut keys = vec![u64::MAX; symbols.len()];
-        for row in &table.rows {
+        // (A load without symbols has no cell to re-key.)
+        let rows = if symbols.is_empty() {
+            0
+        } else {
+            table.rows.len()
+        };
+        for row in table.rows.iter().take(rows) {
             let columns = &types[row.rel as usize];
             for (j, _) in columns
                 .iter()
                 .enumerate()
                 .filter(|(_, t)| **t == ColumnType::Symbol)
             {
-                let c = &mut table.cells[row.start + j];
-                *c = match keys.get(*c as usize) {
+                let c = table.cells.get(row.start + j);
+                let x = match keys.get(c as usize) {
                     Some(&x) if x != u64::MAX => x,
                     _ => {
                         let x = self
                             .interner
-                            .get_or_intern(crate::value::cell::symbol(*c, &symbols));
-                        if let Some(slot) = keys.get_mut(*c as usize) {
+                            .get_or_intern(crate::value::cell::symbol(c, &symbols));
+                        if let Some(slot) = keys.get_mut(c as usize) {
                             *slot = x;
                         }
                         x
                     }
                 };
+                table.cells.set(row.start + j, x);
             }
         }
         drop(symbols);
+        self.reserve(&table.rows);
         let first = self.evidence.len();
         self.evidence.adopt(table);
-        for k in first..self.evidence.len() {
-            if let Some((rel, confidence)) = self.evidence.cells(k, self.program, &mut self.cells) {
-                self.place(rel, confidence, k as u32)?;
-            }
+        let Load {
+            program,
+            rels,
+            evidence,
+            provenance,
+            changed,
+            added,
+            cells,
+            ..
+        } = self;
+        let evidence: &Evidence = evidence;
+        let mut to = Place {
+            rels,
+            evidence,
+            provenance: *provenance,
+            changed: changed.as_deref_mut(),
+            added,
+        };
+        let (table, base) = evidence.own();
+        for (i, row) in table.rows.iter_from(first - base).enumerate() {
+            cells.clear();
+            cells.extend(table.cells_of(&row, program.relation(row.rel).arity()));
+            to.place(cells, row.rel, row.confidence, (first + i) as u32)?;
         }
         Ok(())
+    }
+
+    /// Make room in the relations for the rows of a load, all at once.
+    fn reserve(&mut self, rows: &crate::store::facts::Rows) {
+        let counts = rows.per_relation(self.rels.len());
+        for (r, n) in self.rels.iter_mut().zip(counts) {
+            if n > 0 {
+                r.reserve_inputs(n, self.provenance);
+            }
+        }
     }
 
     /// Add the fact in `self.cells` with its record.
@@ -1143,6 +1181,30 @@ impl<'a> Load<'a> {
         self.place(rel, confidence, id)
     }
 
+    /// Add the fact in `self.cells`, whose record is record `id`, to its relation.
+    fn place(&mut self, rel: RelId, confidence: f64, id: u32) -> Result<()> {
+        let mut to = Place {
+            rels: self.rels,
+            evidence: self.evidence,
+            provenance: self.provenance,
+            changed: self.changed.as_deref_mut(),
+            added: &mut self.added,
+        };
+        to.place(&self.cells, rel, confidence, id)
+    }
+}
+
+/// What placing an input fact in its relation reads and writes (the parts of a
+/// [`Load`] it needs, so that a load's rows can be read from the records meanwhile).
+struct Place<'p> {
+    rels: &'p mut [Relation],
+    evidence: &'p Evidence,
+    provenance: bool,
+    changed: Option<&'p mut [Vec<u32>]>,
+    added: &'p mut usize,
+}
+
+impl Place<'_> {
     /// Note that row `row` of relation `rel` appeared or changed.
     fn mark(&mut self, rel: RelId, row: u32) {
         if let Some(changed) = self.changed.as_deref_mut() {
@@ -1150,12 +1212,13 @@ impl<'a> Load<'a> {
         }
     }
 
-    /// Add the fact in `self.cells`, whose record is record `id`, to its relation.
-    fn place(&mut self, rel: RelId, confidence: f64, id: u32) -> Result<()> {
+    /// Add the fact with cells `cells`, whose record is record `id`, to its relation.
+    #[inline]
+    fn place(&mut self, cells: &[u64], rel: RelId, confidence: f64, id: u32) -> Result<()> {
         let r = &mut self.rels[rel as usize];
-        let (row, new) = r.insert(&self.cells, Meta::input(confidence));
+        let (row, new) = r.insert(cells, Meta::input(confidence));
         if new {
-            self.added += 1;
+            *self.added += 1;
             r.push_records(id, self.provenance.then_some(&[][..]))?;
             self.mark(rel, row);
         } else {
@@ -1273,7 +1336,7 @@ pub fn evaluate<'a>(
     match inputs.input() {
         Input::Facts(facts) => {
             let all = crate::store::complete_inputs(&program, facts)?;
-            load.evidence.reserve(all.len(), 0);
+
             for (k, fact) in all.into_iter().enumerate() {
                 load.owned(k, fact)?;
             }
@@ -1286,9 +1349,7 @@ pub fn evaluate<'a>(
             let completed = crate::store::numbering::complete_table(&program, &facts)?;
             if completed.missing.is_empty() && load.fits(&facts) {
                 if let Some(edges) = completed.edges {
-                    for (row, e) in facts.table.rows.iter_mut().zip(edges) {
-                        row.edge_idx = e;
-                    }
+                    facts.table.rows.set_edges(|k, _| edges[k]);
                 }
                 load.adopt(*facts)?;
             } else {

@@ -29,7 +29,10 @@
 //!   its count). So a derivation with at most two premises costs 8 bytes, a longer
 //!   one 8 + 4 per premise. A replaced derivation is written over the old arena
 //!   rows when it fits, else appended.
-//! - `evidence`: a `u32` per row up to the last one with an input record.
+//! - `evidence`: a `u32` per row up to the last one with an input record, except
+//!   for the rows loaded first, one record each in order (a load's facts): those
+//!   are a count and the first record's number. Likewise their derivation words
+//!   (input facts have no premises) are a count, not a word a row.
 //!
 //! A layer keeps the same per-row records for its own rows, and for a changed base
 //! row a [`Patch`] whose derivation word refers to the layer's own shapes and arena.
@@ -718,16 +721,26 @@ pub(crate) struct Relation {
     /// Indexes, each on a distinct column set. A layer starts with its base's, in
     /// the same positions, so index numbers in plans hold for both.
     pub indexes: Vec<Index>,
-    /// Premises of the best derivation per own row (empty when provenance is off).
+    /// Premises of the best derivation per own row from row `deriv_lead` on (empty
+    /// when provenance is off).
     deriv: Vec<DerivRec>,
+    /// Leading own rows whose derivation word is `lead_deriv` (input facts, which have
+    /// no premises, loaded before anything is derived), kept as a count.
+    deriv_lead: u32,
+    lead_deriv: DerivRec,
     /// Premise rows of `deriv` and of patches (an aggregate marker's is its count).
     premises: Vec<u32>,
     /// Premise shapes of `deriv` and of patches.
     shapes: Shapes,
-    /// Per own row: index of its input record in the fact base's evidence list, or
-    /// [`NO_EVIDENCE`]. Rows past its end have none: the list stops at the last own
-    /// row with a record, so derived rows appended after the inputs cost nothing here.
+    /// Per own row from row `evidence_lead` on: index of its input record in the fact
+    /// base's evidence list, or [`NO_EVIDENCE`]. Rows past its end have none: the list
+    /// stops at the last own row with a record, so derived rows appended after the
+    /// inputs cost nothing here.
     evidence: Vec<u32>,
+    /// Leading own rows whose input record is `lead_evidence` plus the row's own
+    /// number (a load's facts, one record each, in order), kept as a count.
+    evidence_lead: u32,
+    lead_evidence: u32,
     /// Base rows whose record the layer changed.
     patches: FxHashMap<u32, Patch>,
     /// Rows with an input record, when listed (see [`Relation::list_inputs`]).
@@ -794,9 +807,13 @@ impl Relation {
             dedup: Dedup::default(),
             indexes: Vec::new(),
             deriv: Vec::new(),
+            deriv_lead: 0,
+            lead_deriv: DerivRec(UNRECORDED),
             premises: Vec::new(),
             shapes: Shapes::default(),
             evidence: Vec::new(),
+            evidence_lead: 0,
+            lead_evidence: 0,
             patches: FxHashMap::default(),
             inputs: None,
         }
@@ -836,9 +853,13 @@ impl Relation {
                 })
                 .collect(),
             deriv: Vec::new(),
+            deriv_lead: 0,
+            lead_deriv: DerivRec(UNRECORDED),
             premises: Vec::new(),
             shapes: Shapes::default(),
             evidence: Vec::new(),
+            evidence_lead: 0,
+            lead_evidence: 0,
             patches: FxHashMap::default(),
             inputs: None,
         }
@@ -1111,10 +1132,33 @@ impl Relation {
                 .as_ref()
                 .map_or(NO_EVIDENCE, |b| b.get().evidence_of(row));
         }
+        let r = row - self.base_len;
+        if r < self.evidence_lead {
+            return self.lead_evidence + r;
+        }
         self.evidence
-            .get((row - self.base_len) as usize)
+            .get((r - self.evidence_lead) as usize)
             .copied()
             .unwrap_or(NO_EVIDENCE)
+    }
+
+    /// Keep every own row's input record in `evidence`, the leading ones included.
+    #[cold]
+    fn spell_out_evidence(&mut self) {
+        let lead = (0..self.evidence_lead).map(|r| self.lead_evidence + r);
+        let mut all: Vec<u32> = lead.collect();
+        all.append(&mut self.evidence);
+        self.evidence = all;
+        self.evidence_lead = 0;
+    }
+
+    /// Keep every own row's derivation word in `deriv`, the leading ones included.
+    #[cold]
+    fn spell_out_deriv(&mut self) {
+        let mut all = vec![self.lead_deriv; self.deriv_lead as usize];
+        all.append(&mut self.deriv);
+        self.deriv = all;
+        self.deriv_lead = 0;
     }
 
     /// Set a row's input record.
@@ -1122,7 +1166,14 @@ impl Relation {
         if row < self.base_len {
             self.patch(row).evidence = k;
         } else {
-            let r = (row - self.base_len) as usize;
+            let own = row - self.base_len;
+            if own < self.evidence_lead {
+                if self.lead_evidence + own == k {
+                    return;
+                }
+                self.spell_out_evidence();
+            }
+            let r = (own - self.evidence_lead) as usize;
             if r >= self.evidence.len() && k != NO_EVIDENCE {
                 self.evidence.resize(r + 1, NO_EVIDENCE);
             }
@@ -1148,7 +1199,12 @@ impl Relation {
                 None => return self.base.as_ref().map(Shared::get)?.premises_of(row),
             }
         } else {
-            *self.deriv.get((row - self.base_len) as usize)?
+            let r = row - self.base_len;
+            if r < self.deriv_lead {
+                self.lead_deriv
+            } else {
+                *self.deriv.get((r - self.deriv_lead) as usize)?
+            }
         };
         if rec.0 == UNRECORDED {
             return None;
@@ -1186,7 +1242,13 @@ impl Relation {
             self.patch(row).deriv = Some(rec);
             return Ok(());
         }
-        let r = (row - self.base_len) as usize;
+        if row - self.base_len < self.deriv_lead {
+            if prem.is_empty() && self.place(None, prem)?.0 == self.lead_deriv.0 {
+                return Ok(());
+            }
+            self.spell_out_deriv();
+        }
+        let r = (row - self.base_len - self.deriv_lead) as usize;
         let old = self.deriv.get(r).copied();
         let rec = self.place(old, prem)?;
         if let Some(d) = self.deriv.get_mut(r) {
@@ -1267,15 +1329,47 @@ impl Relation {
     /// and, with provenance, its premises (none for an input fact).
     #[inline]
     pub fn push_records(&mut self, evidence: u32, premises: Option<&[FactId]>) -> Result<()> {
+        let r = self.len - self.base_len - 1;
         if evidence != NO_EVIDENCE {
-            let own = (self.len - self.base_len) as usize;
-            self.evidence.resize(own - 1, NO_EVIDENCE);
-            self.evidence.push(evidence);
+            if self.evidence.is_empty()
+                && r == self.evidence_lead
+                && (r == 0 || self.lead_evidence.checked_add(r) == Some(evidence))
+            {
+                if r == 0 {
+                    self.lead_evidence = evidence;
+                }
+                self.evidence_lead += 1;
+            } else {
+                self.evidence
+                    .resize((r - self.evidence_lead) as usize, NO_EVIDENCE);
+                self.evidence.push(evidence);
+            }
         }
         if let Some(prem) = premises {
+            // The next of the leading input rows: its word is the lead's.
+            if prem.is_empty() && r > 0 && r == self.deriv_lead && self.deriv.is_empty() {
+                self.deriv_lead += 1;
+                return self.list_input(evidence);
+            }
             let rec = self.place(None, prem)?;
-            self.deriv.push(rec);
+            if self.deriv.is_empty()
+                && r == self.deriv_lead
+                && prem.is_empty()
+                && (r == 0 || rec.0 == self.lead_deriv.0)
+            {
+                self.lead_deriv = rec;
+                self.deriv_lead += 1;
+            } else {
+                self.deriv.push(rec);
+            }
         }
+        self.list_input(evidence)
+    }
+
+    /// List the row just appended among the input rows when they are listed and it
+    /// has an input record.
+    #[inline]
+    fn list_input(&mut self, evidence: u32) -> Result<()> {
         if let Some(list) = &mut self.inputs
             && evidence != NO_EVIDENCE
         {
@@ -1543,6 +1637,27 @@ impl Relation {
         self.dedup.reserve(additional);
     }
 
+    /// Make room for `additional` more input rows at once (a load of known size): the
+    /// dedup table, the rows in their present layout, their input record numbers
+    /// and, with `provenance`, their derivation words, each allocated once instead of
+    /// doubling its way there.
+    pub fn reserve_inputs(&mut self, additional: usize, provenance: bool) {
+        self.dedup.reserve(additional);
+        self.data.reserve_exact(additional * self.stride);
+        // Input rows that come first need no input record number nor derivation
+        // word of their own (see `evidence_lead`, `deriv_lead`); after other rows,
+        // they grow those lists.
+        if self.len > self.base_len {
+            let own = (self.len - self.base_len) as usize;
+            let listed = own - self.evidence_lead as usize + additional;
+            self.evidence
+                .reserve_exact(listed.saturating_sub(self.evidence.len()));
+            if provenance {
+                self.deriv.reserve_exact(additional);
+            }
+        }
+    }
+
     /// Start loading what inserting cells with digest `tag` will read first.
     #[inline]
     pub fn prefetch_slot(&self, tag: u32) {
@@ -1571,7 +1686,10 @@ impl Relation {
             if let Some(x) = self.data.get(r * self.stride + self.arity) {
                 prefetch(x);
             }
-            if let Some(d) = self.deriv.get(r) {
+            if let Some(d) = r
+                .checked_sub(self.deriv_lead as usize)
+                .and_then(|r| self.deriv.get(r))
+            {
                 prefetch(d);
             }
         }
@@ -1685,6 +1803,90 @@ fn index_add(index: &mut Index, rows: Rows<'_>, row: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Input record numbers and derivation words of leading input rows are kept
+        /// as counts; every row still reads back what it was given, through new
+        /// rows, changed records and layers.
+        #[test]
+        fn leading_input_records_read_back_as_given(
+            ops in proptest::collection::vec((0..6u8, 0..4u32, 0..5usize), 0..80),
+            layer_at in 0..80usize,
+        ) {
+            let lists: [Vec<FactId>; 4] = [
+                vec![],
+                vec![f(0, 1)],
+                vec![f(0, 2), f(1, 3)],
+                vec![f(2, 1), f(0, 0), f(1, 9)],
+            ];
+            let mut r = Relation::new(1);
+            // Per row: its input record and premises (`None`: not yet recorded).
+            let mut oracle: Vec<(u32, Option<Vec<FactId>>)> = Vec::new();
+            let mut next = 0u32;
+            for (step, &(op, x, p)) in ops.iter().enumerate() {
+                if step == layer_at && !oracle.is_empty() {
+                    let shared = Arc::new(vec![r]);
+                    r = Relation::over(&shared, 0);
+                }
+                let n = oracle.len() as u32;
+                match op {
+                    // A new input row: its record the next one, or another.
+                    0..=2 => {
+                        let k = if op == 2 { x * 7 } else { next };
+                        next = k + 1;
+                        proptest::prop_assert!(r.insert(&[n as u64], Meta::input(1.0)).1);
+                        let prem = if op == 1 { &lists[p % 4] } else { &lists[0] };
+                        r.push_records(k, Some(prem)).unwrap();
+                        oracle.push((k, Some(prem.clone())));
+                    }
+                    // A derived row, recorded or not.
+                    3 => {
+                        proptest::prop_assert!(r.insert(&[n as u64], Meta::input(1.0)).1);
+                        if x % 2 == 0 {
+                            r.push_unrecorded();
+                            oracle.push((NO_EVIDENCE, None));
+                        } else {
+                            r.push_records(NO_EVIDENCE, Some(&lists[p % 4])).unwrap();
+                            oracle.push((NO_EVIDENCE, Some(lists[p % 4].clone())));
+                        }
+                    }
+                    // A row's record or premises changed.
+                    4 if n > 0 => {
+                        let row = x % n;
+                        let k = if p == 0 { oracle[row as usize].0 } else { p as u32 * 100 };
+                        r.set_evidence(row, k);
+                        oracle[row as usize].0 = k;
+                    }
+                    _ if n > 0 => {
+                        let row = x % n;
+                        r.set_premises(row, &lists[p % 4]).unwrap();
+                        oracle[row as usize].1 = Some(lists[p % 4].clone());
+                    }
+                    _ => {}
+                }
+                for (row, (k, prem)) in oracle.iter().enumerate() {
+                    proptest::prop_assert_eq!(r.evidence_of(row as u32), *k);
+                    let got = r.premises_of(row as u32).map(|p| p.to_vec());
+                    proptest::prop_assert_eq!(&got, prem);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_load_of_input_rows_keeps_no_record_number_or_derivation_word_a_row() {
+        let mut r = Relation::new(2);
+        r.reserve_inputs(1000, true);
+        for i in 0..1000u32 {
+            assert!(r.insert(&[i as u64, 7], Meta::input(1.0)).1);
+            r.push_records(5 + i, Some(&[])).unwrap();
+        }
+        assert_eq!((r.evidence.len(), r.deriv.len()), (0, 0));
+        assert_eq!((r.evidence_lead, r.deriv_lead), (1000, 1000));
+        assert_eq!(r.evidence_of(999), 1004);
+        assert_eq!(r.premises_of(999).unwrap().to_vec(), vec![]);
+        assert_eq!(r.evidence_of(1000), NO_EVIDENCE);
+    }
 
     #[test]
     fn rows_share_one_confidence_until_two_differ() {

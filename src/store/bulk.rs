@@ -163,7 +163,7 @@ pub(crate) struct BulkRel {
 #[derive(Clone)]
 pub(crate) struct Bulk {
     pub name: Arc<str>,
-    pub text: Arc<str>,
+    pub text: Box<str>,
     pub format: Format,
     /// Relations in the order their first records appear.
     pub rels: Vec<BulkRel>,
@@ -185,18 +185,37 @@ impl std::fmt::Debug for Bulk {
 impl Bulk {
     /// Scan `text` once; `None` when the fast path does not read it.
     pub fn scan(name: &str, text: &str, format: Format) -> Option<Bulk> {
+        let hints = Bulk::hints(text, &format)?;
+        Some(Bulk::new(name, text.into(), format, hints))
+    }
+
+    /// [`Bulk::scan`] of a text it keeps as it is (a file's, read for it), without a
+    /// copy; the text back when the fast path does not read it.
+    pub fn scan_owned(name: &str, text: String, format: Format) -> Result<Bulk, String> {
+        match Bulk::hints(&text, &format) {
+            Some(hints) => Ok(Bulk::new(name, text.into_boxed_str(), format, hints)),
+            None => Err(text),
+        }
+    }
+
+    /// The first scan of `text`; `None` when the fast path does not read it.
+    fn hints(text: &str, format: &Format) -> Option<Hints> {
         if careful_only() {
             return None;
         }
         let mut hints = Hints::default();
-        scan(text, &format, &mut hints).ok()?;
-        Some(Bulk {
+        scan(text, format, &mut hints).ok()?;
+        Some(hints)
+    }
+
+    fn new(name: &str, text: Box<str>, format: Format, hints: Hints) -> Bulk {
+        Bulk {
             name: name.into(),
-            text: text.into(),
+            text,
             format,
             rels: hints.rels,
             rows: hints.rows,
-        })
+        }
     }
 
     /// Append the records to `table`, typed by `types` (per relation id; `ids` finds

@@ -240,10 +240,9 @@ pub(crate) struct CompletedTable {
 /// not numbered by a load, or program facts come before them, is every row numbered
 /// again.
 pub(crate) fn complete_table(program: &Program, facts: &InputFacts) -> Result<CompletedTable> {
-    let given = (0..facts.len())
-        .filter(|&i| {
-            facts.table.provenances[facts.table.rows[i].provenance as usize].source == "program"
-        })
+    let given = (facts.table.rows.spans())
+        .filter(|(_, p)| facts.table.provenances[*p as usize].source == "program")
+        .flat_map(|(rows, _)| rows)
         .map(|i| (facts.rel(i), Cow::Owned(facts.args(i))));
     let missing = missing_program_facts(program, given);
     if missing.is_empty() && facts.numbered {
@@ -255,7 +254,7 @@ pub(crate) fn complete_table(program: &Program, facts: &InputFacts) -> Result<Co
     let edges = missing
         .iter()
         .map(|f| f.provenance.edge_idx)
-        .chain((0..facts.len()).map(|i| facts.edge_idx(i)))
+        .chain(facts.table.rows.iter().map(|r| r.edge_idx))
         .collect();
     let mut list = TableList {
         missing,

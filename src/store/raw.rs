@@ -242,6 +242,20 @@ impl Source {
         if let Some(b) = Bulk::scan(name, text, format.clone()) {
             return Ok(Source::Bulk(Box::new(b)));
         }
+        Source::read_carefully(name, text, format)
+    }
+
+    /// [`Source::read`] of a text read for it (a file's), kept without a copy by the
+    /// fast path.
+    pub(crate) fn read_owned(name: &str, text: String, format: Format) -> Result<Source> {
+        match Bulk::scan_owned(name, text, format.clone()) {
+            Ok(b) => Ok(Source::Bulk(Box::new(b))),
+            Err(text) => Source::read_carefully(name, &text, format),
+        }
+    }
+
+    /// `text` read by the careful path.
+    fn read_carefully(name: &str, text: &str, format: Format) -> Result<Source> {
         let records = match format {
             Format::Delimited { relation, dialect } => {
                 delimited::parse_untyped(name, &relation, text, dialect)?
@@ -258,6 +272,20 @@ impl Source {
         if let Some(b) = Bulk::scan(name, text, format.clone()) {
             return (Source::Bulk(Box::new(b)), Problems::default());
         }
+        Source::read_lenient_carefully(name, text, format)
+    }
+
+    /// [`Source::read_lenient`] of a text read for it (a file's), kept without a copy
+    /// by the fast path.
+    fn read_lenient_owned(name: &str, text: String, format: Format) -> (Source, Problems) {
+        match Bulk::scan_owned(name, text, format.clone()) {
+            Ok(b) => (Source::Bulk(Box::new(b)), Problems::default()),
+            Err(text) => Source::read_lenient_carefully(name, &text, format),
+        }
+    }
+
+    /// `text` read by the careful path, as far as it is good.
+    fn read_lenient_carefully(name: &str, text: &str, format: Format) -> (Source, Problems) {
         let (records, problems) = match format {
             Format::Json => json::parse_facts_lenient(name, text),
             Format::Evidence => json::parse_evidence_lenient(name, text),
@@ -420,7 +448,7 @@ impl RawInputs {
         for file in &files {
             let text = self.read_budgeted(file)?;
             let name = file.display().to_string();
-            all.push(parse_fact_file(&name, file, &text)?);
+            all.push(parse_fact_file(&name, file, text)?);
         }
         for s in all {
             self.push(s);
@@ -457,7 +485,7 @@ impl RawInputs {
         let name = path.display().to_string();
         let (source, problems) = if evidence {
             match self.read_budgeted(path) {
-                Ok(text) => Source::read_lenient(&name, &text, Format::Evidence),
+                Ok(text) => Source::read_lenient_owned(&name, text, Format::Evidence),
                 Err(e) => return e.diagnostics,
             }
         } else {
@@ -465,7 +493,7 @@ impl RawInputs {
             let is_dir = path.is_dir();
             if is_json && !is_dir {
                 match self.read_budgeted(path) {
-                    Ok(text) => Source::read_lenient(&name, &text, Format::Json),
+                    Ok(text) => Source::read_lenient_owned(&name, text, Format::Json),
                     Err(e) => return e.diagnostics,
                 }
             } else {
@@ -655,11 +683,11 @@ fn not_regular(path: &Path, ft: &std::fs::FileType) -> Error {
 }
 
 /// Read one fact file by its extension.
-fn parse_fact_file(name: &str, path: &Path, text: &str) -> Result<Source> {
+fn parse_fact_file(name: &str, path: &Path, text: String) -> Result<Source> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     let dialect = match ext {
-        "json" => return Source::read(name, text, Format::Json),
+        "json" => return Source::read_owned(name, text, Format::Json),
         "csv" => Dialect::csv(),
         "tsv" | "facts" => Dialect::tsv(),
         _ => {
@@ -675,7 +703,7 @@ fn parse_fact_file(name: &str, path: &Path, text: &str) -> Result<Source> {
         relation: stem.to_string(),
         dialect,
     };
-    Source::read(name, text, format)
+    Source::read_owned(name, text, format)
 }
 
 /// Read a whole file as UTF-8 text, at most `max_bytes` bytes (`limit` is the

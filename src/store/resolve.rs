@@ -117,15 +117,13 @@ impl RawInputs {
             .map(|(i, r)| (r.name.as_str(), i as RelId))
             .collect();
         let lookup = |name: &str| ids.get(name).copied();
-        // Room for every row and cell at once: no growth by doubling.
-        let (mut rows, mut cells) = (0, 0);
+        // Room for every cell at once: no growth by doubling.
+        let mut cells = 0;
         for source in inputs.iter().chain(&self.sources) {
-            rows += source.len();
             if let Source::Bulk(b) = source {
                 cells += b.rels.iter().map(|r| r.rows * r.arity).sum::<usize>();
             }
         }
-        table.rows.reserve_exact(rows);
         table.cells.reserve_exact(cells);
         for source in inputs.iter().chain(&self.sources) {
             match source {
@@ -255,33 +253,32 @@ fn program_fact(program: &Program, sf: &crate::ir::SourceFact) -> InputFact {
 /// `None` when an explicit index is taken twice (or none is left): the careful path
 /// then says where.
 fn number_rows(table: &mut Table, types: &[Vec<ColumnType>]) -> Option<()> {
-    let mut owners: rustc_hash::FxHashMap<u64, usize> = rustc_hash::FxHashMap::default();
+    let mut owners: rustc_hash::FxHashMap<u64, Row> = rustc_hash::FxHashMap::default();
     let mut max: Option<u64> = None;
-    let cells = |r: &Row| &table.cells[r.start..r.start + types[r.rel as usize].len()];
-    for (i, row) in table.rows.iter().enumerate() {
+    let cells = |r: &Row| table.cells_of(r, types[r.rel as usize].len());
+    // (Rows given no index, a whole file of them, are numbered by runs below.)
+    let given = if table.rows.any_edge() {
+        table.rows.len()
+    } else {
+        0
+    };
+    for row in table.rows.iter().take(given) {
         let Some(idx) = row.edge_idx else { continue };
         max = Some(max.map_or(idx, |m| m.max(idx)));
         match owners.entry(idx) {
             std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(i);
+                e.insert(row);
             }
             std::collections::hash_map::Entry::Occupied(e) => {
-                let first = &table.rows[*e.get()];
-                if first.rel != row.rel || cells(first) != cells(row) {
+                let first = e.get();
+                if first.rel != row.rel || !cells(first).eq(cells(&row)) {
                     return None;
                 }
             }
         }
     }
-    let mut next = max.map_or(Some(0), |m| m.checked_add(1));
-    for row in &mut table.rows {
-        if row.edge_idx.is_none() {
-            let n = next?;
-            row.edge_idx = Some(n);
-            next = n.checked_add(1);
-        }
-    }
-    Some(())
+    let next = max.map_or(Some(0), |m| m.checked_add(1));
+    table.rows.number(next).then_some(())
 }
 
 /// A record that could not be typed but names an explicit edge index that a typed
@@ -662,7 +659,7 @@ fn read_input(
         relation: rel.name.clone(),
         dialect,
     };
-    Source::read(&path.display().to_string(), &text, format).map(Some)
+    Source::read_owned(&path.display().to_string(), text, format).map(Some)
 }
 
 #[cfg(test)]
