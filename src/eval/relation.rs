@@ -1304,13 +1304,14 @@ impl Relation {
     }
 
     /// [`Relation::push_records`] for a derived row (no input record) with these
-    /// premises: a run of derivations of one shape of at most two premises takes
-    /// the shortest way.
+    /// premises: a run of derivations of one shape of one or two premises takes the
+    /// shortest way (its word goes after the leading input rows' count, as
+    /// `push_records` would put it).
     #[inline(always)]
     pub fn push_derived(&mut self, prem: &[FactId]) -> Result<()> {
         if let Some((rels, len, tag)) = self.shapes.last_inline
             && len == prem.len()
-            && len <= 2
+            && (1..=2).contains(&len)
             && prem
                 .iter()
                 .zip(&rels)
