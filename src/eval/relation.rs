@@ -1735,8 +1735,15 @@ impl Relation {
 /// The rows of one index key.
 #[inline]
 fn bucket<'a>(ix: &'a Index, key: &[u64], rel: &Relation) -> &'a [u32] {
-    let h = hash_cells(key.iter().copied());
-    let prefix = key_prefix(key.iter().copied());
+    // (Keys of one or two cells, nearly all of them, without the iterators.)
+    let (h, prefix) = match *key {
+        [a] => (hash_cells([a].into_iter()), [a, 0]),
+        [a, b] => (hash_cells([a, b].into_iter()), [a, b]),
+        _ => (
+            hash_cells(key.iter().copied()),
+            key_prefix(key.iter().copied()),
+        ),
+    };
     let long = key.len() > INLINE_KEY;
     match ix.table.find(h, |b| {
         b.hash == h
