@@ -166,6 +166,22 @@ fn check_load(loader: Loader) -> Result<(), TestCaseError> {
     check(&by_value, &given)
 }
 
+/// [`check_load`] on the facts written as evidence JSONL, then as a JSON fact
+/// document.
+fn check_jsonl_and_json(facts: &[InputFact]) -> Result<(), TestCaseError> {
+    let mut loader = Loader::new();
+    loader.program_text("p.dl", PROGRAM);
+    loader.evidence_jsonl("e.jsonl", &jsonl(facts)).unwrap();
+    check_load(loader)?;
+
+    let mut loader = Loader::new();
+    loader.program_text("p.dl", PROGRAM);
+    loader
+        .facts_json("facts.json", &json_document(facts))
+        .unwrap();
+    check_load(loader)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -189,15 +205,7 @@ proptest! {
 
     #[test]
     fn records_of_a_load_come_back_as_loaded(facts in facts()) {
-        let mut loader = Loader::new();
-        loader.program_text("p.dl", PROGRAM);
-        loader.evidence_jsonl("e.jsonl", &jsonl(&facts)).unwrap();
-        check_load(loader)?;
-
-        let mut loader = Loader::new();
-        loader.program_text("p.dl", PROGRAM);
-        loader.facts_json("facts.json", &json_document(&facts)).unwrap();
-        check_load(loader)?;
+        check_jsonl_and_json(&facts)?;
 
         // A `.facts` file of `r` (numbers and symbols), read from disk.
         let dir = std::env::temp_dir().join(format!("prooflog-evidence-{}", std::process::id()));
@@ -299,15 +307,7 @@ proptest! {
 
     #[test]
     fn records_kept_as_runs_come_back_as_loaded(facts in runs(), raise in 0..400usize) {
-        let mut loader = Loader::new();
-        loader.program_text("p.dl", PROGRAM);
-        loader.evidence_jsonl("e.jsonl", &jsonl(&facts)).unwrap();
-        check_load(loader)?;
-
-        let mut loader = Loader::new();
-        loader.program_text("p.dl", PROGRAM);
-        loader.facts_json("facts.json", &json_document(&facts)).unwrap();
-        check_load(loader)?;
+        check_jsonl_and_json(&facts)?;
 
         // A loaded fact given again, more confident, by an extension and an overlay:
         // its relation row's record changes after the rows loaded first.

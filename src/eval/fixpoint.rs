@@ -1529,19 +1529,10 @@ impl LookUps {
         if !self.on {
             return false;
         }
-        self.probes += 1;
         let dropped = head
             .find_tagged(cells, tag)
             .is_some_and(|row| !supersedes(new, head.meta(row), provenance).0);
-        if dropped {
-            self.drops += 1;
-        }
-        if self.probes == PROBE_WINDOW {
-            self.on = self.forced.unwrap_or(self.drops * 4 >= self.probes);
-            self.probes = 0;
-            self.drops = 0;
-        }
-        dropped
+        self.count(dropped)
     }
 
     /// [`LookUps::drops`] in a narrow head relation.
@@ -1557,7 +1548,6 @@ impl LookUps {
         if !self.on {
             return false;
         }
-        self.probes += 1;
         let dropped = head.find(cells, tag).is_some_and(|row| {
             let (height, rule) = head.height_rule(head.words(row));
             let old = Meta {
@@ -1567,6 +1557,14 @@ impl LookUps {
             };
             !supersedes(new, old, provenance).0
         });
+        self.count(dropped)
+    }
+
+    /// Count a look-up and whether it dropped its derivation; every
+    /// [`PROBE_WINDOW`] look-ups, decide whether they still pay.
+    #[inline(always)]
+    fn count(&mut self, dropped: bool) -> bool {
+        self.probes += 1;
         if dropped {
             self.drops += 1;
         }

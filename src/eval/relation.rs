@@ -130,11 +130,17 @@ struct Shapes {
 }
 
 impl Shapes {
-    /// The tag of `prem`'s shape when it is the inline shape placed last.
-    #[inline]
-    fn cached_inline(&self, prem: &[FactId]) -> Option<u64> {
+    /// The derivation word of `prem` when its shape is the inline shape placed last
+    /// and its rows fit inline.
+    #[inline(always)]
+    fn cached_word(&self, prem: &[FactId]) -> Option<DerivRec> {
         let (rels, len, tag) = self.last_inline?;
-        (len == prem.len() && prem.iter().zip(&rels).all(|(p, &r)| p.rel == r)).then_some(tag)
+        (len == prem.len()
+            && prem
+                .iter()
+                .zip(&rels)
+                .all(|(p, &r)| p.rel == r && p.row as u64 <= ROW_MASK))
+        .then(|| inline_word(tag, prem))
     }
 
     #[inline]
@@ -563,6 +569,15 @@ pub(crate) struct Index {
 const CONF_WORDS: usize = 2;
 /// Bits of a rule id in a packed record word (above them: the height).
 const PACKED_RULE_BITS: u32 = 12;
+
+/// The inline derivation word of premises `prem` (at most two, rows that fit)
+/// under inline shape tag `tag`.
+#[inline(always)]
+fn inline_word(tag: u64, prem: &[FactId]) -> DerivRec {
+    let r0 = prem.first().map_or(0, |p| p.row as u64);
+    let r1 = prem.get(1).map_or(0, |p| p.row as u64);
+    DerivRec(tag << TAG_SHIFT | r1 << ROW_BITS | r0)
+}
 
 /// A record's height and rule in one word, when both fit: each is stored plus one
 /// (wrapping), so that [`INPUT_RULE`] and the least-height pass's "no height yet"
@@ -1262,17 +1277,12 @@ impl Relation {
     /// the arena's end.
     #[inline]
     fn place(&mut self, old: Option<DerivRec>, prem: &[FactId]) -> Result<DerivRec> {
-        let inline = |tag: u64| {
-            let r0 = prem.first().map_or(0, |p| p.row as u64);
-            let r1 = prem.get(1).map_or(0, |p| p.row as u64);
-            DerivRec(tag << TAG_SHIFT | r1 << ROW_BITS | r0)
-        };
+        // A run of derivations of one rule repeats its shape: no interning.
+        if let Some(rec) = self.shapes.cached_word(prem) {
+            return Ok(rec);
+        }
         // At most two premises, whose rows fit inline.
         let short = prem.len() <= 2 && prem.iter().all(|p| p.row as u64 <= ROW_MASK);
-        // A run of derivations of one rule repeats its shape: no interning.
-        if short && let Some(tag) = self.shapes.cached_inline(prem) {
-            return Ok(inline(tag));
-        }
         let shape = self.shapes.intern(prem)?;
         if short && let Some(tag) = self.shapes.inline_tag(shape) {
             let mut rels = [0; 2];
@@ -1280,7 +1290,7 @@ impl Relation {
                 *r = p.rel;
             }
             self.shapes.last_inline = Some((rels, prem.len(), tag));
-            return Ok(inline(tag));
+            return Ok(inline_word(tag, prem));
         }
         let old_arena = old
             .filter(|d| d.0 >> TAG_SHIFT == ARENA_TAG && d.0 != UNRECORDED)
@@ -1309,18 +1319,10 @@ impl Relation {
     /// `push_records` would put it).
     #[inline(always)]
     pub fn push_derived(&mut self, prem: &[FactId]) -> Result<()> {
-        if let Some((rels, len, tag)) = self.shapes.last_inline
-            && len == prem.len()
-            && (1..=2).contains(&len)
-            && prem
-                .iter()
-                .zip(&rels)
-                .all(|(p, &r)| p.rel == r && p.row as u64 <= ROW_MASK)
+        if !prem.is_empty()
+            && let Some(rec) = self.shapes.cached_word(prem)
         {
-            let r0 = prem.first().map_or(0, |p| p.row as u64);
-            let r1 = prem.get(1).map_or(0, |p| p.row as u64);
-            self.deriv
-                .push(DerivRec(tag << TAG_SHIFT | r1 << ROW_BITS | r0));
+            self.deriv.push(rec);
             return Ok(());
         }
         self.push_records(NO_EVIDENCE, Some(prem))
