@@ -33,7 +33,9 @@ use std::time::Instant;
 use crate::diag::{Diagnostic, Limit, Result};
 use crate::eval::exec::{self, Ctx, Cursor, Fault, Faults, Frame, Stop, Syms, TailScan};
 use crate::eval::plan::{CExpr, Plan, Planner, Premise, Src, Step, TAIL_CELLS, Version};
-use crate::eval::relation::{AGG_MARK, Meta, NO_EVIDENCE, Narrow, Relation, tag_of};
+use crate::eval::relation::{
+    AGG_MARK, INLINE_ROWS, Meta, NO_EVIDENCE, Narrow, ROW_BITS, Relation, inline_rows, tag_of,
+};
 use crate::eval::symbols::Symbols;
 use crate::eval::{ArithmeticFaults, EvalOptions, FactId, Progress, Stats, StratumStats};
 use crate::ir::{Functor, Literal, Program, RuleId};
@@ -53,6 +55,11 @@ struct Pending {
     /// Premise list bounds (with provenance): `premises[starts[k]..starts[k + 1]]`.
     starts: Vec<u32>,
     premises: Vec<FactId>,
+    /// With [`Pending::words`] set, the premises of each tuple instead, as the
+    /// head relation's derivation word.
+    words: Vec<u64>,
+    /// Whether (and how) the premises are buffered as derivation words.
+    word: Option<Words>,
     /// Derivations emitted, those dropped on the spot included.
     derivations: u64,
     /// Whether derivations are looked up in their head relation as they are made.
@@ -60,6 +67,50 @@ struct Pending {
     /// Whether the buffered derivations carry premises (with provenance, unless the
     /// least-height pass will re-select every record of the stratum).
     record: bool,
+}
+
+/// How a plan's premises become one inline derivation word of its head relation
+/// (see [`Relation::inline_base`]): a rule of one or two positive atoms and no
+/// aggregate, while the relations it reads have rows that fit. Its derivations
+/// are then buffered as that word, 8 bytes, instead of a premise list.
+#[derive(Clone, Copy, Debug)]
+struct Words {
+    base: u64,
+    /// The premises' fact slots, in premise order (`two`: both are used).
+    slots: [usize; 2],
+    two: bool,
+}
+
+impl Words {
+    /// The word of the premises bound in `facts`.
+    #[inline(always)]
+    fn of(self, facts: &[FactId]) -> u64 {
+        let r1 = if self.two {
+            facts[self.slots[1]].row
+        } else {
+            0
+        };
+        inline_rows(self.base, facts[self.slots[0]].row, r1)
+    }
+
+    /// For a batch of rows of the scan binding fact slot `fact`: the word with every
+    /// other premise's row in it, and the shift of the scanned row within it.
+    #[inline]
+    fn around(self, facts: &[FactId], fact: usize) -> Option<(u64, u32)> {
+        if self.slots[0] == fact {
+            let r1 = if self.two {
+                facts[self.slots[1]].row
+            } else {
+                0
+            };
+            Some((inline_rows(self.base, 0, r1), 0))
+        } else if self.two && self.slots[1] == fact {
+            let w = inline_rows(self.base, facts[self.slots[0]].row, 0);
+            Some((w, ROW_BITS))
+        } else {
+            None
+        }
+    }
 }
 
 /// Whether [`emit`] looks each derivation up in its head relation first, and how
@@ -105,6 +156,14 @@ thread_local! {
     /// as if no plan had a tail, so that both paths can be compared (read on the
     /// thread that runs the rounds).
     pub(crate) static BATCH_TAILS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+#[cfg(test)]
+thread_local! {
+    /// In tests: `false` makes the rounds buffer every derivation's premises as a
+    /// list, as if no plan's premises made a derivation word, so that both paths
+    /// can be compared.
+    pub(crate) static PREMISE_WORDS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
 
 /// Whether runs on this thread hand a plan's last scan to the sink in batches.
@@ -161,6 +220,7 @@ impl Pending {
             + (self.tags.capacity() + self.height.capacity() + self.starts.capacity()) * 4
             + self.conf.capacity() * 8
             + self.premises.capacity() * std::mem::size_of::<FactId>()
+            + self.words.capacity() * 8
     }
 
     fn clear(&mut self) {
@@ -170,6 +230,7 @@ impl Pending {
         self.height.clear();
         self.starts.clear();
         self.premises.clear();
+        self.words.clear();
     }
 }
 
@@ -196,6 +257,8 @@ struct Reads<'r> {
     /// Whether a plan's last scan hands its rows to the sink in batches.
     batch: bool,
     deadline: Option<Instant>,
+    /// Whether the plan's derivations are buffered as derivation words.
+    word: Option<Words>,
 }
 
 /// One piece of a plan's run: the plan over a range of its delta, paused whenever
@@ -248,6 +311,7 @@ impl Piece {
         let head = &reads.rels[plan.head_rel as usize];
         let pending = &mut self.pending;
         pending.record = reads.record;
+        pending.word = reads.word.filter(|_| reads.record);
         pending.look.on = pending
             .look
             .forced
@@ -1157,6 +1221,17 @@ impl<'a> Engine<'a> {
             }
             let later = queue.split_off(queue.len().min(WAVE));
             let mut wave = queue;
+            // Relations only grow at merges: rows read in this wave fit inline
+            // derivation words for the whole wave if they fit now.
+            let mut words: Vec<Option<Words>> = vec![None; plans.len()];
+            if record {
+                for piece in &wave {
+                    let i = piece.plan;
+                    if words[i].is_none() {
+                        words[i] = self.words(plans[i])?;
+                    }
+                }
+            }
             let delta_of = |piece: &Piece| -> &[u32] {
                 match plans[piece.plan].steps.first() {
                     Some(Step::Scan {
@@ -1179,6 +1254,7 @@ impl<'a> Engine<'a> {
                     record,
                     batch,
                     deadline,
+                    word: words[piece.plan],
                 };
                 piece.run(plans[piece.plan], &reads);
             };
@@ -1245,6 +1321,41 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// How `plan`'s derivations are buffered as derivation words of its head relation,
+    /// if they can be: one or two premises, no aggregate, relations whose rows fit.
+    fn words(&mut self, plan: &Plan) -> Result<Option<Words>> {
+        #[cfg(test)]
+        if !PREMISE_WORDS.with(std::cell::Cell::get) {
+            return Ok(None);
+        }
+        let Some(facts) = plan.premise_facts.as_deref() else {
+            return Ok(None);
+        };
+        if facts.is_empty() || facts.len() > 2 {
+            return Ok(None);
+        }
+        let mut rels = [0; 2];
+        for (r, &fact) in rels.iter_mut().zip(facts) {
+            let rel = plan.steps.iter().find_map(|step| match *step {
+                Step::Scan { rel, fact: f, .. } if f == fact => Some(rel),
+                _ => None,
+            });
+            match rel {
+                Some(rel) if self.rels[rel as usize].len() <= INLINE_ROWS => *r = rel,
+                _ => return Ok(None),
+            }
+        }
+        let head = plan.head_rel as usize;
+        let Some(base) = self.rels[head].inline_base(&rels[..facts.len()])? else {
+            return Ok(None);
+        };
+        Ok(Some(Words {
+            base,
+            slots: [facts[0], facts.get(1).copied().unwrap_or(facts[0])],
+            two: facts.len() == 2,
+        }))
+    }
+
     /// Merge buffered derivations into the head relation: new facts are appended,
     /// better derivations replace worse ones, and facts that appeared or improved are
     /// queued for the next delta. Rows from `unread` on appeared in this round, so no
@@ -1258,6 +1369,7 @@ impl<'a> Engine<'a> {
     ) -> Result<()> {
         let provenance = self.provenance();
         let record = provenance && pending.record;
+        let words = pending.word.is_some();
         let head = plan.head_rel as usize;
         let arity = plan.head.len();
         let n = pending.len();
@@ -1316,6 +1428,8 @@ impl<'a> Engine<'a> {
                 st.derived += 1;
                 if provenance && !record {
                     rel.push_unrecorded();
+                } else if record && words {
+                    rel.push_word(pending.words[k]);
                 } else if record {
                     let (a, b) = (pending.starts[k] as usize, pending.starts[k + 1] as usize);
                     rel.push_derived(&pending.premises[a..b])?;
@@ -1333,7 +1447,9 @@ impl<'a> Engine<'a> {
                 continue;
             }
             if provenance {
-                if record {
+                if record && words {
+                    rel.set_word(row, pending.words[k]);
+                } else if record {
                     let prem = &pending.premises
                         [pending.starts[k] as usize..pending.starts[k + 1] as usize];
                     rel.set_premises(row, prem)?;
@@ -1433,6 +1549,12 @@ impl Emitter<'_> {
         }
         let cols = &scan.tail.cols[..];
         let new_conf = plan.confidence * conf.min(from.conf);
+        // Premises as a derivation word: the scanned row is the only part that
+        // changes from row to row.
+        let premise_word = out
+            .word
+            .filter(|_| provenance && out.record)
+            .and_then(|w| w.around(&frame.facts, scan.fact));
         for (k, &row) in rows.iter().enumerate() {
             let words = from.words(row);
             let mut cells = outer;
@@ -1457,13 +1579,17 @@ impl Emitter<'_> {
             out.derivations += 1;
             if !out.look.drops_narrow(to, cells, tag, new, provenance) {
                 out.cells.extend_from_slice(cells);
-                if provenance {
-                    frame.facts[scan.fact] = FactId {
-                        rel: scan.rel_id,
-                        row,
-                    };
+                if let Some((word, shift)) = premise_word {
+                    out.keep_word(tag, new, word | (row as u64) << shift);
+                } else {
+                    if provenance {
+                        frame.facts[scan.fact] = FactId {
+                            rel: scan.rel_id,
+                            row,
+                        };
+                    }
+                    out.keep(plan, frame, tag, new, provenance);
                 }
-                out.keep(plan, frame, tag, new, provenance);
             }
             if out.derivations >= FLUSH as u64 {
                 return Some(k);
@@ -1578,6 +1704,16 @@ impl LookUps {
 }
 
 impl Pending {
+    /// [`Pending::keep`] for a derivation whose premises are derivation word `word`
+    /// (with provenance, recording premises as words).
+    #[inline(always)]
+    fn keep_word(&mut self, tag: u32, new: Meta, word: u64) {
+        self.tags.push(tag);
+        self.conf.push(new.conf);
+        self.height.push(new.height);
+        self.words.push(word);
+    }
+
     /// Buffer the record of a derivation whose head cells were just appended.
     #[inline(always)]
     fn keep(&mut self, plan: &Plan, frame: &Frame, tag: u32, new: Meta, provenance: bool) {
@@ -1586,6 +1722,10 @@ impl Pending {
         if provenance {
             self.height.push(new.height);
             if !self.record {
+                return;
+            }
+            if let Some(w) = self.word {
+                self.words.push(w.of(&frame.facts));
                 return;
             }
             if self.starts.is_empty() {

@@ -105,8 +105,18 @@ const ARENA_TAG: u64 = 15;
 /// and arena start reach it.
 const UNRECORDED: u64 = u64::MAX;
 /// Bits of an inline premise row.
-const ROW_BITS: u32 = 30;
+pub(crate) const ROW_BITS: u32 = 30;
 const ROW_MASK: u64 = (1 << ROW_BITS) - 1;
+/// Rows up to which (exclusive) a premise row fits an inline derivation word.
+pub(crate) const INLINE_ROWS: u32 = 1 << ROW_BITS;
+
+/// The inline derivation word of premise rows `r0` and `r1` (0 when one premise)
+/// under `base` from [`Relation::inline_base`].
+#[inline(always)]
+pub(crate) fn inline_rows(base: u64, r0: u32, r1: u32) -> u64 {
+    base | (r1 as u64) << ROW_BITS | r0 as u64
+}
+
 /// Shapes one relation may intern (a shape id has 28 bits in a [`DerivRec`]).
 const MAX_SHAPES: usize = 1 << 28;
 
@@ -1326,6 +1336,45 @@ impl Relation {
             return Ok(());
         }
         self.push_records(NO_EVIDENCE, Some(prem))
+    }
+
+    /// The inline derivation word of a derivation whose premises are facts of `rels`
+    /// (one or two relations, in premise order) with rows `r0` and `r1` (0 when one),
+    /// as `word | r1 << ROW_BITS | r0` for the `word` returned here; `None` when that
+    /// shape cannot be inline (no inline tag left). Interns the shape, so that a
+    /// batch of such derivations can be recorded with [`Relation::push_word`] and
+    /// [`Relation::set_word`] without looking their shape up one by one. Rows must be
+    /// below [`INLINE_ROWS`].
+    pub fn inline_base(&mut self, rels: &[u32]) -> Result<Option<u64>> {
+        if rels.is_empty() || rels.len() > 2 {
+            return Ok(None);
+        }
+        let prem: Vec<FactId> = rels.iter().map(|&rel| FactId { rel, row: 0 }).collect();
+        let shape = self.shapes.intern(&prem)?;
+        Ok(self.shapes.inline_tag(shape).map(|tag| tag << TAG_SHIFT))
+    }
+
+    /// [`Relation::push_derived`] for a derivation recorded as an inline word made
+    /// from an [`Relation::inline_base`].
+    #[inline(always)]
+    pub fn push_word(&mut self, word: u64) {
+        self.deriv.push(DerivRec(word));
+    }
+
+    /// [`Relation::set_premises`] for a derivation recorded as an inline word made
+    /// from an [`Relation::inline_base`].
+    pub fn set_word(&mut self, row: u32, word: u64) {
+        if row < self.base_len {
+            self.patch(row).deriv = Some(DerivRec(word));
+            return;
+        }
+        if row - self.base_len < self.deriv_lead {
+            self.spell_out_deriv();
+        }
+        let r = (row - self.base_len - self.deriv_lead) as usize;
+        if let Some(d) = self.deriv.get_mut(r) {
+            *d = DerivRec(word);
+        }
     }
 
     /// Give a row just appended by [`Relation::insert`] its records: its input record

@@ -1753,4 +1753,43 @@ proptest::proptest! {
             proptest::prop_assert!(batched.1 > 0);
         }
     }
+    /// Buffering a derivation's premises as its head relation's derivation word
+    /// (one or two premises) changes nothing: the same facts in the same row order,
+    /// with the same confidences and derivations, as buffering premise lists; in a
+    /// whole evaluation and in a layer over a base (whose rows' records change in
+    /// patches), with improving confidences, on any number of threads.
+    #[test]
+    fn premise_words_change_nothing(
+        edges in proptest::collection::vec((0i64..10, 0i64..10, 0usize..3), 0..50),
+        more in proptest::collection::vec((0i64..10, 0i64..10, 0usize..3), 0..12),
+        weighted in proptest::bool::ANY,
+        threads in 1usize..3,
+    ) {
+        let program = Arc::new(Program::from_source("tails.dl", TAILS).unwrap());
+        let edge = program.relation_id("edge").unwrap();
+        let facts = |list: &[(i64, i64, usize)]| -> Vec<InputFact> {
+            list.iter()
+                .map(|&(a, b, c)| {
+                    let conf = if weighted { [0.5, 0.7, 1.0][c] } else { 1.0 };
+                    input(edge, &[a, b], conf)
+                })
+                .collect()
+        };
+        let (inputs, extra) = (facts(&edges), facts(&more));
+        let run = |words: bool| {
+            let options = EvalOptions::default().with_threads(threads);
+            fixpoint::PREMISE_WORDS.with(|f| f.set(words));
+            let fb = evaluate(program.clone(), &inputs, &options).unwrap();
+            let whole = all_records(&fb);
+            let shared = crate::eval::SharedBase::new(fb).unwrap();
+            let layer = shared.overlay(&extra, &options).unwrap();
+            fixpoint::PREMISE_WORDS.with(|f| f.set(true));
+            (whole, all_records(layer.facts()))
+        };
+        let (words, lists) = (run(true), run(false));
+        proptest::prop_assert_eq!(&words, &lists);
+        if !edges.is_empty() {
+            proptest::prop_assert!(words.0.iter().any(|r| r.iter().any(|f| f.2.is_some())));
+        }
+    }
 }
