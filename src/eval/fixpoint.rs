@@ -168,7 +168,7 @@ thread_local! {
 
 /// Whether runs on this thread hand a plan's last scan to the sink in batches.
 #[inline]
-fn batching() -> bool {
+pub(super) fn batching() -> bool {
     #[cfg(test)]
     if !BATCH_TAILS.with(std::cell::Cell::get) {
         return false;

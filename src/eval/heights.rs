@@ -31,10 +31,12 @@ use std::collections::BTreeMap;
 
 use crate::diag::{Limit, Result};
 use crate::eval::FactId;
-use crate::eval::exec::{self, Ctx, Cursor, Frame, Stop, Syms};
-use crate::eval::fixpoint::{Engine, makes_symbols, push_head, push_premises};
+use std::hash::Hasher;
+
+use crate::eval::exec::{self, Ctx, Cursor, Frame, Stop, Syms, TailScan};
+use crate::eval::fixpoint::{Engine, batching, makes_symbols, push_head, push_premises};
 use crate::eval::plan::{Plan, Planner, Step, Version};
-use crate::eval::relation::{INPUT_RULE, Meta, Relation, prefetch};
+use crate::eval::relation::{INPUT_RULE, Meta, Relation, prefetch, tag_of};
 use crate::ir::Literal;
 
 /// Per-stratum state of the pass.
@@ -206,6 +208,7 @@ impl Engine<'_> {
             deadline: self.deadline(),
             settled: &pass.settled[head],
             finals: &pass.finals[head],
+            batches: batching(),
         };
         let found: Vec<Found> = match self
             .pool()
@@ -273,6 +276,8 @@ struct Reads<'r> {
     /// The head relation's settled flags and final confidences.
     settled: &'r [bool],
     finals: &'r [f64],
+    /// Whether a plan's last scan hands its rows to the sink in batches.
+    batches: bool,
 }
 
 /// Derivations buffered per piece of a height round before their heads are looked
@@ -310,6 +315,87 @@ struct Found {
     expired: bool,
 }
 
+/// The sink of a height round's join: buffers each derivation's head cells (and
+/// digest), premises, height and confidence exactly as the rounds make them,
+/// asking for a pause once [`LOOKUP_BATCH`] wait.
+struct Collect<'a> {
+    plan: &'a Plan,
+    syms: Syms<'a>,
+    /// Whether it takes a plan's last scan in batches.
+    batches: bool,
+    batch: &'a mut Batch,
+}
+
+impl Collect<'_> {
+    /// Buffer the derivation whose head cells were just appended; whether the batch
+    /// is full.
+    #[inline(always)]
+    fn push(&mut self, frame: &Frame, tag: u32, conf: f64, height: u32) -> bool {
+        let (plan, batch) = (self.plan, &mut *self.batch);
+        match &plan.premise_facts {
+            Some(facts) => {
+                for &f in facts {
+                    batch.premises.push(frame.facts[f]);
+                }
+            }
+            None => push_premises(plan, frame, &mut batch.premises),
+        }
+        batch.found.push(Derived {
+            tag,
+            height: height.saturating_add(1),
+            // The confidence exactly as the rounds compute it for this derivation.
+            conf: plan.confidence * conf,
+            end: batch.premises.len(),
+        });
+        batch.found.len() >= LOOKUP_BATCH
+    }
+}
+
+impl exec::Sink for Collect<'_> {
+    fn binding(&mut self, frame: &mut Frame, conf: f64, height: u32) -> bool {
+        // Head cells and digest exactly as the rounds' `emit` makes them.
+        let Ok(tag) = push_head(self.plan, frame, self.syms, &mut self.batch.cells) else {
+            return false;
+        };
+        self.push(frame, tag, conf, height)
+    }
+
+    fn batches(&self) -> bool {
+        self.batches
+    }
+
+    /// [`Collect::binding`] for each row that passes the tail's checks, its head
+    /// cells read straight off the row (hashed as `push_head` hashes them).
+    fn rows(
+        &mut self,
+        frame: &mut Frame,
+        scan: &TailScan<'_>,
+        rows: &[u32],
+        conf: f64,
+        height: u32,
+    ) -> Option<usize> {
+        let check = !scan.all_pass();
+        for (k, &row) in rows.iter().enumerate() {
+            let rc = scan.rel.row(row);
+            if check && !scan.passes(rc, &frame.slots, scan.syms) {
+                continue;
+            }
+            let mut hasher = rustc_hash::FxHasher::default();
+            for &src in &scan.tail.head {
+                let v = src.value(rc, &frame.slots);
+                hasher.write_u64(v);
+                self.batch.cells.push(v);
+            }
+            let tag = tag_of(hasher.finish());
+            let (c, h) = scan.premise(frame, row, conf, height);
+            if self.push(frame, tag, c, h) {
+                return Some(k);
+            }
+        }
+        None
+    }
+}
+
 impl Reads<'_> {
     /// Run `plan` over `delta` and keep, per head fact, each tight candidate that is
     /// shorter than its record. The join buffers its derivations and pauses when
@@ -333,28 +419,11 @@ impl Reads<'_> {
         let mut frame = Frame::new(plan);
         let mut cursor = Cursor::default();
         loop {
-            let mut sink = |frame: &mut Frame, conf: f64, height: u32| {
-                // Head cells and digest exactly as the loop's `emit` makes them.
-                let Ok(tag) = push_head(plan, frame, syms, &mut batch.cells) else {
-                    return false;
-                };
-                match &plan.premise_facts {
-                    Some(facts) => {
-                        for &f in facts {
-                            batch.premises.push(frame.facts[f]);
-                        }
-                    }
-                    None => push_premises(plan, frame, &mut batch.premises),
-                }
-                batch.found.push(Derived {
-                    tag,
-                    height: height.saturating_add(1),
-                    // The confidence exactly as the loop computes it for this
-                    // derivation.
-                    conf: plan.confidence * conf,
-                    end: batch.premises.len(),
-                });
-                batch.found.len() >= LOOKUP_BATCH
+            let mut sink = Collect {
+                plan,
+                syms,
+                batches: self.batches,
+                batch: &mut batch,
             };
             let stop = exec::run_plan(&ctx, plan, &mut frame, &mut cursor, &mut sink);
             self.resolve(plan, relation, arity, &mut batch, &mut out);

@@ -1718,8 +1718,9 @@ proptest::proptest! {
     /// Handing a plan's last scan to the sink a batch of rows at a time changes
     /// nothing: every relation's facts in the same row order, with the same
     /// confidences and derivations, and the same derivation count, as handing
-    /// over one binding at a time. With confidences that differ and numbers past
-    /// 32 bits (rows that are not narrow) too, on any number of threads.
+    /// over one binding at a time; in the rounds and, when confidences differ, in
+    /// the least-height pass. With numbers past 32 bits (rows that are not narrow)
+    /// too, on any number of threads.
     #[test]
     fn batched_tails_change_nothing(
         edges in proptest::collection::vec((0i64..10, 0i64..10, 0usize..3), 0..50),
