@@ -1,4 +1,4 @@
-//! Executing a plan: nested-loop joins over hash indexes, filters, assignments and
+//! Executing a plan: nested-loop joins over indexes, filters, assignments and
 //! aggregates, calling a sink once per complete binding with the binding's
 //! confidence (the minimum over its premises) and height (the maximum).
 //!

@@ -13,7 +13,7 @@
 //! Encoding: every column has a type fixed by the program, so a cell is a raw `u64`
 //! (an `i64`, a `u64`, an `f64`'s bits, or a `lasso` symbol key); values are decoded
 //! only at this module's boundary. A relation is a flat row array with a dedup table
-//! and hash indexes built once per column set and maintained as rows are appended;
+//! and indexes built once per column set and maintained as rows are appended;
 //! a [`FactId`]'s row is the row's index. Provenance is a compact record per row (rule,
 //! height, premise ids in an arena); ground negated premises are recomputed on demand
 //! by replaying the rule with those premises.

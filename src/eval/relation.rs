@@ -1,5 +1,5 @@
-//! Physical storage of one relation: flat rows of raw cells, a dedup table, hash
-//! indexes on column sets, and per-row confidence and (optionally) best derivation.
+//! Physical storage of one relation: flat rows of raw cells, a dedup table, indexes
+//! on column sets, and per-row confidence and (optionally) best derivation.
 //!
 //! Rows are append-only and never move, so a row index is a stable fact id and every
 //! index bucket lists its rows in ascending order; readers that must see only an older
@@ -19,7 +19,10 @@
 //!   first time a row needs it. So 12 bytes for a binary row of small numbers or
 //!   symbols, 28 at the widest;
 //! - the dedup table: one `u64` slot (`digest << 32 | row + 1`) at load at most 3/4;
-//! - each index: the row's number (`u32`) in its key's row list;
+//! - each index: the row's number (`u32`) in its key's row list. An index on one
+//!   column whose keys are small (numbers or symbol ids: every key below twice the
+//!   keys plus 2,048) finds a key's list at that position of a vector, 24 bytes a
+//!   position; any other index, in a hash table, a 48-byte bucket a key;
 //! - with provenance, `deriv`: one `u64` word ([`DerivRec`]) for the best
 //!   derivation's premises. A derivation's premise *relations* (its shape, aggregate
 //!   markers included) are interned per relation in `shapes`; the word holds either
@@ -560,19 +563,142 @@ fn key_prefix(key: impl Iterator<Item = u64>) -> [u64; INLINE_KEY] {
     p
 }
 
-/// A hash index on a set of columns: key → rows (ascending).
+/// Slots a dense index may hold beyond two a key: the first keys may come in any
+/// order, so a few keys may go up to this without making the index hashed (their
+/// slots then take at most 48 KiB).
+const DENSE_SLACK: usize = 2048;
+
+/// Slots a dense index of `keys` keys may hold: two a key, whose 48 bytes are fewer
+/// than the 56 at least that a key's bucket and control byte take in a hash table
+/// at most 7/8 full, and [`DENSE_SLACK`].
+#[inline]
+fn dense_limit(keys: usize) -> usize {
+    2 * keys + DENSE_SLACK
+}
+
+/// Bytes a hash index's table allocates to hold `keys` keys.
+fn table_bytes(keys: usize) -> usize {
+    (keys * 8 / 7).next_power_of_two().max(4) * (std::mem::size_of::<Bucket>() + 1)
+}
+
+/// Where an index keeps its row lists.
+#[derive(Clone)]
+enum Keys {
+    /// Keys of one cell, all small: key `k`'s rows in `slots[k]` (empty for a key
+    /// without rows), so that a look-up is a bounds check and a load. `slots` never
+    /// holds more than [`dense_limit`] of `keys` (the keys with rows); a key past
+    /// that limit turns the index [`Keys::Hashed`] for good.
+    Dense { slots: Vec<Vec<u32>>, keys: usize },
+    /// Any key: a bucket a key, found by hash.
+    Hashed(HashTable<Bucket>),
+}
+
+/// The rows of key `key` in dense slots.
+#[inline(always)]
+fn dense_rows(slots: &[Vec<u32>], key: u64) -> &[u32] {
+    match usize::try_from(key).ok().and_then(|k| slots.get(k)) {
+        Some(rows) => rows,
+        None => &[],
+    }
+}
+
+/// An index on a set of columns: key → rows (ascending).
 #[derive(Clone)]
 pub(crate) struct Index {
     /// The key columns, in key order.
     pub cols: Vec<usize>,
-    table: HashTable<Bucket>,
-    /// Bytes allocated by the buckets' row lists.
+    keys: Keys,
+    /// Bytes allocated by the keys' row lists.
     row_bytes: usize,
     /// In a layered relation: the base's index on the same columns, which answers
     /// for the base's rows (this one then holds only the layer's own rows). `None`
     /// in a plain relation, and in a layer whose base lacks such an index (this one
     /// then covers the base's rows too).
     base: Option<usize>,
+}
+
+impl Index {
+    /// An empty index on `cols`, answering for the base's rows through the base's
+    /// index `base` if any. Dense while its keys are one cell, unless it holds only a
+    /// layer's own rows (whose keys are few and anywhere).
+    fn new(cols: &[usize], base: Option<usize>) -> Index {
+        let keys = if cols.len() == 1 && base.is_none() {
+            Keys::Dense {
+                slots: Vec::new(),
+                keys: 0,
+            }
+        } else {
+            Keys::Hashed(HashTable::new())
+        };
+        Index {
+            cols: cols.to_vec(),
+            keys,
+            row_bytes: 0,
+            base,
+        }
+    }
+
+    /// Bytes allocated: the table or slots, and the row lists.
+    fn bytes(&self) -> usize {
+        self.row_bytes
+            + match &self.keys {
+                Keys::Dense { slots, .. } => slots.capacity() * std::mem::size_of::<Vec<u32>>(),
+                Keys::Hashed(table) => table.allocation_size(),
+            }
+    }
+
+    /// Size a new dense index's slots for the keys of rows `0..len` at once, so that
+    /// the order they come in does not matter; or make it hashed if they are too
+    /// sparse.
+    fn presize(&mut self, rows: Rows<'_>, len: u32) {
+        let Keys::Dense { slots, .. } = &mut self.keys else {
+            return;
+        };
+        let c = self.cols[0];
+        let Some(top) = (0..len).map(|r| rows.row(r).get(c)).max() else {
+            return;
+        };
+        // (Keys are at most rows.)
+        if top < dense_limit(len as usize) as u64 {
+            let top = top as usize;
+            let mut seen = vec![0u64; top / 64 + 1];
+            for r in 0..len {
+                let k = rows.row(r).get(c) as usize;
+                seen[k / 64] |= 1 << (k % 64);
+            }
+            let keys: usize = seen.iter().map(|w| w.count_ones() as usize).sum();
+            if top < dense_limit(keys) {
+                slots.reserve_exact(top + 1);
+                slots.resize_with(top + 1, Vec::new);
+                return;
+            }
+        }
+        self.keys = Keys::Hashed(HashTable::new());
+    }
+
+    /// Make a dense index hashed (a key past its limit came), moving each key's row
+    /// list as it is.
+    #[cold]
+    #[inline(never)]
+    fn make_hashed(&mut self) {
+        let Keys::Dense { slots, keys } = &mut self.keys else {
+            return;
+        };
+        let mut table = HashTable::with_capacity(*keys);
+        for (k, rows) in std::mem::take(slots).into_iter().enumerate() {
+            if !rows.is_empty() {
+                let k = k as u64;
+                let hash = hash_cells(std::iter::once(k));
+                let bucket = Bucket {
+                    hash,
+                    key: key_prefix(std::iter::once(k)),
+                    rows,
+                };
+                table.insert_unique(hash, bucket, |b| b.hash);
+            }
+        }
+        self.keys = Keys::Hashed(table);
+    }
 }
 
 /// Words of a row's own confidence (low word first).
@@ -870,12 +996,7 @@ impl Relation {
                 .indexes
                 .iter()
                 .enumerate()
-                .map(|(i, ix)| Index {
-                    cols: ix.cols.clone(),
-                    table: HashTable::new(),
-                    row_bytes: 0,
-                    base: Some(i),
-                })
+                .map(|(i, ix)| Index::new(&ix.cols, Some(i)))
                 .collect(),
             deriv: Vec::new(),
             deriv_lead: 0,
@@ -912,7 +1033,13 @@ impl Relation {
         let indexes: usize = self
             .indexes
             .iter()
-            .map(|ix| ix.table.capacity() * size_of::<Bucket>() + ix.cols.len() * 8)
+            .map(|ix| {
+                ix.cols.len() * 8
+                    + match &ix.keys {
+                        Keys::Dense { slots, .. } => slots.capacity() * size_of::<Vec<u32>>(),
+                        Keys::Hashed(table) => table.capacity() * size_of::<Bucket>(),
+                    }
+            })
             .sum::<usize>()
             + self.own_rows() as usize * size_of::<u32>();
         size_of::<Relation>()
@@ -1618,11 +1745,7 @@ impl Relation {
     pub fn heap_bytes(&self) -> usize {
         self.data.capacity() * 4
             + self.dedup.slots.capacity() * 8
-            + self
-                .indexes
-                .iter()
-                .map(|ix| ix.table.allocation_size() + ix.row_bytes)
-                .sum::<usize>()
+            + self.indexes.iter().map(Index::bytes).sum::<usize>()
             + self.deriv.capacity() * std::mem::size_of::<DerivRec>()
             + self.premises.capacity() * 4
             + self.shapes.bytes()
@@ -1668,10 +1791,32 @@ impl Relation {
             g += n * 8;
         }
         for ix in &self.indexes {
-            let need = ix.table.len() + rows;
-            if need > ix.table.capacity() {
-                let buckets = (need * 8 / 7).next_power_of_two().max(4);
-                g += buckets * (std::mem::size_of::<Bucket>() + 1);
+            match &ix.keys {
+                Keys::Hashed(table) => {
+                    let need = table.len() + rows;
+                    if need > table.capacity() {
+                        g += table_bytes(need);
+                    }
+                }
+                Keys::Dense { slots, keys } => {
+                    // A key past the slots grows them, up to the limit; a key past
+                    // that moves the keys to a hash table, which may grow in turn.
+                    let c = ix.cols[0];
+                    let top = if cells.len() >= rows * self.arity {
+                        cells
+                            .chunks_exact(self.arity)
+                            .take(rows)
+                            .map(|r| r[c])
+                            .max()
+                    } else {
+                        Some(u64::MAX)
+                    };
+                    if top.is_some_and(|k| k >= slots.len() as u64) {
+                        let need = keys + rows;
+                        g += dense_limit(need) * std::mem::size_of::<Vec<u32>>()
+                            + 2 * table_bytes(need);
+                    }
+                }
             }
             // A row list per new key, or a share of a growing one.
             g += rows * 8;
@@ -1755,13 +1900,9 @@ impl Relation {
         if let Some(i) = self.indexes.iter().position(|ix| ix.cols == cols) {
             return i;
         }
-        let mut index = Index {
-            cols: cols.to_vec(),
-            table: HashTable::new(),
-            row_bytes: 0,
-            base: None,
-        };
+        let mut index = Index::new(cols, None);
         let rows = self.rows();
+        index.presize(rows, self.len);
         for row in 0..self.len {
             index_add(&mut index, rows, row);
         }
@@ -1772,8 +1913,20 @@ impl Relation {
     /// The rows whose key columns of index `index` equal `key`: two ascending lists,
     /// every row of the first below every row of the second (a layer's base rows,
     /// then its own; a plain relation's second list is empty).
-    #[inline]
+    #[inline(always)]
     pub fn lookup(&self, index: usize, key: &[u64]) -> (&[u32], &[u32]) {
+        // (A dense index covers every row: a layer's own indexes are hashed.)
+        if let Keys::Dense { slots, .. } = &self.indexes[index].keys
+            && let [k] = *key
+        {
+            return (dense_rows(slots, k), &[]);
+        }
+        self.lookup_hashed(index, key)
+    }
+
+    /// [`Relation::lookup`] in a hashed index, or a layer's.
+    #[inline(never)]
+    fn lookup_hashed(&self, index: usize, key: &[u64]) -> (&[u32], &[u32]) {
         let ix = &self.indexes[index];
         let own = bucket(ix, key, self);
         match (ix.base, &self.base) {
@@ -1786,6 +1939,11 @@ impl Relation {
 /// The rows of one index key.
 #[inline]
 fn bucket<'a>(ix: &'a Index, key: &[u64], rel: &Relation) -> &'a [u32] {
+    let table = match (&ix.keys, key) {
+        (Keys::Hashed(table), _) => table,
+        (Keys::Dense { slots, .. }, [k]) => return dense_rows(slots, *k),
+        (Keys::Dense { .. }, _) => return &[],
+    };
     // (Keys of one or two cells, nearly all of them, without the iterators.)
     let (h, prefix) = match *key {
         [a] => (hash_cells([a].into_iter()), [a, 0]),
@@ -1796,7 +1954,7 @@ fn bucket<'a>(ix: &'a Index, key: &[u64], rel: &Relation) -> &'a [u32] {
         ),
     };
     let long = key.len() > INLINE_KEY;
-    match ix.table.find(h, |b| {
+    match table.find(h, |b| {
         b.hash == h
             && b.key == prefix
             && (!long || {
@@ -1832,6 +1990,34 @@ fn arena_full() -> crate::diag::Error {
 
 fn index_add(index: &mut Index, rows: Rows<'_>, row: u32) {
     let cells = rows.row(row);
+    if let Keys::Dense { slots, keys } = &mut index.keys {
+        let k = usize::try_from(cells.get(index.cols[0])).unwrap_or(usize::MAX);
+        let limit = dense_limit(*keys + 1);
+        if k >= slots.len() && k < limit {
+            if k >= slots.capacity() {
+                // Doubling, up to the limit.
+                let cap = (slots.capacity() * 2).clamp(k + 1, limit);
+                slots.reserve_exact(cap - slots.len());
+            }
+            slots.resize_with(k + 1, Vec::new);
+        }
+        if let Some(list) = slots.get_mut(k) {
+            if list.is_empty() {
+                *list = vec![row];
+                *keys += 1;
+                index.row_bytes += 4;
+            } else {
+                let cap = list.capacity();
+                list.push(row);
+                index.row_bytes += (list.capacity() - cap) * 4;
+            }
+            return;
+        }
+        index.make_hashed();
+    }
+    let Keys::Hashed(table) = &mut index.keys else {
+        return;
+    };
     let cols = &index.cols;
     let h = hash_cells(cols.iter().map(|&c| cells.get(c)));
     let prefix = key_prefix(cols.iter().map(|&c| cells.get(c)));
@@ -1844,7 +2030,7 @@ fn index_add(index: &mut Index, rows: Rows<'_>, row: u32) {
                 cols.iter().all(|&c| r.get(c) == cells.get(c))
             })
     };
-    if let Some(b) = index.table.find_mut(h, same_key) {
+    if let Some(b) = table.find_mut(h, same_key) {
         let cap = b.rows.capacity();
         b.rows.push(row);
         index.row_bytes += (b.rows.capacity() - cap) * 4;
@@ -1855,7 +2041,7 @@ fn index_add(index: &mut Index, rows: Rows<'_>, row: u32) {
             rows: vec![row],
         };
         index.row_bytes += 4;
-        index.table.insert_unique(h, bucket, |b| b.hash);
+        table.insert_unique(h, bucket, |b| b.hash);
     }
 }
 
@@ -2129,6 +2315,102 @@ mod tests {
                 proptest::prop_assert_eq!(r.find(cells), Some(row));
             }
             proptest::prop_assert_eq!(r.find(&[99, 99, 99][..arity]), None);
+        }
+    }
+
+    /// Every key of index `ix` of `r` (and some keys no row has) gives the rows
+    /// `model` lists for it, ascending: the base's first, then the layer's own.
+    fn lookups_match(
+        r: &Relation,
+        ix: usize,
+        model: &std::collections::BTreeMap<Vec<u64>, Vec<u32>>,
+        width: usize,
+    ) -> std::result::Result<(), proptest::test_runner::TestCaseError> {
+        // Dense slots stay within their limit, and within twice the keys' span.
+        if let Keys::Dense { slots, keys } = &r.indexes[ix].keys {
+            proptest::prop_assert!(slots.capacity() <= dense_limit(*keys).min(2 * slots.len()));
+            proptest::prop_assert_eq!(*keys, slots.iter().filter(|s| !s.is_empty()).count());
+        }
+        let absent = [5, 2999, 1 << 40, u64::MAX].map(|k| vec![k; width]);
+        for key in model.keys().chain(&absent) {
+            let (a, b) = r.lookup(ix, key);
+            let want = model.get(key).map_or(&[][..], Vec::as_slice);
+            let split = want.partition_point(|&row| row < r.base_len);
+            if r.indexes[ix].base.is_some() {
+                proptest::prop_assert_eq!((a, b), want.split_at(split), "{:?}", key);
+            } else {
+                proptest::prop_assert_eq!((a, b), (want, &[][..]), "{:?}", key);
+            }
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        /// Index look-ups agree with a map, for indexes dense, hashed, or made hashed
+        /// midway by a large key, built before the rows or over them, in a plain
+        /// relation and in a layer over it.
+        #[test]
+        fn index_lookups_match_a_map(
+            rows in proptest::collection::vec((0u64..3000, 0u64..3000, 0u64..300), 0..300),
+            layer_rows in proptest::collection::vec((0u64..3000, 0u64..3000, 0u64..300), 0..60),
+            big in proptest::option::of((0usize..300, 0usize..3)),
+            built_after in 0usize..300,
+        ) {
+            type Model = std::collections::BTreeMap<Vec<u64>, Vec<u32>>;
+            let cols: [&[usize]; 4] = [&[0], &[1], &[1, 0], &[2]];
+            let mut models: Vec<Model> = vec![Model::new(); 4];
+            let add = |models: &mut Vec<Model>, cells: &[u64], row: u32| {
+                for (m, c) in models.iter_mut().zip(cols) {
+                    let key = c.iter().map(|&c| cells[c]).collect();
+                    m.entry(key).or_default().push(row);
+                }
+            };
+            let mut r = Relation::new(3);
+            let ix0 = r.ensure_index(cols[0]);
+            let ix10 = r.ensure_index(cols[2]);
+            // Small keys, or (built on the layer) an index the base lacks.
+            let small_first = built_after % 2 == 0;
+            if small_first {
+                r.ensure_index(cols[3]);
+            }
+            let mut ix1 = None;
+            for (k, &(a, b, c)) in rows.iter().enumerate() {
+                if k == built_after {
+                    ix1 = Some(r.ensure_index(cols[1]));
+                }
+                let mut cells = [a, b, c];
+                // A key far past any dense limit, in one column.
+                if let Some((at, col)) = big && at == k {
+                    cells[col] |= 1 << 40;
+                }
+                let (row, new) = r.insert(&cells, Meta::input(1.0));
+                if new {
+                    add(&mut models, &cells, row);
+                }
+            }
+            let ix1 = ix1.unwrap_or_else(|| r.ensure_index(cols[1]));
+            lookups_match(&r, ix0, &models[0], 1)?;
+            lookups_match(&r, ix1, &models[1], 1)?;
+            lookups_match(&r, ix10, &models[2], 2)?;
+            if small_first {
+                let ix2 = r.ensure_index(cols[3]);
+                lookups_match(&r, ix2, &models[3], 1)?;
+            }
+            let shared = Arc::new(vec![r]);
+            let mut layer = Relation::over(&shared, 0);
+            for &(a, b, c) in &layer_rows {
+                let cells = [a, b, c];
+                let (row, new) = layer.insert(&cells, Meta::input(1.0));
+                if new {
+                    add(&mut models, &cells, row);
+                }
+            }
+            // An index the base lacks covers the base's rows too.
+            let ix2 = layer.ensure_index(cols[3]);
+            lookups_match(&layer, ix0, &models[0], 1)?;
+            lookups_match(&layer, ix1, &models[1], 1)?;
+            lookups_match(&layer, ix10, &models[2], 2)?;
+            lookups_match(&layer, ix2, &models[3], 1)?;
         }
     }
 
