@@ -55,7 +55,7 @@ struct Pending {
     /// Premise list bounds (with provenance): `premises[starts[k]..starts[k + 1]]`.
     starts: Vec<u32>,
     premises: Vec<FactId>,
-    /// With [`Pending::words`] set, the premises of each tuple instead, as the
+    /// With [`Pending::word`] set, the premises of each tuple instead, as the
     /// head relation's derivation word.
     words: Vec<u64>,
     /// Whether (and how) the premises are buffered as derivation words.
