@@ -9,6 +9,7 @@
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
+use std::hash::Hasher;
 use std::time::Instant;
 
 use hashbrown::HashSet;
@@ -16,7 +17,7 @@ use rustc_hash::FxBuildHasher;
 
 use crate::eval::FactId;
 use crate::eval::plan::{Access, AggPlan, CExpr, Cell, Plan, Step, Tail, Version};
-use crate::eval::relation::{Relation, RowCells};
+use crate::eval::relation::{Relation, RowCells, tag_of};
 use crate::eval::symbols::Symbols;
 use crate::ir::{AggFunc, ArithOp, CmpOp, Functor, TestFn};
 use crate::value::ColumnType;
@@ -289,6 +290,20 @@ impl TailScan<'_> {
             && self.tail.filters.iter().all(|&(op, ty, a, b)| {
                 compare(op, ty, a.value(cells, slots), b.value(cells, slots), syms)
             })
+    }
+
+    /// Hand each head cell of the derivation that row cells `cells` complete to
+    /// `put` (with its position) and return their dedup digest, hashed as
+    /// `push_head` hashes them.
+    #[inline(always)]
+    pub fn head(&self, cells: RowCells<'_>, slots: &[u64], mut put: impl FnMut(usize, u64)) -> u32 {
+        let mut hasher = rustc_hash::FxHasher::default();
+        for (i, &src) in self.tail.head.iter().enumerate() {
+            let v = src.value(cells, slots);
+            hasher.write_u64(v);
+            put(i, v);
+        }
+        tag_of(hasher.finish())
     }
 
     /// Whether every row passes (the tail checks and compares nothing).

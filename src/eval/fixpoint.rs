@@ -421,13 +421,7 @@ impl exec::Sink for Emitter<'_> {
             if check && !scan.passes(rc, &frame.slots, scan.syms) {
                 continue;
             }
-            let mut hasher = rustc_hash::FxHasher::default();
-            for (d, &src) in cells.iter_mut().zip(&scan.tail.head) {
-                let v = src.value(rc, &frame.slots);
-                hasher.write_u64(v);
-                *d = v;
-            }
-            let tag = tag_of(hasher.finish());
+            let tag = scan.head(rc, &frame.slots, |i, v| cells[i] = v);
             let (c, h) = scan.premise(frame, row, conf, height);
             let new = Meta {
                 conf: plan.confidence * c,

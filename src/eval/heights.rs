@@ -31,12 +31,10 @@ use std::collections::BTreeMap;
 
 use crate::diag::{Limit, Result};
 use crate::eval::FactId;
-use std::hash::Hasher;
-
 use crate::eval::exec::{self, Ctx, Cursor, Frame, Stop, Syms, TailScan};
 use crate::eval::fixpoint::{Engine, batching, makes_symbols, push_head, push_premises};
 use crate::eval::plan::{Plan, Planner, Step, Version};
-use crate::eval::relation::{INPUT_RULE, Meta, Relation, prefetch, tag_of};
+use crate::eval::relation::{INPUT_RULE, Meta, Relation, prefetch};
 use crate::ir::Literal;
 
 /// Per-stratum state of the pass.
@@ -380,13 +378,8 @@ impl exec::Sink for Collect<'_> {
             if check && !scan.passes(rc, &frame.slots, scan.syms) {
                 continue;
             }
-            let mut hasher = rustc_hash::FxHasher::default();
-            for &src in &scan.tail.head {
-                let v = src.value(rc, &frame.slots);
-                hasher.write_u64(v);
-                self.batch.cells.push(v);
-            }
-            let tag = tag_of(hasher.finish());
+            let out = &mut self.batch.cells;
+            let tag = scan.head(rc, &frame.slots, |_, v| out.push(v));
             let (c, h) = scan.premise(frame, row, conf, height);
             if self.push(frame, tag, c, h) {
                 return Some(k);

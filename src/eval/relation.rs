@@ -1476,8 +1476,11 @@ impl Relation {
         if rels.is_empty() || rels.len() > 2 {
             return Ok(None);
         }
-        let prem: Vec<FactId> = rels.iter().map(|&rel| FactId { rel, row: 0 }).collect();
-        let shape = self.shapes.intern(&prem)?;
+        let mut prem = [FactId { rel: 0, row: 0 }; 2];
+        for (p, &rel) in prem.iter_mut().zip(rels) {
+            p.rel = rel;
+        }
+        let shape = self.shapes.intern(&prem[..rels.len()])?;
         Ok(self.shapes.inline_tag(shape).map(|tag| tag << TAG_SHIFT))
     }
 
