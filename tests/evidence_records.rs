@@ -97,6 +97,25 @@ fn kept(records: &[InputFact]) -> BTreeMap<(RelId, Vec<Value>), &InputFact> {
 
 /// The fact base's records are `records`, in order, and every fact cites its kept
 /// record (and only input facts cite one).
+/// Add `extra` to `shared` by an extension and by an overlay: each holds `records`
+/// followed by `extra` as numbered (appended to `records`), and the overlay reports
+/// those as its added evidence. The extension.
+fn extend_and_overlay(
+    shared: &SharedBase,
+    extra: &[InputFact],
+    records: &mut Vec<InputFact>,
+) -> Result<FactBase, TestCaseError> {
+    let mut added = extra.to_vec();
+    number_inputs(shared.facts().program(), &mut added, shared).unwrap();
+    records.extend(added.iter().cloned());
+    let ext = shared.facts().extend(extra, &options()).unwrap();
+    check(&ext, records)?;
+    let overlay = shared.overlay(extra, &options()).unwrap();
+    check(overlay.facts(), records)?;
+    prop_assert_eq!(overlay.evidence_added().collect::<Vec<_>>(), added);
+    Ok(ext)
+}
+
 fn check(fb: &FactBase, records: &[InputFact]) -> Result<(), TestCaseError> {
     let got: Vec<InputFact> = fb.input_records().collect();
     prop_assert_eq!(&got[..], records);
@@ -236,15 +255,7 @@ proptest! {
             SharedBase::new(evaluate(Arc::clone(&program), &base, &options()).unwrap()).unwrap();
         let mut records = complete_inputs(&program, &base).unwrap();
         check(shared.facts(), &records)?;
-        let mut added = extra.clone();
-        number_inputs(&program, &mut added, &shared).unwrap();
-        records.extend(added.iter().cloned());
-
-        let ext = shared.facts().extend(&extra, &options()).unwrap();
-        check(&ext, &records)?;
-        let overlay = shared.overlay(&extra, &options()).unwrap();
-        check(overlay.facts(), &records)?;
-        prop_assert_eq!(overlay.evidence_added().collect::<Vec<_>>(), added);
+        let ext = extend_and_overlay(&shared, &extra, &mut records)?;
         // Shared again (the extension's records folded into the base, or kept as its
         // own): the same records.
         let again = SharedBase::new(ext).unwrap();
@@ -318,13 +329,6 @@ proptest! {
         let mut again = facts[raise % facts.len()].clone();
         again.confidence = 1.0;
         again.provenance.edge_idx = None;
-        let extra = vec![again];
-        let mut added = extra.clone();
-        number_inputs(&program, &mut added, &shared).unwrap();
-        records.extend(added.iter().cloned());
-        let ext = shared.facts().extend(&extra, &options()).unwrap();
-        check(&ext, &records)?;
-        let overlay = shared.overlay(&extra, &options()).unwrap();
-        check(overlay.facts(), &records)?;
+        extend_and_overlay(&shared, &[again], &mut records)?;
     }
 }
