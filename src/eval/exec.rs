@@ -446,38 +446,71 @@ impl Run<'_, '_> {
                 let rows = ctx.delta.get(start..).unwrap_or(&[]);
                 self.batches(i, scan, rows, start, frame, conf, height);
             }
-            Access::All => {
-                let mut buf = [0u32; BATCH];
-                let mut at = start;
-                while at < limit as usize && self.stop.is_none() {
-                    let n = BATCH.min(limit as usize - at);
-                    for (k, b) in buf[..n].iter_mut().enumerate() {
-                        *b = (at + k) as u32;
-                    }
-                    self.batches(i, scan, &buf[..n], at, frame, conf, height);
-                    at += n;
-                }
-            }
+            Access::All => self.tail_all(i, scan, limit, start, frame, conf, height),
             Access::Index { index, key } => {
                 let (rows, more) = with_key(key, &frame.slots, |k| scan.rel.lookup(*index, k));
-                let n = below(rows, limit);
-                let m = if n < rows.len() {
-                    0
-                } else {
-                    below(more, limit)
-                };
-                // Candidate `k` is `rows[k]`, then `more[k - n]`.
-                if start < n {
-                    self.batches(i, scan, &rows[start..n], start, frame, conf, height);
-                }
-                if self.stop.is_none() {
-                    let from = start.max(n) - n;
-                    if from < m {
-                        self.batches(i, scan, &more[from..m], n + from, frame, conf, height);
-                    }
-                }
+                self.tail_rows(i, scan, (rows, more), limit, start, frame, conf, height);
             }
             Access::Exact { .. } => unreachable!("a tail never reads by exact key"),
+        }
+    }
+
+    /// A tail scan of the candidates an index look-up found (a layer's base rows,
+    /// then its own), those below `limit`, from candidate `start`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn tail_rows(
+        &mut self,
+        i: usize,
+        scan: &TailScan<'_>,
+        (rows, more): (&[u32], &[u32]),
+        limit: u32,
+        start: usize,
+        frame: &mut Frame,
+        conf: f64,
+        height: u32,
+    ) {
+        let n = below(rows, limit);
+        let m = if n < rows.len() {
+            0
+        } else {
+            below(more, limit)
+        };
+        // Candidate `k` is `rows[k]`, then `more[k - n]`.
+        if start < n {
+            self.batches(i, scan, &rows[start..n], start, frame, conf, height);
+        }
+        if self.stop.is_none() {
+            let from = start.max(n) - n;
+            if from < m {
+                self.batches(i, scan, &more[from..m], n + from, frame, conf, height);
+            }
+        }
+    }
+
+    /// A tail scan of every row below `limit`, from candidate `start`. (Apart from
+    /// [`Run::tail_scan`]: its buffer would make every index scan's frame large.)
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn tail_all(
+        &mut self,
+        i: usize,
+        scan: &TailScan<'_>,
+        limit: u32,
+        start: usize,
+        frame: &mut Frame,
+        conf: f64,
+        height: u32,
+    ) {
+        let mut buf = [0u32; BATCH];
+        let mut at = start;
+        while at < limit as usize && self.stop.is_none() {
+            let n = BATCH.min(limit as usize - at);
+            for (k, b) in buf[..n].iter_mut().enumerate() {
+                *b = (at + k) as u32;
+            }
+            self.batches(i, scan, &buf[..n], at, frame, conf, height);
+            at += n;
         }
     }
 
@@ -552,6 +585,56 @@ impl Run<'_, '_> {
                         i, &scan, *version, access, limit, start, frame, conf, height,
                     );
                 }
+                // When the next step is the tail, its scan is set up once here, not
+                // once per row of this one.
+                let next = match (self.tail, steps.get(i + 1)) {
+                    (
+                        Some(tail),
+                        Some(Step::Scan {
+                            rel: next_rel,
+                            version: next_version,
+                            access: next_access,
+                            binds: next_binds,
+                            fact: next_fact,
+                            ..
+                        }),
+                    ) if tail.step == i + 1 => {
+                        let next_limit = match next_version {
+                            Version::Old => ctx.old[*next_rel as usize],
+                            Version::Full | Version::Delta => ctx.full[*next_rel as usize],
+                        };
+                        let scan = TailScan {
+                            rel_id: *next_rel,
+                            rel: &ctx.rels[*next_rel as usize],
+                            tail,
+                            binds: next_binds,
+                            fact: *next_fact,
+                            provenance: ctx.provenance,
+                            syms: ctx.syms,
+                        };
+                        // A look-up whose key this step does not bind finds the same
+                        // rows for every row of this step: made once, and when it finds
+                        // none, this step has nothing to scan for.
+                        let fixed = match next_access {
+                            Access::Index { index, key }
+                                if key.iter().all(|c| match c {
+                                    Cell::Const(_) => true,
+                                    Cell::Slot(s) => binds.iter().all(|&(_, b)| b != *s),
+                                }) =>
+                            {
+                                let (rows, more) =
+                                    with_key(key, &frame.slots, |k| scan.rel.lookup(*index, k));
+                                if none_below((rows, more), next_limit) {
+                                    return;
+                                }
+                                Some((rows, more))
+                            }
+                            _ => None,
+                        };
+                        Some((scan, *next_version, next_access, next_limit, fixed))
+                    }
+                    _ => None,
+                };
                 let visit = |this: &mut Self, frame: &mut Frame, row: u32| {
                     let cells = r.row(row);
                     // Bind first: a variable repeated within this atom (`e(x, x)`) is
@@ -564,6 +647,19 @@ impl Run<'_, '_> {
                             return;
                         }
                     }
+                    // With the tail next, its candidates first: a look-up in small
+                    // buckets often finds none, and then this row needs nothing more.
+                    let found = match &next {
+                        Some((_, _, _, _, Some(fixed))) => Some(*fixed),
+                        Some((scan, _, Access::Index { index, key }, limit, None)) => {
+                            let found = with_key(key, &frame.slots, |k| scan.rel.lookup(*index, k));
+                            if none_below(found, *limit) {
+                                return;
+                            }
+                            Some(found)
+                        }
+                        _ => None,
+                    };
                     let m = r.meta(row);
                     let c = conf.min(m.conf);
                     // Premise facts and heights only matter to provenance.
@@ -575,6 +671,25 @@ impl Run<'_, '_> {
                     };
                     if last {
                         this.emit(frame, c, h);
+                    } else if let Some((scan, version, access, limit, _)) = &next {
+                        let start = this.resume.get_mut(i + 1).and_then(Option::take);
+                        let start = start.unwrap_or(0);
+                        match found {
+                            Some(found) => {
+                                this.tail_rows(i + 1, scan, found, *limit, start, frame, c, h)
+                            }
+                            None => this.tail_scan(
+                                i + 1,
+                                scan,
+                                *version,
+                                access,
+                                *limit,
+                                start,
+                                frame,
+                                c,
+                                h,
+                            ),
+                        }
                     } else {
                         this.steps(steps, i + 1, frame, c, h);
                     }
@@ -733,6 +848,16 @@ fn below(rows: &[u32], limit: u32) -> usize {
     match rows.last() {
         Some(&last) if last >= limit => rows.partition_point(|&row| row < limit),
         _ => rows.len(),
+    }
+}
+
+/// Whether an index look-up's candidates (a layer's base rows, then its own) have
+/// none below `limit`.
+#[inline(always)]
+fn none_below((rows, more): (&[u32], &[u32]), limit: u32) -> bool {
+    match rows.first() {
+        Some(&first) => first >= limit,
+        None => more.first().is_none_or(|&first| first >= limit),
     }
 }
 

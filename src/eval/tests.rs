@@ -1697,6 +1697,8 @@ const TAILS: &str = r#"
     .decl fork(a: number, b: number)
     .decl next(a: number, b: number)
     .decl far(a: number, b: number)
+    .decl spread(a: number, b: number)
+    .decl cross(a: number, b: number)
     path(x, y) :- edge(x, y).
     path(x, z) :- path(x, y), edge(y, z).
     far(x, y) :- edge(x, y).
@@ -1710,6 +1712,10 @@ const TAILS: &str = r#"
     .decl low(a: number, b: number)
     low(x, y) :- path(x, y), x < y, y != 3.
     next(x, y + 1) :- path(x, y).
+    spread(x, y) :- edge(x, y).
+    spread(y, z) :- spread(x, y), edge(y, w), mutual(x, z).
+    spread(y, z) :- spread(x, y), edge(y, w), spread(x, z), w < z.
+    cross(w, z) :- path(x, y), edge(y, w), path(x, z), w < z.
 "#;
 
 proptest::proptest! {
@@ -1720,7 +1726,8 @@ proptest::proptest! {
     /// confidences and derivations, and the same derivation count, as handing
     /// over one binding at a time; in the rounds and, when confidences differ, in
     /// the least-height pass. With numbers past 32 bits (rows that are not narrow)
-    /// too, on any number of threads.
+    /// too, on any number of threads. (`spread` and `cross` have last scans whose
+    /// key the step before does not bind: looked up once for all of its rows.)
     #[test]
     fn batched_tails_change_nothing(
         edges in proptest::collection::vec((0i64..10, 0i64..10, 0usize..3), 0..50),
