@@ -1549,15 +1549,25 @@ impl Emitter<'_> {
             .word
             .filter(|_| provenance && out.record)
             .and_then(|w| w.around(&frame.facts, scan.fact));
-        for (k, &row) in rows.iter().enumerate() {
+        // The rows taken before the buffer asks for a merge (dropped derivations
+        // count too), and where the run then pauses.
+        let room = (FLUSH as u64).saturating_sub(out.derivations).max(1);
+        let (rows, pause) = match usize::try_from(room) {
+            Ok(room) if room <= rows.len() => (&rows[..room], Some(room - 1)),
+            _ => (rows, None),
+        };
+        out.derivations += rows.len() as u64;
+        // Look-ups are counted here and settled once, after the batch.
+        let look = out.look.on;
+        let (mut probes, mut drops) = (0, 0);
+        for &row in rows {
             let words = from.words(row);
             let mut cells = outer;
             for &(i, c) in cols {
                 cells[i] = words[c] as u64;
             }
-            let cells = &cells[..];
             let mut hasher = rustc_hash::FxHasher::default();
-            for &v in cells {
+            for &v in &cells {
                 hasher.write_u64(v);
             }
             let tag = tag_of(hasher.finish());
@@ -1570,26 +1580,38 @@ impl Emitter<'_> {
                 },
                 rule: plan.rule,
             };
-            out.derivations += 1;
-            if !out.look.drops_narrow(to, cells, tag, new, provenance) {
-                out.cells.extend_from_slice(cells);
-                if let Some((word, shift)) = premise_word {
-                    out.keep_word(tag, new, word | (row as u64) << shift);
-                } else {
-                    if provenance {
-                        frame.facts[scan.fact] = FactId {
-                            rel: scan.rel_id,
-                            row,
-                        };
-                    }
-                    out.keep(plan, frame, tag, new, provenance);
+            if look {
+                probes += 1;
+                let found = to.find_record(&cells, tag);
+                if found.is_some_and(|(height, rule)| {
+                    let old = Meta {
+                        conf: to.conf,
+                        height,
+                        rule,
+                    };
+                    !supersedes(new, old, provenance).0
+                }) {
+                    drops += 1;
+                    continue;
                 }
             }
-            if out.derivations >= FLUSH as u64 {
-                return Some(k);
+            out.cells.extend_from_slice(&cells);
+            if let Some((word, shift)) = premise_word {
+                out.keep_word(tag, new, word | (row as u64) << shift);
+            } else {
+                if provenance {
+                    frame.facts[scan.fact] = FactId {
+                        rel: scan.rel_id,
+                        row,
+                    };
+                }
+                out.keep(plan, frame, tag, new, provenance);
             }
         }
-        None
+        if look {
+            out.look.settle(probes, drops);
+        }
+        pause
     }
 }
 
@@ -1655,31 +1677,6 @@ impl LookUps {
         self.count(dropped)
     }
 
-    /// [`LookUps::drops`] in a narrow head relation.
-    #[inline(always)]
-    fn drops_narrow(
-        &mut self,
-        head: Narrow<'_>,
-        cells: &[u64],
-        tag: u32,
-        new: Meta,
-        provenance: bool,
-    ) -> bool {
-        if !self.on {
-            return false;
-        }
-        let dropped = head.find(cells, tag).is_some_and(|row| {
-            let (height, rule) = head.height_rule(head.words(row));
-            let old = Meta {
-                conf: head.conf,
-                height,
-                rule,
-            };
-            !supersedes(new, old, provenance).0
-        });
-        self.count(dropped)
-    }
-
     /// Count a look-up and whether it dropped its derivation; every
     /// [`PROBE_WINDOW`] look-ups, decide whether they still pay.
     #[inline(always)]
@@ -1694,6 +1691,19 @@ impl LookUps {
             self.drops = 0;
         }
         dropped
+    }
+
+    /// Count `probes` look-ups, `drops` of which dropped their derivation (a
+    /// batch's); past [`PROBE_WINDOW`] of them, decide whether they still pay.
+    #[inline]
+    fn settle(&mut self, probes: u32, drops: u32) {
+        self.probes += probes;
+        self.drops += drops;
+        if self.probes >= PROBE_WINDOW {
+            self.on = self.forced.unwrap_or(self.drops * 4 >= self.probes);
+            self.probes = 0;
+            self.drops = 0;
+        }
     }
 }
 

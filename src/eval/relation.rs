@@ -361,17 +361,21 @@ impl<'a> Narrow<'a> {
         unpack(words[self.arity])
     }
 
-    /// The row holding exactly these cells, whose digest is `tag`.
+    /// The height and rule of the row holding exactly these cells (the relation's
+    /// every cell: `N` is its arity), whose digest is `tag`.
     #[inline(always)]
-    pub fn find(&self, cells: &[u64], tag: u32) -> Option<u32> {
+    pub fn find_record<const N: usize>(&self, cells: &[u64; N], tag: u32) -> Option<(u32, u32)> {
+        debug_assert_eq!(N, self.arity);
         let (data, stride) = (self.data, self.stride);
+        let mut packed = 0;
         self.dedup.find(tag, |r| {
             let b = r as usize * stride;
-            data[b..b + cells.len()]
-                .iter()
-                .zip(cells)
-                .all(|(&w, &x)| w as u64 == x)
-        })
+            // The cells and the packed word after them, bounds checked once.
+            let words = &data[b..b + N + 1];
+            packed = words[N];
+            words[..N].iter().zip(cells).all(|(&w, &x)| w as u64 == x)
+        })?;
+        Some(unpack(packed))
     }
 }
 
@@ -412,7 +416,7 @@ fn slot_of(tag: u32, row: u32) -> u64 {
 impl Dedup {
     /// The row whose digest is `tag` and for which `eq` holds.
     #[inline(always)]
-    fn find(&self, tag: u32, eq: impl Fn(u32) -> bool) -> Option<u32> {
+    fn find(&self, tag: u32, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
         let n = self.slots.len();
         if n == 0 {
             return None;
