@@ -350,11 +350,15 @@ pub(crate) fn run_plan(
     if cursor.resume.len() != plan.steps.len() {
         cursor.resume = vec![None; plan.steps.len()];
     }
-    let tail = plan.tail.as_ref().filter(|_| sink.batches());
+    let tail = plan
+        .tail
+        .as_ref()
+        .filter(|_| sink.batches())
+        .and_then(|tail| TailStep::new(ctx, plan, tail));
     let mut run = Run {
         ctx,
         sink,
-        tail,
+        tail: tail.as_ref(),
         resume: &mut cursor.resume,
         stop: None,
         fresh: false,
@@ -372,13 +376,72 @@ struct Run<'a, 'c> {
     sink: &'a mut dyn Sink,
     /// The plan's tail, when the sink takes it in batches (its top-level last scan
     /// then hands its rows over a batch at a time).
-    tail: Option<&'a Tail>,
+    tail: Option<&'a TailStep<'a>>,
     /// Per step: where its scan resumes (empty for an aggregate's body, which never
     /// pauses).
     resume: &'a mut [Option<usize>],
     stop: Option<Stop>,
     /// The sink just paused: the deepest scan resumes after its current candidate.
     fresh: bool,
+}
+
+/// A plan's tail, its scan set up once for a run.
+struct TailStep<'a> {
+    step: usize,
+    scan: TailScan<'a>,
+    version: Version,
+    access: &'a Access,
+    limit: u32,
+    /// The scan reads an index by a key that the step before it (a scan) does not
+    /// bind: one look-up serves every row of that step.
+    fixed: bool,
+}
+
+impl<'a> TailStep<'a> {
+    fn new(ctx: &Ctx<'a>, plan: &'a Plan, tail: &'a Tail) -> Option<TailStep<'a>> {
+        let Step::Scan {
+            rel,
+            version,
+            access,
+            binds,
+            fact,
+            ..
+        } = plan.steps.get(tail.step)?
+        else {
+            return None;
+        };
+        let limit = match version {
+            Version::Old => ctx.old[*rel as usize],
+            Version::Full | Version::Delta => ctx.full[*rel as usize],
+        };
+        let before = match tail.step.checked_sub(1).map(|i| &plan.steps[i]) {
+            Some(Step::Scan { binds, .. }) => Some(binds),
+            _ => None,
+        };
+        let fixed = match (access, before) {
+            (Access::Index { key, .. }, Some(before)) => key.iter().all(|c| match c {
+                Cell::Const(_) => true,
+                Cell::Slot(s) => before.iter().all(|&(_, b)| b != *s),
+            }),
+            _ => false,
+        };
+        Some(TailStep {
+            step: tail.step,
+            scan: TailScan {
+                rel_id: *rel,
+                rel: &ctx.rels[*rel as usize],
+                tail,
+                binds,
+                fact: *fact,
+                provenance: ctx.provenance,
+                syms: ctx.syms,
+            },
+            version: *version,
+            access,
+            limit,
+            fixed,
+        })
+    }
 }
 
 /// A key built on the stack for the common short keys.
@@ -569,69 +632,31 @@ impl Run<'_, '_> {
                 let start = self.resume.get_mut(i).and_then(Option::take).unwrap_or(0);
                 // The last step hands each binding straight to the sink.
                 let last = i + 1 == steps.len();
-                if let Some(tail) = self.tail
-                    && i == tail.step
+                if let Some(t) = self.tail
+                    && i == t.step
                 {
-                    let scan = TailScan {
-                        rel_id: *rel,
-                        rel: r,
-                        tail,
-                        binds,
-                        fact: *fact,
-                        provenance: ctx.provenance,
-                        syms: ctx.syms,
-                    };
+                    let (version, access, limit) = (t.version, t.access, t.limit);
                     return self.tail_scan(
-                        i, &scan, *version, access, limit, start, frame, conf, height,
+                        i, &t.scan, version, access, limit, start, frame, conf, height,
                     );
                 }
-                // When the next step is the tail, its scan is set up once here, not
-                // once per row of this one.
-                let next = match (self.tail, steps.get(i + 1)) {
-                    (
-                        Some(tail),
-                        Some(Step::Scan {
-                            rel: next_rel,
-                            version: next_version,
-                            access: next_access,
-                            binds: next_binds,
-                            fact: next_fact,
-                            ..
-                        }),
-                    ) if tail.step == i + 1 => {
-                        let next_limit = match next_version {
-                            Version::Old => ctx.old[*next_rel as usize],
-                            Version::Full | Version::Delta => ctx.full[*next_rel as usize],
-                        };
-                        let scan = TailScan {
-                            rel_id: *next_rel,
-                            rel: &ctx.rels[*next_rel as usize],
-                            tail,
-                            binds: next_binds,
-                            fact: *next_fact,
-                            provenance: ctx.provenance,
-                            syms: ctx.syms,
-                        };
-                        // A look-up whose key this step does not bind finds the same
-                        // rows for every row of this step: made once, and when it finds
-                        // none, this step has nothing to scan for.
-                        let fixed = match next_access {
-                            Access::Index { index, key }
-                                if key.iter().all(|c| match c {
-                                    Cell::Const(_) => true,
-                                    Cell::Slot(s) => binds.iter().all(|&(_, b)| b != *s),
-                                }) =>
-                            {
-                                let (rows, more) =
-                                    with_key(key, &frame.slots, |k| scan.rel.lookup(*index, k));
-                                if none_below((rows, more), next_limit) {
+                // When the next step is the tail: a look-up whose key this step does
+                // not bind finds the same rows for every row of this step, so it is
+                // made once, and when it finds none this step has nothing to scan for.
+                let next = match self.tail {
+                    Some(t) if t.step == i + 1 => {
+                        let fixed = match t.access {
+                            Access::Index { index, key } if t.fixed => {
+                                let found =
+                                    with_key(key, &frame.slots, |k| t.scan.rel.lookup(*index, k));
+                                if none_below(found, t.limit) {
                                     return;
                                 }
-                                Some((rows, more))
+                                Some(found)
                             }
                             _ => None,
                         };
-                        Some((scan, *next_version, next_access, next_limit, fixed))
+                        Some((t, fixed))
                     }
                     _ => None,
                 };
@@ -649,16 +674,20 @@ impl Run<'_, '_> {
                     }
                     // With the tail next, its candidates first: a look-up in small
                     // buckets often finds none, and then this row needs nothing more.
-                    let found = match &next {
-                        Some((_, _, _, _, Some(fixed))) => Some(*fixed),
-                        Some((scan, _, Access::Index { index, key }, limit, None)) => {
-                            let found = with_key(key, &frame.slots, |k| scan.rel.lookup(*index, k));
-                            if none_below(found, *limit) {
-                                return;
+                    let found = match next {
+                        Some((_, Some(fixed))) => Some(fixed),
+                        Some((t, None)) => match t.access {
+                            Access::Index { index, key } => {
+                                let found =
+                                    with_key(key, &frame.slots, |k| t.scan.rel.lookup(*index, k));
+                                if none_below(found, t.limit) {
+                                    return;
+                                }
+                                Some(found)
                             }
-                            Some(found)
-                        }
-                        _ => None,
+                            _ => None,
+                        },
+                        None => None,
                     };
                     let m = r.meta(row);
                     let c = conf.min(m.conf);
@@ -671,19 +700,19 @@ impl Run<'_, '_> {
                     };
                     if last {
                         this.emit(frame, c, h);
-                    } else if let Some((scan, version, access, limit, _)) = &next {
+                    } else if let Some((t, _)) = next {
                         let start = this.resume.get_mut(i + 1).and_then(Option::take);
-                        let start = start.unwrap_or(0);
+                        let (start, limit) = (start.unwrap_or(0), t.limit);
                         match found {
                             Some(found) => {
-                                this.tail_rows(i + 1, scan, found, *limit, start, frame, c, h)
+                                this.tail_rows(i + 1, &t.scan, found, limit, start, frame, c, h)
                             }
                             None => this.tail_scan(
                                 i + 1,
-                                scan,
-                                *version,
-                                access,
-                                *limit,
+                                &t.scan,
+                                t.version,
+                                t.access,
+                                limit,
                                 start,
                                 frame,
                                 c,
@@ -842,7 +871,7 @@ impl Run<'_, '_> {
 }
 
 /// How many rows of an ascending list are below `limit`.
-#[inline]
+#[inline(always)]
 fn below(rows: &[u32], limit: u32) -> usize {
     // Usually every row of the bucket is below the limit.
     match rows.last() {
