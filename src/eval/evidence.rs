@@ -121,6 +121,12 @@ impl Evidence {
         self.own.provenance_shared(p)
     }
 
+    /// [`provenance`](Self::provenance) of a borrowed record (its edge index left
+    /// out), copied only when it differs from the last one.
+    pub fn provenance_of(&mut self, p: &Provenance) -> u32 {
+        self.own.provenance_shared_of(p)
+    }
+
     /// Add provenance records (a load's, in order); returns the index of the first.
     pub fn provenances(&mut self, records: &[Provenance]) -> u32 {
         let first = self.own.provenances.len() as u32;

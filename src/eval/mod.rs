@@ -969,20 +969,34 @@ impl<'a> Load<'a> {
 
     /// Add fact `fact`, the `k`-th of its batch (from 0), given in its owned form.
     fn owned(&mut self, k: usize, fact: InputFact) -> Result<()> {
-        let relation = crate::store::facts::checked_relation(self.program, k, &fact)?;
-        self.cells.clear();
-        for (v, c) in fact.args.iter().zip(&relation.columns) {
-            match encode(v, c.ty, self.interner) {
-                Some(x) => self.cells.push(x),
-                None => {
-                    return Err(crate::store::facts::bad_value(self.program, k, &fact, v, c));
-                }
-            }
-        }
+        self.encode(k, &fact)?;
         let mut p = fact.provenance;
         let edge_idx = p.edge_idx.take();
         let provenance = self.evidence.provenance(p);
         self.insert(fact.rel, fact.confidence, provenance, edge_idx)
+    }
+
+    /// [`Load::owned`] of a fact borrowed from a list, with its edge index as
+    /// numbering completed it (its provenance record is copied only when it differs
+    /// from the last fact's).
+    fn listed(&mut self, k: usize, fact: &InputFact, edge_idx: Option<u64>) -> Result<()> {
+        self.encode(k, fact)?;
+        let provenance = self.evidence.provenance_of(&fact.provenance);
+        self.insert(fact.rel, fact.confidence, provenance, edge_idx)
+    }
+
+    /// Encode the `k`-th fact's values into `self.cells`, checked against its
+    /// relation's columns.
+    fn encode(&mut self, k: usize, fact: &InputFact) -> Result<()> {
+        let relation = crate::store::facts::checked_relation(self.program, k, fact)?;
+        self.cells.clear();
+        for (v, c) in fact.args.iter().zip(&relation.columns) {
+            match encode(v, c.ty, self.interner) {
+                Some(x) => self.cells.push(x),
+                None => return Err(crate::store::facts::bad_value(self.program, k, fact, v, c)),
+            }
+        }
+        Ok(())
     }
 
     /// Add a load's facts as [`complete_table`](crate::store::numbering::complete_table)
@@ -1335,10 +1349,14 @@ pub fn evaluate<'a>(
     );
     match inputs.input() {
         Input::Facts(facts) => {
-            let all = crate::store::complete_inputs(&program, facts)?;
-
-            for (k, fact) in all.into_iter().enumerate() {
+            let completed = crate::store::numbering::complete_list(&program, facts)?;
+            let first = completed.missing.len();
+            for (k, fact) in completed.missing.into_iter().enumerate() {
                 load.owned(k, fact)?;
+            }
+            let edges = completed.edges.unwrap_or_default();
+            for (k, (fact, &edge_idx)) in facts.iter().zip(&edges).enumerate() {
+                load.listed(first + k, fact, edge_idx)?;
             }
         }
         Input::Columns(facts) => {

@@ -465,6 +465,18 @@ impl Table {
         }
     }
 
+    /// [`provenance_shared`](Self::provenance_shared) of a borrowed record, without
+    /// its edge index (copied only when it differs from the last record).
+    pub fn provenance_shared_of(&mut self, p: &Provenance) -> u32 {
+        match self.provenances.last() {
+            Some(last) if same_but_edge(last, p) => (self.provenances.len() - 1) as u32,
+            _ => self.provenance(Provenance {
+                edge_idx: None,
+                ..p.clone()
+            }),
+        }
+    }
+
     /// Row `row`'s cells, for a relation of `arity` columns.
     #[inline]
     pub fn cells_of<'a>(
@@ -727,6 +739,23 @@ impl<'a> IntoIterator for &'a InputFacts {
     fn into_iter(self) -> Self::IntoIter {
         Box::new(self.iter())
     }
+}
+
+/// Whether two provenance records are equal but for their edge indexes.
+fn same_but_edge(a: &Provenance, b: &Provenance) -> bool {
+    let Provenance {
+        source,
+        table,
+        edge_idx: _,
+        event_ts,
+        member_ids,
+        extra,
+    } = a;
+    *source == b.source
+        && *table == b.table
+        && *event_ts == b.event_ts
+        && *member_ids == b.member_ids
+        && *extra == b.extra
 }
 
 #[cfg(test)]

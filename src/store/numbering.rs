@@ -251,18 +251,39 @@ pub(crate) fn complete_table(program: &Program, facts: &InputFacts) -> Result<Co
             edges: None,
         });
     }
-    let edges = missing
-        .iter()
-        .map(|f| f.provenance.edge_idx)
-        .chain(facts.table.rows.iter().map(|r| r.edge_idx))
+    let edges = facts.table.rows.iter().map(|r| r.edge_idx);
+    number_after(program, missing, facts, edges)
+}
+
+/// [`complete_inputs`] of a list, without copying it: the program's facts it lacks
+/// (numbered), and every fact's edge index.
+pub(crate) fn complete_list(program: &Program, facts: &[InputFact]) -> Result<CompletedTable> {
+    let given = (facts.iter())
+        .filter(|f| f.provenance.source == "program")
+        .map(|f| (f.rel, Cow::Borrowed(f.args.as_slice())));
+    let missing = missing_program_facts(program, given);
+    let edges = facts.iter().map(|f| f.provenance.edge_idx);
+    number_after(program, missing, facts, edges)
+}
+
+/// Number the program's `missing` facts and then `rows` (whose edge indexes are
+/// `edges`) as one list.
+fn number_after<R: Rows + ?Sized>(
+    program: &Program,
+    missing: Vec<InputFact>,
+    rows: &R,
+    edges: impl Iterator<Item = Option<u64>>,
+) -> Result<CompletedTable> {
+    let edges = (missing.iter().map(|f| f.provenance.edge_idx))
+        .chain(edges)
         .collect();
-    let mut list = TableList {
+    let mut list = Completing {
         missing,
-        facts,
+        rows,
         edges,
     };
     number_list(program, &mut list, &())?;
-    let TableList {
+    let Completing {
         mut missing,
         mut edges,
         ..
@@ -277,14 +298,32 @@ pub(crate) fn complete_table(program: &Program, facts: &InputFacts) -> Result<Co
     })
 }
 
+/// Facts that follow the program's missing ones: a load's rows kept by columns, or
+/// a list.
+trait Rows {
+    fn fact(&self, i: usize) -> Cow<'_, InputFact>;
+}
+
+impl Rows for InputFacts {
+    fn fact(&self, i: usize) -> Cow<'_, InputFact> {
+        Cow::Owned(self.get(i))
+    }
+}
+
+impl Rows for [InputFact] {
+    fn fact(&self, i: usize) -> Cow<'_, InputFact> {
+        Cow::Borrowed(&self[i])
+    }
+}
+
 /// Program facts followed by a load's rows, as one list to number.
-struct TableList<'a> {
+struct Completing<'a, R: ?Sized> {
     missing: Vec<InputFact>,
-    facts: &'a InputFacts,
+    rows: &'a R,
     edges: Vec<Option<u64>>,
 }
 
-impl Numbered for TableList<'_> {
+impl<R: Rows + ?Sized> Numbered for Completing<'_, R> {
     fn count(&self) -> usize {
         self.edges.len()
     }
@@ -297,7 +336,7 @@ impl Numbered for TableList<'_> {
     fn fact(&self, i: usize) -> Cow<'_, InputFact> {
         match self.missing.get(i) {
             Some(f) => Cow::Borrowed(f),
-            None => Cow::Owned(self.facts.get(i - self.missing.len())),
+            None => self.rows.fact(i - self.missing.len()),
         }
     }
 }
