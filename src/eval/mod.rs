@@ -1349,12 +1349,11 @@ pub fn evaluate<'a>(
     );
     match inputs.input() {
         Input::Facts(facts) => {
-            let completed = crate::store::numbering::complete_list(&program, facts)?;
-            let first = completed.missing.len();
-            for (k, fact) in completed.missing.into_iter().enumerate() {
+            let (missing, edges) = crate::store::numbering::complete_list(&program, facts)?;
+            let first = missing.len();
+            for (k, fact) in missing.into_iter().enumerate() {
                 load.owned(k, fact)?;
             }
-            let edges = completed.edges.unwrap_or_default();
             for (k, (fact, &edge_idx)) in facts.iter().zip(&edges).enumerate() {
                 load.listed(first + k, fact, edge_idx)?;
             }

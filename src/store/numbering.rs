@@ -252,12 +252,19 @@ pub(crate) fn complete_table(program: &Program, facts: &InputFacts) -> Result<Co
         });
     }
     let edges = facts.table.rows.iter().map(|r| r.edge_idx);
-    number_after(program, missing, facts, edges)
+    let (missing, edges) = number_after(program, missing, facts, edges)?;
+    Ok(CompletedTable {
+        missing,
+        edges: Some(edges),
+    })
 }
 
 /// [`complete_inputs`] of a list, without copying it: the program's facts it lacks
-/// (numbered), and every fact's edge index.
-pub(crate) fn complete_list(program: &Program, facts: &[InputFact]) -> Result<CompletedTable> {
+/// (numbered), and every fact's edge index, in the list's order.
+pub(crate) fn complete_list(
+    program: &Program,
+    facts: &[InputFact],
+) -> Result<(Vec<InputFact>, Vec<Option<u64>>)> {
     let given = (facts.iter())
         .filter(|f| f.provenance.source == "program")
         .map(|f| (f.rel, Cow::Borrowed(f.args.as_slice())));
@@ -267,13 +274,13 @@ pub(crate) fn complete_list(program: &Program, facts: &[InputFact]) -> Result<Co
 }
 
 /// Number the program's `missing` facts and then `rows` (whose edge indexes are
-/// `edges`) as one list.
+/// `edges`) as one list: the missing facts numbered, and the rows' edge indexes.
 fn number_after<R: Rows + ?Sized>(
     program: &Program,
     missing: Vec<InputFact>,
     rows: &R,
     edges: impl Iterator<Item = Option<u64>>,
-) -> Result<CompletedTable> {
+) -> Result<(Vec<InputFact>, Vec<Option<u64>>)> {
     let edges = (missing.iter().map(|f| f.provenance.edge_idx))
         .chain(edges)
         .collect();
@@ -292,10 +299,7 @@ fn number_after<R: Rows + ?Sized>(
         f.provenance.edge_idx = e;
     }
     let rows = edges.split_off(missing.len());
-    Ok(CompletedTable {
-        missing,
-        edges: Some(rows),
-    })
+    Ok((missing, rows))
 }
 
 /// Facts that follow the program's missing ones: a load's rows kept by columns, or
