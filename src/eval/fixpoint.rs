@@ -152,6 +152,25 @@ thread_local! {
 
 #[cfg(test)]
 thread_local! {
+    /// In tests: `true` makes every stratum hand out its changed facts as they
+    /// change, never best first (see [`Order`]), so that both paths can be compared.
+    pub(crate) static FORCE_UNORDERED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// In tests: how many times the least-height pass ran on this thread.
+    pub(crate) static PASSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether tests keep every stratum from handing out its changed facts best first.
+#[inline]
+fn forced_unordered() -> bool {
+    #[cfg(test)]
+    if FORCE_UNORDERED.with(std::cell::Cell::get) {
+        return true;
+    }
+    false
+}
+
+#[cfg(test)]
+thread_local! {
     /// In tests: `false` makes runs hand every binding to the sink one at a time,
     /// as if no plan had a tail, so that both paths can be compared (read on the
     /// thread that runs the rounds).
@@ -525,6 +544,9 @@ pub(crate) struct Engine<'a> {
     /// Whether a relation of the current stratum is a layer over a shared base (the
     /// least-height pass then does not run: the rounds' records stay).
     layered: bool,
+    /// When the current stratum hands out its changed facts best first (see
+    /// [`Order`]).
+    order: Option<Order>,
     /// Per relation: whether it belongs to the stratum being evaluated.
     in_stratum: Vec<bool>,
     /// Per relation: the rows of its full (`full_len`) and old (`old_len`) versions in
@@ -609,6 +631,7 @@ impl<'a> Engine<'a> {
             touched: vec![Vec::new(); n],
             conf_raised: false,
             layered: false,
+            order: None,
             in_stratum: vec![false; n],
             old_len: full_len.clone(),
             full_len,
@@ -694,6 +717,7 @@ impl<'a> Engine<'a> {
             && self
                 .mem
                 .saturating_add(self.buffer_mem)
+                .saturating_add(self.order.as_ref().map_or(0, |o| o.bytes))
                 .saturating_add(growth)
                 > max
         {
@@ -867,6 +891,16 @@ impl<'a> Engine<'a> {
             .relations
             .iter()
             .any(|&r| self.rels[r as usize].is_layer());
+        // Facts whose confidences may differ are handed out best first, so that none
+        // is read before it is final (see `Order`).
+        self.order = (seed.is_none()
+            && !self.layered
+            && stratum.recursive
+            && !variants.is_empty()
+            && !forced_unordered()
+            && variants.iter().all(|p| reads_one_of(p, &in_stratum))
+            && self.confidences_differ(si, &read))
+        .then(Order::default);
         // An earlier fact whose confidence rose before this stratum counts as raised.
         self.conf_raised = seed.is_some_and(|s| {
             s.changed
@@ -910,6 +944,10 @@ impl<'a> Engine<'a> {
             }
             delta_rels.clear();
             match seed {
+                None if self.order.is_some() => {
+                    self.release(&stratum.relations, first, &mut delta_rels);
+                    self.check_memory(0, None)?;
+                }
                 Some(s) if first => {
                     for (r, changed) in s.changed.iter().enumerate() {
                         if !changed.is_empty() {
@@ -1000,6 +1038,7 @@ impl<'a> Engine<'a> {
         for &r in &delta_rels {
             self.cur_delta[r].clear();
         }
+        self.order = None;
         // Outside this stratum, both versions of the stratum's relations are whole.
         for &r in &stratum.relations {
             let len = self.rels[r as usize].len();
@@ -1033,6 +1072,8 @@ impl<'a> Engine<'a> {
         // shared base keeps the derivations the rounds chose (of the best
         // confidence, so valid, but not re-selected for least height).
         if self.provenance() && self.conf_raised && !self.layered {
+            #[cfg(test)]
+            PASSES.with(|p| p.set(p.get() + 1));
             self.settle_heights(si, &in_stratum)?;
             for &r in &stratum.relations {
                 self.account(r as usize);
@@ -1155,6 +1196,94 @@ impl<'a> Engine<'a> {
         // Out of time: say yes (recomputing is always correct); the stratum that
         // follows stops at the deadline anyway.
         found || stop == Some(Stop::Expired)
+    }
+
+    /// Whether the facts stratum `si` derives may differ in confidence: a rule of it
+    /// has a confidence below 1, or the facts its rules read (`read`, its own
+    /// relations' facts included) do not all share one. Otherwise every derivation
+    /// has that one confidence, and the rounds meet facts in height order anyway.
+    fn confidences_differ(&self, si: usize, read: &[usize]) -> bool {
+        let stratum = &self.program.strata[si];
+        if stratum
+            .rules
+            .iter()
+            .any(|&r| self.program.rule(r).confidence != 1.0)
+        {
+            return true;
+        }
+        let mut shared = None;
+        let own = stratum.relations.iter().map(|&r| r as usize);
+        for r in read.iter().copied().chain(own) {
+            match self.rels[r].one_confidence() {
+                Ok(None) => {}
+                Ok(Some(c)) if *shared.get_or_insert(c) == c => {}
+                _ => return true,
+            }
+        }
+        false
+    }
+
+    /// Start a round of a stratum that hands its facts out best first: queue the
+    /// facts that changed in the round before (every fact of `rels`, in the first)
+    /// at their rank, and make the facts queued at the best rank this round's delta.
+    fn release(&mut self, rels: &[u32], first: bool, delta_rels: &mut Vec<usize>) {
+        let Some(order) = self.order.as_mut() else {
+            return;
+        };
+        for &r in rels {
+            let r = r as usize;
+            let (rel, next) = (&self.rels[r], &mut self.next_delta[r]);
+            if first {
+                next.clear();
+                next.extend(0..rel.len());
+            }
+            // Consecutive rows often share a rank: its list is looked up once for them.
+            let mut run: Option<((u64, u32), Vec<FactId>)> = None;
+            for &row in next.iter() {
+                self.queued[r].set(row, false);
+                let at = rank(rel.meta(row));
+                let fact = FactId {
+                    rel: r as u32,
+                    row,
+                };
+                match &mut run {
+                    Some((k, list)) if *k == at => list.push(fact),
+                    _ => {
+                        if let Some((k, list)) = run.take() {
+                            order.queue(k, list);
+                        }
+                        run = Some((at, vec![fact]));
+                    }
+                }
+            }
+            if let Some((k, list)) = run {
+                order.queue(k, list);
+            }
+            next.clear();
+        }
+        // The best rank queued with a fact still at it (the others moved up since,
+        // and are queued again at their new rank).
+        while let Some((at, facts)) = order.queued.pop_first() {
+            order.bytes -= facts.capacity() * std::mem::size_of::<FactId>();
+            let mut any = false;
+            for f in facts {
+                if rank(self.rels[f.rel as usize].meta(f.row)) == at {
+                    self.cur_delta[f.rel as usize].push(f.row);
+                    any = true;
+                }
+            }
+            if any {
+                order.current = Some(at);
+                break;
+            }
+        }
+        for &r in rels {
+            let d = &mut self.cur_delta[r as usize];
+            if !d.is_empty() {
+                d.sort_unstable();
+                delta_rels.push(r as usize);
+            }
+        }
     }
 
     fn report(&self, stratum: usize, round: u32, new_facts: usize) {
@@ -1389,6 +1518,10 @@ impl<'a> Engine<'a> {
                 4,
             );
         self.check_memory(growth, Some(plan.rule))?;
+        // Handing facts out best first, a fact is read only once it is handed out:
+        // only then can a rise come too late (and it cannot: see `Order`).
+        let handed = self.order.as_ref().map(|o| o.current);
+        let unread = if handed.is_some() { 0 } else { unread };
         let rel = &mut self.rels[head];
         let queued = &mut self.queued[head];
         let next = &mut self.next_delta[head];
@@ -1454,6 +1587,9 @@ impl<'a> Engine<'a> {
             }
             if improved {
                 st.improved += 1;
+                if let Some(Some(at)) = handed {
+                    raised |= rank(old) <= at;
+                }
                 if !queued.get(row) {
                     queued.set(row, true);
                     next.push(row);
@@ -1483,6 +1619,14 @@ pub(crate) fn grow_bytes(len: usize, cap: usize, add: usize, elem: usize) -> usi
     } else {
         (cap * 2).max(len + add) * elem
     }
+}
+
+/// Whether `plan` reads one relation of the stratum `in_stratum` marks, once (its
+/// rule is linear in the stratum: that one read is the variant's delta).
+fn reads_one_of(plan: &Plan, in_stratum: &[bool]) -> bool {
+    let mut reads = Vec::new();
+    collect_reads(&plan.steps, &mut reads);
+    reads.iter().filter(|&&r| in_stratum[r]).count() == 1
 }
 
 /// Every relation a plan's steps read (aggregate bodies included).
@@ -1803,6 +1947,65 @@ pub(crate) fn negation_probe(rule: &crate::ir::Rule, i: usize) -> crate::ir::Rul
         probe.body[i] = Literal::Atom(a);
     }
     probe
+}
+
+/// The changed facts of a stratum whose confidences may differ, handed out best
+/// first: each round's delta is the facts queued at the best rank (highest
+/// confidence, then least height; see [`rank`]) among all queued and not yet handed
+/// out, the others wait.
+///
+/// In a stratum whose rules are linear in it (each reads one of its relations, once:
+/// its variant's delta), a rule reads a fact of the stratum only once it is handed
+/// out. A derivation ranks below each of its premises (its confidence is the
+/// rule's, at most 1, times their least; its height is one more than their
+/// greatest; without provenance there are no heights, and it may rank level), so
+/// every derivation of a round ranks below the round's delta, or level with it, and
+/// cannot improve a fact handed out before: a fact handed out is final when it is
+/// read. The rounds then record each fact's best derivation outright, and the
+/// least-height pass has nothing to re-select. Without this order a weighted
+/// closure derives a third of its facts more than once, at rising confidence, and
+/// the pass joins every derivation again. (The merge still checks that no fact
+/// handed out rises, and calls the pass in if one does.)
+///
+/// A non-linear rule reads facts through the old and full versions before they are
+/// handed out: one read at a lower confidence and height than its final ones would
+/// leave a dependent recorded at a height its premise no longer has. Such strata
+/// hand facts out as they change, and the pass re-selects.
+///
+/// Only strata whose confidences may differ are ordered: with one confidence
+/// throughout, the rank is the height, which the rounds meet in order already.
+#[derive(Default)]
+struct Order {
+    /// Rank → facts queued at it. A fact whose rank rose after it was queued is also
+    /// queued at its new rank, the entry here is stale.
+    queued: std::collections::BTreeMap<(u64, u32), Vec<FactId>>,
+    /// The rank of the current round's delta (`None` before the first).
+    current: Option<(u64, u32)>,
+    /// Bytes of the lists queued, counted against the memory limit.
+    bytes: usize,
+}
+
+impl Order {
+    fn queue(&mut self, at: (u64, u32), mut facts: Vec<FactId>) {
+        let list = self.queued.entry(at).or_default();
+        self.bytes -= list.capacity() * std::mem::size_of::<FactId>();
+        if list.is_empty() {
+            *list = facts;
+        } else {
+            list.append(&mut facts);
+        }
+        self.bytes += list.capacity() * std::mem::size_of::<FactId>();
+    }
+}
+
+/// Where a fact's record ranks in the order the facts of a weighted stratum are
+/// handed out (less is better): highest confidence first (in the order
+/// `f64::total_cmp` gives), then least height.
+#[inline]
+fn rank(m: Meta) -> (u64, u32) {
+    let b = m.conf.to_bits();
+    let ascending = if b >> 63 == 1 { !b } else { b | 1 << 63 };
+    (!ascending, m.height)
 }
 
 /// Which rows of a relation are queued for the next delta: a flag per own row, and a

@@ -1021,6 +1021,18 @@ impl Relation {
         self.base_len > 0
     }
 
+    /// The confidence every row shares: `Ok(None)` for no rows, `Err(())` when two
+    /// may differ (a layer's are not looked into).
+    pub fn one_confidence(&self) -> std::result::Result<Option<f64>, ()> {
+        if self.len == 0 {
+            Ok(None)
+        } else if self.is_layer() || self.layout.conf_col {
+            Err(())
+        } else {
+            Ok(Some(f64::from_bits(self.uniform)))
+        }
+    }
+
     /// Rows this relation holds itself (all of them, unless it is a layer).
     pub fn own_rows(&self) -> u32 {
         self.len - self.base_len
