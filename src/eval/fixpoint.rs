@@ -157,6 +157,8 @@ thread_local! {
     pub(crate) static FORCE_UNORDERED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// In tests: how many times the least-height pass ran on this thread.
     pub(crate) static PASSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// In tests: how many strata stopped handing their facts out best first.
+    pub(crate) static STOPPED_ORDER: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Whether tests keep every stratum from handing out its changed facts best first.
@@ -944,7 +946,7 @@ impl<'a> Engine<'a> {
             }
             delta_rels.clear();
             match seed {
-                None if self.order.is_some() => {
+                None if self.order.is_some() && self.keeps_order(st.derivations) => {
                     self.release(&stratum.relations, first, &mut delta_rels);
                     self.check_memory(0, None)?;
                 }
@@ -1223,6 +1225,38 @@ impl<'a> Engine<'a> {
         false
     }
 
+    /// Whether the current stratum goes on handing its facts out best first. It stops
+    /// when, after [`ORDER_TRIAL`] rounds, they derive little (fewer than
+    /// [`ORDER_MIN_WORK`] derivations a round on average, `derivations` of the
+    /// stratum so far): a chain whose confidences nearly all differ hands its facts
+    /// out one by one, a round each, and its rounds would cost more than their
+    /// joins. (A weighted graph often starts like that, with its few most confident
+    /// facts, before its rounds grow: hence the long trial.) The facts still queued
+    /// are then queued for the next round, and the stratum goes on as one whose
+    /// facts are handed out as they change: a rise of a fact read then calls the
+    /// least-height pass in (the facts handed out before are final).
+    fn keeps_order(&mut self, derivations: u64) -> bool {
+        let Some(order) = &self.order else {
+            return false;
+        };
+        if order.rounds < ORDER_TRIAL || derivations >= ORDER_MIN_WORK * order.rounds {
+            return true;
+        }
+        #[cfg(test)]
+        STOPPED_ORDER.with(|n| n.set(n.get() + 1));
+        let order = self.order.take().unwrap_or_default();
+        for (at, facts) in order.queued {
+            for f in facts {
+                let (r, row) = (f.rel as usize, f.row);
+                if rank(self.rels[r].meta(row)) == at && !self.queued[r].get(row) {
+                    self.queued[r].set(row, true);
+                    self.next_delta[r].push(row);
+                }
+            }
+        }
+        false
+    }
+
     /// Start a round of a stratum that hands its facts out best first: queue the
     /// facts that changed in the round before (every fact of `rels`, in the first)
     /// at their rank, and make the facts queued at the best rank this round's delta.
@@ -1242,10 +1276,7 @@ impl<'a> Engine<'a> {
             for &row in next.iter() {
                 self.queued[r].set(row, false);
                 let at = rank(rel.meta(row));
-                let fact = FactId {
-                    rel: r as u32,
-                    row,
-                };
+                let fact = FactId { rel: r as u32, row };
                 match &mut run {
                     Some((k, list)) if *k == at => list.push(fact),
                     _ => {
@@ -1277,10 +1308,12 @@ impl<'a> Engine<'a> {
                 break;
             }
         }
+        order.rounds += 1;
         for &r in rels {
             let d = &mut self.cur_delta[r as usize];
             if !d.is_empty() {
                 d.sort_unstable();
+                order.handed += d.len() as u64;
                 delta_rels.push(r as usize);
             }
         }
@@ -1983,7 +2016,18 @@ struct Order {
     current: Option<(u64, u32)>,
     /// Bytes of the lists queued, counted against the memory limit.
     bytes: usize,
+    /// Rounds so far, and the facts they handed out.
+    rounds: u64,
+    handed: u64,
 }
+
+/// Rounds a stratum hands its facts out best first before it checks that they are
+/// not too few a round (see [`Engine::keeps_order`]).
+const ORDER_TRIAL: u64 = if cfg!(test) { 64 } else { 4096 };
+
+/// Derivations a round of a stratum handing its facts out best first must make on
+/// average (a round costs about what a few dozen derivations do).
+const ORDER_MIN_WORK: u64 = 4;
 
 impl Order {
     fn queue(&mut self, at: (u64, u32), mut facts: Vec<FactId>) {
