@@ -1264,6 +1264,10 @@ impl<'a> Engine<'a> {
         let Some(order) = self.order.as_mut() else {
             return;
         };
+        // A fact queued at a rank no worse than the last delta's was handed out and
+        // has risen since (a new fact always ranks below the delta that derived it;
+        // without provenance it may rank level, and rises do not matter).
+        let handed = order.current.filter(|_| self.options.provenance);
         for &r in rels {
             let r = r as usize;
             let (rel, next) = (&self.rels[r], &mut self.next_delta[r]);
@@ -1276,6 +1280,7 @@ impl<'a> Engine<'a> {
             for &row in next.iter() {
                 self.queued[r].set(row, false);
                 let at = rank(rel.meta(row));
+                self.conf_raised |= handed.is_some_and(|k| at <= k);
                 let fact = FactId { rel: r as u32, row };
                 match &mut run {
                     Some((k, list)) if *k == at => list.push(fact),
@@ -1552,9 +1557,8 @@ impl<'a> Engine<'a> {
             );
         self.check_memory(growth, Some(plan.rule))?;
         // Handing facts out best first, a fact is read only once it is handed out:
-        // only then can a rise come too late (and it cannot: see `Order`).
-        let handed = self.order.as_ref().map(|o| o.current);
-        let unread = if handed.is_some() { 0 } else { unread };
+        // a rise of one is found as it is queued again (see `Engine::release`).
+        let unread = if self.order.is_some() { 0 } else { unread };
         let rel = &mut self.rels[head];
         let queued = &mut self.queued[head];
         let next = &mut self.next_delta[head];
@@ -1620,9 +1624,6 @@ impl<'a> Engine<'a> {
             }
             if improved {
                 st.improved += 1;
-                if let Some(Some(at)) = handed {
-                    raised |= rank(old) <= at;
-                }
                 if !queued.get(row) {
                     queued.set(row, true);
                     next.push(row);
@@ -1997,8 +1998,8 @@ pub(crate) fn negation_probe(rule: &crate::ir::Rule, i: usize) -> crate::ir::Rul
 /// read. The rounds then record each fact's best derivation outright, and the
 /// least-height pass has nothing to re-select. Without this order a weighted
 /// closure derives a third of its facts more than once, at rising confidence, and
-/// the pass joins every derivation again. (The merge still checks that no fact
-/// handed out rises, and calls the pass in if one does.)
+/// the pass joins every derivation again. (A fact queued again at a rank no worse
+/// than the last delta's would be one handed out that rose: that calls the pass in.)
 ///
 /// A non-linear rule reads facts through the old and full versions before they are
 /// handed out: one read at a lower confidence and height than its final ones would
