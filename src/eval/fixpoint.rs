@@ -1276,25 +1276,26 @@ impl<'a> Engine<'a> {
                 next.extend(0..rel.len());
             }
             // Consecutive rows often share a rank: its list is looked up once for them.
-            let mut run: Option<((u64, u32), Vec<FactId>)> = None;
+            let mut run = std::mem::take(&mut order.run);
+            let mut run_at = None;
             for &row in next.iter() {
                 self.queued[r].set(row, false);
                 let at = rank(rel.meta(row));
                 self.conf_raised |= handed.is_some_and(|k| at <= k);
-                let fact = FactId { rel: r as u32, row };
-                match &mut run {
-                    Some((k, list)) if *k == at => list.push(fact),
-                    _ => {
-                        if let Some((k, list)) = run.take() {
-                            order.queue(k, list);
-                        }
-                        run = Some((at, vec![fact]));
+                if run_at != Some(at) {
+                    if let Some(k) = run_at {
+                        order.queue(k, &run);
                     }
+                    run.clear();
+                    run_at = Some(at);
                 }
+                run.push(FactId { rel: r as u32, row });
             }
-            if let Some((k, list)) = run {
-                order.queue(k, list);
+            if let Some(k) = run_at {
+                order.queue(k, &run);
             }
+            run.clear();
+            order.run = run;
             next.clear();
         }
         // The best rank queued with a fact still at it (the others moved up since,
@@ -1317,7 +1318,6 @@ impl<'a> Engine<'a> {
         for &r in rels {
             let d = &mut self.cur_delta[r as usize];
             if !d.is_empty() {
-                d.sort_unstable();
                 order.handed += d.len() as u64;
                 delta_rels.push(r as usize);
             }
@@ -2020,6 +2020,8 @@ struct Order {
     /// Rounds so far, and the facts they handed out.
     rounds: u64,
     handed: u64,
+    /// The facts of one rank being gathered for the queue (kept for its storage).
+    run: Vec<FactId>,
 }
 
 /// Rounds a stratum hands its facts out best first before it checks that they are
@@ -2031,14 +2033,11 @@ const ORDER_TRIAL: u64 = if cfg!(test) { 64 } else { 4096 };
 const ORDER_MIN_WORK: u64 = 4;
 
 impl Order {
-    fn queue(&mut self, at: (u64, u32), mut facts: Vec<FactId>) {
+    /// Queue `facts` at rank `at`.
+    fn queue(&mut self, at: (u64, u32), facts: &[FactId]) {
         let list = self.queued.entry(at).or_default();
         self.bytes -= list.capacity() * std::mem::size_of::<FactId>();
-        if list.is_empty() {
-            *list = facts;
-        } else {
-            list.append(&mut facts);
-        }
+        list.extend_from_slice(facts);
         self.bytes += list.capacity() * std::mem::size_of::<FactId>();
     }
 }
