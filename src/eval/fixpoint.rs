@@ -1234,12 +1234,24 @@ impl<'a> Engine<'a> {
     /// facts, before its rounds grow: hence the long trial.) The facts still queued
     /// are then queued for the next round, and the stratum goes on as one whose
     /// facts are handed out as they change: a rise of a fact read then calls the
-    /// least-height pass in (the facts handed out before are final).
+    /// least-height pass in (the facts handed out before are final). It stops too
+    /// after half the rounds `Budget::max_rounds` allows, which a large graph whose
+    /// confidences nearly all differ could reach where rounds that hand facts out as
+    /// they change would not.
     fn keeps_order(&mut self, derivations: u64) -> bool {
         let Some(order) = &self.order else {
             return false;
         };
-        if order.rounds < ORDER_TRIAL || derivations >= ORDER_MIN_WORK * order.rounds {
+        // Half the round limit at most: the rounds that hand facts out as they change
+        // take about as many as the longest derivation is tall.
+        let budget = self
+            .options
+            .budget
+            .max_rounds
+            .map_or(u64::MAX, |m| u64::from(m / 2));
+        if order.rounds < budget
+            && (order.rounds < ORDER_TRIAL || derivations >= ORDER_MIN_WORK * order.rounds)
+        {
             return true;
         }
         #[cfg(test)]

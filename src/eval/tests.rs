@@ -1949,3 +1949,47 @@ fn a_chain_of_distinct_confidences_stops_ordering_and_stays_exact() {
         assert_eq!(d.height, highest + 1, "{}", ordered.fact_text(f));
     }
 }
+
+/// A stratum that hands its facts out best first stops doing so at half the round
+/// limit, so that the limit fails only programs that would fail it anyway: a
+/// weighted closure whose ranks all differ evaluates within a limit below the
+/// rounds that ordering it all along takes, to the same records.
+#[test]
+fn handing_facts_out_best_first_stays_within_the_round_limit() {
+    let (tc, edge, path) = tc_with_confidence(0.9);
+    // A dense graph: each round derives plenty, so only the limit stops the order.
+    let mut inputs = Vec::new();
+    for a in 0..12i64 {
+        for b in 0..12i64 {
+            if (a * 7 + b * 3) % 4 != 0 {
+                let conf = 0.2 + 0.005 * (a * 12 + b) as f64;
+                inputs.push(input(edge, &[a, b], conf));
+            }
+        }
+    }
+    let all_along = evaluate(tc.clone(), &inputs, &prov()).unwrap();
+    let rounds = all_along
+        .stats()
+        .strata
+        .iter()
+        .map(|s| s.rounds)
+        .max()
+        .unwrap();
+    assert!(rounds > 60, "{rounds} rounds: every rank should take one");
+    let limit = 40;
+    let budget = Budget {
+        max_rounds: Some(limit),
+        ..Budget::default()
+    };
+    let limited = evaluate(tc.clone(), &inputs, &prov().with_budget(budget)).unwrap();
+    let taken = limited
+        .stats()
+        .strata
+        .iter()
+        .map(|s| s.rounds)
+        .max()
+        .unwrap();
+    assert!(taken <= limit, "{taken} rounds");
+    assert_eq!(ranks(&limited), ranks(&all_along));
+    assert_eq!(limited.len(path), all_along.len(path));
+}
