@@ -206,6 +206,19 @@ pub(crate) struct Frame {
 }
 
 impl Frame {
+    /// This frame made what [`Frame::new`] would make for `plan`, its storage kept.
+    pub fn refit(&mut self, plan: &Plan) {
+        self.slots.clear();
+        self.slots.resize(plan.slots, 0);
+        self.facts.clear();
+        self.facts.resize(plan.facts, FactId { rel: 0, row: 0 });
+        self.agg_facts.truncate(plan.aggs);
+        for a in &mut self.agg_facts {
+            a.clear();
+        }
+        self.agg_facts.resize_with(plan.aggs, Vec::new);
+    }
+
     pub fn new(plan: &Plan) -> Frame {
         Frame {
             slots: vec![0; plan.slots],

@@ -299,14 +299,28 @@ struct Piece {
 }
 
 impl Piece {
-    /// Piece `rows` of plan `i`, with a buffer from `spare` if there is one.
-    fn new(i: usize, plan: &Plan, rows: std::ops::Range<usize>, spare: &mut Vec<Pending>) -> Piece {
+    /// Piece `rows` of plan `i`, with a buffer from `spare` and a frame from `frames`
+    /// if there are.
+    fn new(
+        i: usize,
+        plan: &Plan,
+        rows: std::ops::Range<usize>,
+        spare: &mut Vec<Pending>,
+        frames: &mut Vec<Frame>,
+    ) -> Piece {
         let mut pending = spare.pop().unwrap_or_default();
         pending.reset();
+        let frame = match frames.pop() {
+            Some(mut f) => {
+                f.refit(plan);
+                f
+            }
+            None => Frame::new(plan),
+        };
         Piece {
             plan: i,
             rows,
-            frame: Frame::new(plan),
+            frame,
             cursor: Cursor::default(),
             pending,
             faults: Faults::default(),
@@ -571,6 +585,10 @@ pub(crate) struct Engine<'a> {
     /// Derivation buffers of finished pieces, kept for the next ones (a chain-like
     /// program runs thousands of small rounds: fresh buffers showed in profiles).
     spare: Vec<Pending>,
+    /// Join frames of finished pieces, kept for the next ones.
+    frames: Vec<Frame>,
+    /// Lists `run_pieces` fills anew at every call, kept for their storage.
+    scratch: Scratch,
     /// Worker threads, when evaluation uses more than one.
     pool: Option<std::sync::Arc<rayon::ThreadPool>>,
     /// Derivations made by the last wave of pieces.
@@ -578,6 +596,18 @@ pub(crate) struct Engine<'a> {
     /// Bytes of the derivation buffers (a wave's and the spare ones), counted
     /// against the memory limit with the relations.
     buffer_mem: usize,
+}
+
+/// Lists the rounds fill anew each time, kept for their storage.
+#[derive(Default)]
+struct Scratch {
+    /// A round's work: plan and delta positions of each piece.
+    work: Vec<(usize, std::ops::Range<usize>)>,
+    /// Unfinished pieces, and the list the next wave's are gathered into.
+    queue: Vec<Piece>,
+    next: Vec<Piece>,
+    /// Per plan of a wave: how it buffers derivation words.
+    words: Vec<Option<Words>>,
 }
 
 /// Where an incremental stratum evaluation starts: the rows each relation had before
@@ -645,6 +675,8 @@ impl<'a> Engine<'a> {
             rule_faults: vec![Faults::default(); program.rules.len()],
             fact_count,
             spare: Vec::new(),
+            frames: Vec::new(),
+            scratch: Scratch::default(),
             pool: pool(options.threads),
             last_wave: u64::MAX,
             buffer_mem: 0,
@@ -1019,7 +1051,8 @@ impl<'a> Engine<'a> {
             let before = self.derived_total;
             let deltas = std::mem::take(&mut self.cur_delta);
             // Every variant over its delta, in pieces of at most PIECE rows.
-            let mut work = Vec::new();
+            let mut work = std::mem::take(&mut self.scratch.work);
+            work.clear();
             for (i, plan) in variant_plans.iter().enumerate() {
                 if let Some(Step::Scan {
                     rel,
@@ -1033,6 +1066,7 @@ impl<'a> Engine<'a> {
             }
             let outcome = self.run_pieces(&variant_plans, &work, &old, &full, &deltas, &mut st);
             self.cur_delta = deltas;
+            self.scratch.work = work;
             outcome?;
             self.report(si, st.rounds, self.derived_total - before);
             st.rounds += 1;
@@ -1368,6 +1402,36 @@ impl<'a> Engine<'a> {
         deltas: &[Vec<u32>],
         st: &mut StratumStats,
     ) -> Result<()> {
+        // The piece lists and derivation word shapes of the last call are reused: a
+        // chain-like stratum calls this once a round, for thousands of small rounds.
+        let mut queue = std::mem::take(&mut self.scratch.queue);
+        let mut next = std::mem::take(&mut self.scratch.next);
+        let mut words = std::mem::take(&mut self.scratch.words);
+        let outcome = self.run_waves(
+            plans,
+            work,
+            (old, full, deltas),
+            (&mut queue, &mut next, &mut words),
+            st,
+        );
+        // Pieces left by an error are dropped; their buffers are not kept.
+        queue.clear();
+        next.clear();
+        self.scratch.queue = queue;
+        self.scratch.next = next;
+        self.scratch.words = words;
+        outcome
+    }
+
+    /// [`Engine::run_pieces`] with its piece lists and word shapes to fill.
+    fn run_waves(
+        &mut self,
+        plans: &[&Plan],
+        work: &[(usize, std::ops::Range<usize>)],
+        (old, full, deltas): (&[u32], &[u32], &[Vec<u32>]),
+        (queue, next, words): (&mut Vec<Piece>, &mut Vec<Piece>, &mut Vec<Option<Words>>),
+        st: &mut StratumStats,
+    ) -> Result<()> {
         let provenance = self.provenance();
         // Once the least-height pass is bound to run, it re-selects every derived
         // fact's record: the rounds keep heights (they decide which facts change,
@@ -1376,29 +1440,28 @@ impl<'a> Engine<'a> {
         let record = provenance && (!self.conf_raised || self.layered || forced_track());
         let batch = batching();
         let deadline = self.deadline;
-        // A plan whose functors make symbols writes the symbol table as it joins: its
-        // pieces run on this thread (in the same order, so with the same outcome).
-        let shareable: Vec<bool> = plans.iter().map(|p| !makes_symbols(p)).collect();
         let mut waiting = work.iter().filter(|(i, _)| plans[*i].feasible);
-        // Unfinished pieces, in order; each wave runs the first WAVE of them.
-        let mut queue: Vec<Piece> = Vec::new();
+        // Unfinished pieces, in order (`queue`); each wave runs the first WAVE of them.
+        queue.clear();
         loop {
             while queue.len() < WAVE {
                 let Some((i, rows)) = waiting.next() else {
                     break;
                 };
-                queue.push(Piece::new(*i, plans[*i], rows.clone(), &mut self.spare));
+                let (spare, frames) = (&mut self.spare, &mut self.frames);
+                queue.push(Piece::new(*i, plans[*i], rows.clone(), spare, frames));
             }
             if queue.is_empty() {
                 return Ok(());
             }
-            let later = queue.split_off(queue.len().min(WAVE));
-            let mut wave = queue;
+            let n = queue.len().min(WAVE);
+            let wave = &mut queue[..n];
             // Relations only grow at merges: rows read in this wave fit inline
             // derivation words for the whole wave if they fit now.
-            let mut words: Vec<Option<Words>> = vec![None; plans.len()];
+            words.clear();
+            words.resize(plans.len(), None);
             if record {
-                for piece in &wave {
+                for piece in wave.iter() {
                     let i = piece.plan;
                     if words[i].is_none() {
                         words[i] = self.words(plans[i])?;
@@ -1431,10 +1494,13 @@ impl<'a> Engine<'a> {
                 };
                 piece.run(plans[piece.plan], &reads);
             };
+            // A plan whose functors make symbols writes the symbol table as it joins:
+            // its pieces run on this thread (in the same order, so with the same
+            // outcome).
             let parallel = self.pool.as_ref().filter(|_| {
                 wave.len() > 1
                     && self.last_wave >= SHARE_MIN
-                    && wave.iter().all(|piece| shareable[piece.plan])
+                    && wave.iter().all(|piece| !makes_symbols(plans[piece.plan]))
             });
             match parallel {
                 Some(pool) => {
@@ -1476,20 +1542,23 @@ impl<'a> Engine<'a> {
             // still unvisited to a new piece right after it, so that a piece whose
             // rows derive much does not run alone (where pieces pause depends only
             // on what they derive, so the split is the same at every thread count).
-            queue = Vec::with_capacity(wave.len() * 2 + later.len());
-            for mut piece in wave {
+            next.clear();
+            for mut piece in queue.drain(..n) {
                 if piece.stop.is_none() {
                     self.spare.push(piece.pending);
+                    self.frames.push(piece.frame);
                     continue;
                 }
                 let tail = piece.split();
                 let plan = piece.plan;
-                queue.push(piece);
+                next.push(piece);
                 if let Some(rows) = tail {
-                    queue.push(Piece::new(plan, plans[plan], rows, &mut self.spare));
+                    let (spare, frames) = (&mut self.spare, &mut self.frames);
+                    next.push(Piece::new(plan, plans[plan], rows, spare, frames));
                 }
             }
-            queue.extend(later);
+            next.append(queue);
+            std::mem::swap(queue, next);
             self.check_deadline()?;
         }
     }
