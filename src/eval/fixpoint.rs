@@ -361,15 +361,20 @@ impl Piece {
         );
         ctx.deadline = reads.deadline;
         // Runs only read: the narrow views hold until the next merge.
-        let narrow = plan.tail.as_ref().and_then(|t| {
+        let views = plan.tail.as_ref().and_then(|t| {
             let from = reads.rels[t.rel as usize].narrow()?;
             Some((from, head.narrow()?))
         });
+        let (narrow, weighted) = match views {
+            Some((from, to)) if from.conf_col || to.conf_col => (None, views),
+            _ => (views, None),
+        };
         let mut sink = Emitter {
             plan,
             head,
             batch: reads.batch,
             narrow,
+            weighted,
             syms: ctx.syms,
             provenance: reads.provenance,
             pending,
@@ -390,8 +395,10 @@ struct Emitter<'a> {
     /// Whether it takes a plan's last scan in batches.
     batch: bool,
     /// The plan's last scanned relation and its head relation, when both are
-    /// narrow (see [`Emitter::narrow_rows`]).
+    /// narrow (see [`Emitter::narrow_rows`]) and neither is a weighted view.
     narrow: Option<(Narrow<'a>, Narrow<'a>)>,
+    /// The same when both are narrow and one or both are weighted views.
+    weighted: Option<(Narrow<'a>, Narrow<'a>)>,
     syms: Syms<'a>,
     provenance: bool,
     pending: &'a mut Pending,
@@ -439,12 +446,28 @@ impl exec::Sink for Emitter<'_> {
         {
             // Head cells in an array of their number: loops over them unroll.
             match scan.tail.head.len() {
-                1 => return self.narrow_rows::<1>(frame, scan, from, to, rows, conf, height),
-                2 => return self.narrow_rows::<2>(frame, scan, from, to, rows, conf, height),
-                3 => return self.narrow_rows::<3>(frame, scan, from, to, rows, conf, height),
-                4 => return self.narrow_rows::<4>(frame, scan, from, to, rows, conf, height),
+                1 => {
+                    return self.narrow_rows::<1, false>(frame, scan, from, to, rows, conf, height);
+                }
+                2 => {
+                    return self.narrow_rows::<2, false>(frame, scan, from, to, rows, conf, height);
+                }
+                3 => {
+                    return self.narrow_rows::<3, false>(frame, scan, from, to, rows, conf, height);
+                }
+                4 => {
+                    return self.narrow_rows::<4, false>(frame, scan, from, to, rows, conf, height);
+                }
                 _ => {}
             }
+        }
+        // Rows that hold their own confidences take a loop of their own, so that the
+        // others' stays as it is.
+        if let Some((from, to)) = self.weighted
+            && scan.all_pass()
+            && let Some(pause) = self.weighted_rows(frame, scan, from, to, rows, conf, height)
+        {
+            return pause;
         }
         let (plan, head, out) = (self.plan, self.head, &mut *self.pending);
         let provenance = self.provenance;
@@ -1773,13 +1796,37 @@ fn supersedes(new: Meta, old: Meta, provenance: bool) -> (bool, bool) {
 }
 
 impl Emitter<'_> {
-    /// [`Sink::rows`](exec::Sink::rows) for a tail without checks, from a narrow
-    /// relation (`from`) into a narrow head relation (`to`): each row's confidence
-    /// is the one its relation shares, and its head cells are the outer binding's
-    /// with the row's columns put in.
+    /// [`Emitter::narrow_rows`] for views of which one or both are weighted, by the
+    /// head's arity; `None` when it has no such loop.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn narrow_rows<const N: usize>(
+    fn weighted_rows(
+        &mut self,
+        frame: &mut Frame,
+        scan: &TailScan<'_>,
+        from: Narrow<'_>,
+        to: Narrow<'_>,
+        rows: &[u32],
+        conf: f64,
+        height: u32,
+    ) -> Option<Option<usize>> {
+        Some(match scan.tail.head.len() {
+            1 => self.narrow_rows::<1, true>(frame, scan, from, to, rows, conf, height),
+            2 => self.narrow_rows::<2, true>(frame, scan, from, to, rows, conf, height),
+            3 => self.narrow_rows::<3, true>(frame, scan, from, to, rows, conf, height),
+            4 => self.narrow_rows::<4, true>(frame, scan, from, to, rows, conf, height),
+            _ => return None,
+        })
+    }
+
+    /// [`Sink::rows`](exec::Sink::rows) for a tail without checks, from a narrow
+    /// relation (`from`) into a narrow head relation (`to`): each row's confidence
+    /// is the one its relation shares (with `W`, either may be a weighted view whose
+    /// rows hold their own), and its head cells are the outer binding's with the
+    /// row's columns put in.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn narrow_rows<const N: usize, const W: bool>(
         &mut self,
         frame: &mut Frame,
         scan: &TailScan<'_>,
@@ -1820,7 +1867,11 @@ impl Emitter<'_> {
         let look = out.look.on;
         let (mut probes, mut drops) = (0, 0);
         for &row in rows {
-            let words = from.words(row);
+            let words = if W {
+                from.weighted_words(row)
+            } else {
+                from.words(row)
+            };
             let mut cells = outer;
             for &(i, c) in cols {
                 cells[i] = words[c] as u64;
@@ -1831,7 +1882,11 @@ impl Emitter<'_> {
             }
             let tag = tag_of(hasher.finish());
             let new = Meta {
-                conf: new_conf,
+                conf: if W {
+                    plan.confidence * conf.min(from.conf_of(words))
+                } else {
+                    new_conf
+                },
                 height: if provenance {
                     height.max(from.height_rule(words).0).saturating_add(1)
                 } else {
@@ -1841,15 +1896,20 @@ impl Emitter<'_> {
             };
             if look {
                 probes += 1;
-                let found = to.find_record(&cells, tag);
-                if found.is_some_and(|(height, rule)| {
-                    let old = Meta {
-                        conf: to.conf,
-                        height,
-                        rule,
-                    };
-                    !supersedes(new, old, provenance).0
-                }) {
+                let dropped = if W {
+                    to.find_meta(&cells, tag)
+                        .is_some_and(|old| !supersedes(new, old, provenance).0)
+                } else {
+                    to.find_record(&cells, tag).is_some_and(|(height, rule)| {
+                        let old = Meta {
+                            conf: to.conf,
+                            height,
+                            rule,
+                        };
+                        !supersedes(new, old, provenance).0
+                    })
+                };
+                if dropped {
                     drops += 1;
                     continue;
                 }

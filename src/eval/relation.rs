@@ -335,16 +335,19 @@ impl<'a> RowCells<'a> {
 }
 
 /// Direct reads of a plain relation in the narrowest layout (a word a cell, height
-/// and rule packed in one word, one confidence for every row): what a join's
-/// innermost loop reads without asking the layout at every row.
+/// and rule packed in one word, one confidence for every row, or, for a weighted
+/// view, each row's own after its packed word): what a join's innermost loop reads
+/// without asking the layout at every row.
 #[derive(Clone, Copy)]
 pub(crate) struct Narrow<'a> {
     data: &'a [u32],
     dedup: &'a Dedup,
     arity: usize,
     stride: usize,
-    /// The confidence every row shares.
+    /// The confidence every row shares (meaningless when `conf_col`).
     pub conf: f64,
+    /// Whether each row holds its own confidence, in two words after its packed word.
+    pub conf_col: bool,
 }
 
 impl<'a> Narrow<'a> {
@@ -355,10 +358,56 @@ impl<'a> Narrow<'a> {
         &self.data[b..b + self.arity + 1]
     }
 
+    /// The words of a row of a view that may be weighted: its cells, its packed
+    /// height and rule, and its confidence when it holds its own.
+    #[inline(always)]
+    pub fn weighted_words(&self, row: u32) -> &'a [u32] {
+        let b = row as usize * self.stride;
+        &self.data[b..b + self.arity + 1 + self.conf_words()]
+    }
+
+    /// Words of a row's own confidence: none unless the view is weighted.
+    #[inline(always)]
+    fn conf_words(&self) -> usize {
+        if self.conf_col { CONF_WORDS } else { 0 }
+    }
+
     /// The height and rule of a row whose words are `words`.
     #[inline(always)]
     pub fn height_rule(&self, words: &[u32]) -> (u32, u32) {
         unpack(words[self.arity])
+    }
+
+    /// The confidence of a row whose words ([`Narrow::weighted_words`]) are `words`.
+    #[inline(always)]
+    pub fn conf_of(&self, words: &[u32]) -> f64 {
+        if self.conf_col {
+            let c = self.arity + 1;
+            f64::from_bits(words[c] as u64 | (words[c + 1] as u64) << 32)
+        } else {
+            self.conf
+        }
+    }
+
+    /// The height, rule and confidence of the row holding exactly these cells (as
+    /// [`Narrow::find_record`]), of a view that may be weighted.
+    #[inline(always)]
+    pub fn find_meta<const N: usize>(&self, cells: &[u64; N], tag: u32) -> Option<Meta> {
+        debug_assert_eq!(N, self.arity);
+        let (data, stride, width) = (self.data, self.stride, N + 1 + self.conf_words());
+        let mut words: &[u32] = &[];
+        self.dedup.find(tag, |r| {
+            let b = r as usize * stride;
+            // The cells, the packed word and any confidence, bounds checked once.
+            words = &data[b..b + width];
+            words[..N].iter().zip(cells).all(|(&w, &x)| w as u64 == x)
+        })?;
+        let (height, rule) = unpack(words[N]);
+        Some(Meta {
+            conf: self.conf_of(words),
+            height,
+            rule,
+        })
     }
 
     /// The height and rule of the row holding exactly these cells (the relation's
@@ -1108,16 +1157,24 @@ impl Relation {
         }
     }
 
-    /// Direct reads of this relation, when it is plain and in the narrowest layout.
+    /// Direct reads of this relation, when it is plain and in the narrowest layout,
+    /// or in the narrowest but for each row's own confidence (a weighted view).
     #[inline]
     pub fn narrow(&self) -> Option<Narrow<'_>> {
-        (self.base.is_none() && self.layout == Layout::NARROW).then(|| Narrow {
-            data: &self.data,
-            dedup: &self.dedup,
-            arity: self.arity,
-            stride: self.stride,
-            conf: f64::from_bits(self.uniform),
-        })
+        let weighted = Layout {
+            conf_col: true,
+            ..Layout::NARROW
+        };
+        (self.base.is_none() && (self.layout == Layout::NARROW || self.layout == weighted)).then(
+            || Narrow {
+                data: &self.data,
+                dedup: &self.dedup,
+                arity: self.arity,
+                stride: self.stride,
+                conf: f64::from_bits(self.uniform),
+                conf_col: self.layout.conf_col,
+            },
+        )
     }
 
     /// Where an own row's record starts in `data`.
