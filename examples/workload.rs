@@ -30,19 +30,20 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("list") => {
             let heavy = args.get(1).is_some_and(|a| a == "--heavy");
-            for w in workloads::all() {
-                if heavy || !workloads::HEAVY.contains(&w.name) {
-                    println!("{}", w.name);
+            for name in workloads::NAMES {
+                if heavy || !workloads::HEAVY.contains(name) {
+                    println!("{name}");
                 }
             }
             ExitCode::SUCCESS
         }
         Some("dump") if args.len() >= 2 => {
             let dir = std::path::Path::new(&args[1]);
-            for w in workloads::all() {
-                if args.len() > 2 && !args[2..].iter().any(|n| n == w.name) {
+            for name in workloads::NAMES {
+                if args.len() > 2 && !args[2..].iter().any(|n| n == name) {
                     continue;
                 }
+                let w = workloads::by_name(name).expect("every name has a workload");
                 if let Err(e) = workloads::dump(&w, dir) {
                     eprintln!("cannot write {}: {e}", w.name);
                     return ExitCode::FAILURE;

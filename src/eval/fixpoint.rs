@@ -244,6 +244,19 @@ impl Pending {
             + self.words.capacity() * 8
     }
 
+    /// The buffer as a finished piece leaves it for the next ones: as it is while
+    /// small, given back to the allocator when a busy piece made it large (a wave's
+    /// buffers hold up to [`WAVE`] × [`FLUSH`] derivations; kept, they would stay
+    /// that large for the whole evaluation, when the relations, which only grow,
+    /// are largest).
+    fn kept(self) -> Pending {
+        if self.bytes() > SPARE_BYTES {
+            Pending::default()
+        } else {
+            self
+        }
+    }
+
     fn clear(&mut self) {
         self.cells.clear();
         self.tags.clear();
@@ -258,6 +271,9 @@ impl Pending {
 /// Delta rows per piece of a plan's run: the unit that worker threads share out
 /// (a handful in unit tests, so that plans split everywhere).
 const PIECE: usize = if cfg!(test) { 3 } else { 1 << 8 };
+/// Bytes of its derivation buffers a finished piece may leave for the next ones
+/// (see [`Pending::kept`]): enough for the small rounds of a chain-like stratum.
+const SPARE_BYTES: usize = 1 << 15;
 /// Pieces per wave: what runs between two merges.
 const WAVE: usize = if cfg!(test) { 3 } else { 32 };
 /// Derivations the wave before must have made for a wave to be shared out among
@@ -1568,7 +1584,7 @@ impl<'a> Engine<'a> {
             next.clear();
             for mut piece in queue.drain(..n) {
                 if piece.stop.is_none() {
-                    self.spare.push(piece.pending);
+                    self.spare.push(piece.pending.kept());
                     self.frames.push(piece.frame);
                     continue;
                 }
@@ -2281,5 +2297,24 @@ impl Queued {
     /// At most how many bytes `rows` new rows could allocate.
     pub fn growth_bound(&self, rows: usize) -> usize {
         grow_bytes(self.own.len(), self.own.capacity(), rows, 1)
+    }
+}
+
+#[cfg(test)]
+mod spare_tests {
+    use super::*;
+
+    #[test]
+    fn a_finished_piece_keeps_a_small_buffer_and_gives_a_large_one_back() {
+        let mut small = Pending::default();
+        small.cells.reserve(16);
+        small.tags.reserve(8);
+        let kept = small.kept();
+        assert!(kept.cells.capacity() >= 16 && kept.tags.capacity() >= 8);
+
+        let mut large = Pending::default();
+        large.cells.reserve(SPARE_BYTES / 8 + 1);
+        assert!(large.bytes() > SPARE_BYTES);
+        assert_eq!(large.kept().bytes(), 0);
     }
 }
