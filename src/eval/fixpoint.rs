@@ -67,6 +67,8 @@ struct Pending {
     /// Whether the buffered derivations carry premises (with provenance, unless the
     /// least-height pass will re-select every record of the stratum).
     record: bool,
+    /// The most derivations the buffer held at a merge since its piece began.
+    used: usize,
 }
 
 /// How a plan's premises become one inline derivation word of its head relation
@@ -226,6 +228,7 @@ impl Pending {
     fn reset(&mut self) {
         self.clear();
         self.derivations = 0;
+        self.used = 0;
         let forced = forced_probe();
         self.look = LookUps {
             on: forced.unwrap_or(true),
@@ -245,12 +248,14 @@ impl Pending {
     }
 
     /// The buffer as a finished piece leaves it for the next ones: as it is while
-    /// small, given back to the allocator when a busy piece made it large (a wave's
-    /// buffers hold up to [`WAVE`] × [`FLUSH`] derivations; kept, they would stay
-    /// that large for the whole evaluation, when the relations, which only grow,
-    /// are largest).
+    /// small or mostly used, given back to the allocator when it is large and its
+    /// piece used less than a quarter of it. (A wave's buffers hold up to [`WAVE`] ×
+    /// [`FLUSH`] derivations. While rounds derive that much, the next pieces reuse
+    /// them as they are; once rounds derive less, kept, they would stay that large
+    /// for the rest of the evaluation, when the relations, which only grow, are
+    /// largest.)
     fn kept(self) -> Pending {
-        if self.bytes() > SPARE_BYTES {
+        if self.bytes() > SPARE_BYTES && self.used * 4 < self.conf.capacity() {
             Pending::default()
         } else {
             self
@@ -1750,6 +1755,7 @@ impl<'a> Engine<'a> {
                 }
             }
         }
+        pending.used = pending.used.max(n);
         pending.clear();
         self.conf_raised |= raised;
         self.derived_total += new_facts;
@@ -2313,8 +2319,14 @@ mod spare_tests {
         assert!(kept.cells.capacity() >= 16 && kept.tags.capacity() >= 8);
 
         let mut large = Pending::default();
-        large.cells.reserve(SPARE_BYTES / 8 + 1);
+        large.conf.reserve(SPARE_BYTES / 8 + 1);
         assert!(large.bytes() > SPARE_BYTES);
+        large.used = large.conf.capacity() / 4 - 1;
         assert_eq!(large.kept().bytes(), 0);
+
+        let mut busy = Pending::default();
+        busy.conf.reserve(SPARE_BYTES / 8 + 1);
+        busy.used = busy.conf.capacity() / 2;
+        assert!(busy.kept().bytes() > SPARE_BYTES);
     }
 }
