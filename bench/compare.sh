@@ -26,8 +26,10 @@ mkdir -p "$OUT"
 
 cargo build --release -q -p prooflog-cli
 cargo build --release -q -p prooflog --example workload
-PL=target/release/prooflog
-WL=target/release/examples/workload
+# Where cargo put them: CARGO_TARGET_DIR when set, else target/.
+TARGET=${CARGO_TARGET_DIR:-target}
+PL=$TARGET/release/prooflog
+WL=$TARGET/release/examples/workload
 "$WL" dump "$OUT" "$@"
 if [ $# -gt 0 ]; then names=("$@"); else mapfile -t names < <("$WL" list ${HEAVY:+--heavy}); fi
 
