@@ -92,8 +92,9 @@ impl Meta {
 }
 
 /// A row's best derivation's premises in one word. The top four bits are a tag:
-/// below [`ARENA_TAG`], the premises are inline (at most two, of the relation's
-/// inline shape number `tag`, rows in bits `0..30` and `30..60`); at [`ARENA_TAG`],
+/// below [`ARENA_TAG`], the premises are inline, of the relation's inline shape
+/// number `tag` (at most two, rows in bits `0..30` and `30..60`; or three, rows in
+/// bits `0..20`, `20..40` and `40..60`: the shape's length says which); at [`ARENA_TAG`],
 /// their rows are at `premises[start..]` (bits `0..32`) and their shape is bits
 /// `32..60`.
 #[derive(Debug, Clone, Copy)]
@@ -112,6 +113,20 @@ pub(crate) const ROW_BITS: u32 = 30;
 const ROW_MASK: u64 = (1 << ROW_BITS) - 1;
 /// Rows up to which (exclusive) a premise row fits an inline derivation word.
 pub(crate) const INLINE_ROWS: u32 = 1 << ROW_BITS;
+/// Bits of an inline premise row in a word of three premises.
+const ROW3_BITS: u32 = 20;
+const ROW3_MASK: u64 = (1 << ROW3_BITS) - 1;
+
+/// Whether premises `prem` fit an inline derivation word: at most two rows below
+/// [`INLINE_ROWS`], or three below 2^20.
+#[inline(always)]
+fn fits_inline(prem: &[FactId]) -> bool {
+    match prem.len() {
+        0..=2 => prem.iter().all(|p| p.row as u64 <= ROW_MASK),
+        3 => prem.iter().all(|p| p.row as u64 <= ROW3_MASK),
+        _ => false,
+    }
+}
 
 /// The inline derivation word of premise rows `r0` and `r1` (0 when one premise)
 /// under `base` from [`Relation::inline_base`].
@@ -136,10 +151,10 @@ struct Shapes {
     table: HashTable<u32>,
     /// The shape interned last (a batch of rows from one plan repeats it).
     last: u32,
-    /// Shapes of at most two premises whose derivations are kept inline, by tag.
+    /// Shapes of at most three premises whose derivations are kept inline, by tag.
     inline: Vec<u32>,
     /// The inline shape placed last: its relations (the first `len`) and its tag.
-    last_inline: Option<([u32; 2], usize, u64)>,
+    last_inline: Option<([u32; 3], usize, u64)>,
 }
 
 impl Shapes {
@@ -148,12 +163,8 @@ impl Shapes {
     #[inline(always)]
     fn cached_word(&self, prem: &[FactId]) -> Option<DerivRec> {
         let (rels, len, tag) = self.last_inline?;
-        (len == prem.len()
-            && prem
-                .iter()
-                .zip(&rels)
-                .all(|(p, &r)| p.rel == r && p.row as u64 <= ROW_MASK))
-        .then(|| inline_word(tag, prem))
+        (len == prem.len() && prem.iter().zip(&rels).all(|(p, &r)| p.rel == r) && fits_inline(prem))
+            .then(|| inline_word(tag, prem))
     }
 
     #[inline]
@@ -204,7 +215,7 @@ impl Shapes {
         Ok(id)
     }
 
-    /// The inline tag of shape `shape` (of at most two premises), given one if it
+    /// The inline tag of shape `shape` (of at most three premises), given one if it
     /// has none and tags are left.
     #[inline]
     fn inline_tag(&mut self, shape: u32) -> Option<u64> {
@@ -249,7 +260,7 @@ pub(crate) struct Premises<'a> {
     /// The rows when in the arena, else empty.
     rows: &'a [u32],
     /// The rows when inline.
-    pair: [u32; 2],
+    inline: [u32; 3],
 }
 
 impl<'a> Premises<'a> {
@@ -260,7 +271,7 @@ impl<'a> Premises<'a> {
         let inline = p.rows.len() < p.rels.len();
         (0..p.rels.len()).map(move |i| FactId {
             rel: p.rels[i],
-            row: if inline { p.pair[i] } else { p.rows[i] },
+            row: if inline { p.inline[i] } else { p.rows[i] },
         })
     }
 
@@ -759,13 +770,16 @@ const CONF_WORDS: usize = 2;
 /// Bits of a rule id in a packed record word (above them: the height).
 const PACKED_RULE_BITS: u32 = 12;
 
-/// The inline derivation word of premises `prem` (at most two, rows that fit)
-/// under inline shape tag `tag`.
+/// The inline derivation word of premises `prem` (rows that fit, see
+/// [`fits_inline`]) under inline shape tag `tag`.
 #[inline(always)]
 fn inline_word(tag: u64, prem: &[FactId]) -> DerivRec {
-    let r0 = prem.first().map_or(0, |p| p.row as u64);
-    let r1 = prem.get(1).map_or(0, |p| p.row as u64);
-    DerivRec(tag << TAG_SHIFT | r1 << ROW_BITS | r0)
+    let row = |i: usize| prem.get(i).map_or(0, |p| p.row as u64);
+    if let [a, b, c] = prem {
+        let (a, b, c) = (a.row as u64, b.row as u64, c.row as u64);
+        return DerivRec(tag << TAG_SHIFT | c << (2 * ROW3_BITS) | b << ROW3_BITS | a);
+    }
+    DerivRec(tag << TAG_SHIFT | row(1) << ROW_BITS | row(0))
 }
 
 /// A record's height and rule in one word, when both fit: each is stored plus one
@@ -1443,18 +1457,24 @@ impl Relation {
             return Some(Premises {
                 rels,
                 rows,
-                pair: [0; 2],
+                inline: [0; 3],
             });
         }
         let rels = self.shapes.get(*self.shapes.inline.get(tag as usize)?);
-        let pair = [
-            (rec.0 & ROW_MASK) as u32,
-            (rec.0 >> ROW_BITS & ROW_MASK) as u32,
-        ];
+        let w = rec.0;
+        let inline = if rels.len() == 3 {
+            [
+                (w & ROW3_MASK) as u32,
+                (w >> ROW3_BITS & ROW3_MASK) as u32,
+                (w >> (2 * ROW3_BITS) & ROW3_MASK) as u32,
+            ]
+        } else {
+            [(w & ROW_MASK) as u32, (w >> ROW_BITS & ROW_MASK) as u32, 0]
+        };
         Some(Premises {
             rels,
             rows: &[],
-            pair,
+            inline,
         })
     }
 
@@ -1491,11 +1511,11 @@ impl Relation {
         if let Some(rec) = self.shapes.cached_word(prem) {
             return Ok(rec);
         }
-        // At most two premises, whose rows fit inline.
-        let short = prem.len() <= 2 && prem.iter().all(|p| p.row as u64 <= ROW_MASK);
+        // At most three premises, whose rows fit inline.
+        let short = fits_inline(prem);
         let shape = self.shapes.intern(prem)?;
         if short && let Some(tag) = self.shapes.inline_tag(shape) {
-            let mut rels = [0; 2];
+            let mut rels = [0; 3];
             for (r, p) in rels.iter_mut().zip(prem) {
                 *r = p.rel;
             }
@@ -2539,6 +2559,28 @@ mod tests {
         FactId { rel, row }
     }
 
+    /// Derivations of three premises whose rows are below 2^20 are kept in their
+    /// word, not in the arena; a larger row sends the next one to the arena.
+    #[test]
+    fn three_premises_fit_a_word_while_their_rows_are_small() {
+        let mut r = Relation::new(1);
+        let small = |k: u32| vec![f(1, k), f(2, (1 << 20) - 1 - k), f(1, k * 3)];
+        for k in 0..100u32 {
+            assert!(r.insert(&[k as u64], Meta::input(1.0)).1);
+            r.push_derived(&small(k)).unwrap();
+        }
+        assert!(r.premises.is_empty());
+        for k in 0..100u32 {
+            assert_eq!(r.premises_of(k).unwrap().to_vec(), small(k));
+        }
+        let large = vec![f(1, 1 << 20), f(2, 0), f(1, 0)];
+        assert!(r.insert(&[100], Meta::input(1.0)).1);
+        r.push_derived(&large).unwrap();
+        assert_eq!(r.premises.len(), 3);
+        assert_eq!(r.premises_of(100).unwrap().to_vec(), large);
+        assert_eq!(r.premises_of(7).unwrap().to_vec(), small(7));
+    }
+
     /// Inline and arena derivation records, aggregate markers, more shapes than
     /// inline tags, rows too large to inline, and replacements longer and shorter
     /// than the record they replace, in a plain relation and in a layer's patches.
@@ -2557,6 +2599,10 @@ mod tests {
             vec![agg(0)],
             vec![f(0, 1 << 30), f(1, u32::MAX - 1)],
             vec![f(2, 3), agg(1), f(4, 4), f(0, 0)],
+            // Three premises: inline while every row is below 2^20.
+            vec![f(5, (1 << 20) - 1), f(6, 0), f(7, 12_345)],
+            vec![f(5, 1 << 20), f(6, 1), f(7, 2)],
+            vec![f(5, 3), f(6, (1 << 20) - 1), f(7, (1 << 20) - 1)],
         ];
         // More distinct short shapes than there are inline tags.
         for k in 0..20 {
