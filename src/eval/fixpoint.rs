@@ -34,7 +34,8 @@ use crate::diag::{Diagnostic, Limit, Result};
 use crate::eval::exec::{self, Ctx, Cursor, Fault, Faults, Frame, Stop, Syms, TailScan};
 use crate::eval::plan::{CExpr, Plan, Planner, Premise, Src, Step, TAIL_CELLS, Version};
 use crate::eval::relation::{
-    AGG_MARK, INLINE_ROWS, Meta, NO_EVIDENCE, Narrow, ROW_BITS, Relation, inline_rows, tag_of,
+    AGG_MARK, INLINE_ROWS, INLINE_ROWS3, Meta, NO_EVIDENCE, Narrow, ROW_BITS, ROW3_BITS, Relation,
+    tag_of,
 };
 use crate::eval::symbols::Symbols;
 use crate::eval::{ArithmeticFaults, EvalOptions, FactId, Progress, Stats, StratumStats};
@@ -72,45 +73,46 @@ struct Pending {
 }
 
 /// How a plan's premises become one inline derivation word of its head relation
-/// (see [`Relation::inline_base`]): a rule of one or two positive atoms and no
+/// (see [`Relation::inline_base`]): a rule of one to three positive atoms and no
 /// aggregate, while the relations it reads have rows that fit. Its derivations
 /// are then buffered as that word, 8 bytes, instead of a premise list.
 #[derive(Clone, Copy, Debug)]
 struct Words {
     base: u64,
-    /// The premises' fact slots, in premise order (`two`: both are used).
-    slots: [usize; 2],
-    two: bool,
+    /// The premises' fact slots, in premise order (the first `len`, one to three;
+    /// rows take [`ROW_BITS`] each in a word of one or two, [`ROW3_BITS`] in one of
+    /// three).
+    slots: [usize; 3],
+    len: usize,
 }
 
 impl Words {
     /// The word of the premises bound in `facts`.
     #[inline(always)]
     fn of(self, facts: &[FactId]) -> u64 {
-        let r1 = if self.two {
-            facts[self.slots[1]].row
-        } else {
-            0
-        };
-        inline_rows(self.base, facts[self.slots[0]].row, r1)
+        let row = |i: usize| facts[self.slots[i]].row as u64;
+        match self.len {
+            1 => self.base | row(0),
+            2 => self.base | row(1) << ROW_BITS | row(0),
+            _ => self.base | row(2) << (2 * ROW3_BITS) | row(1) << ROW3_BITS | row(0),
+        }
     }
 
     /// For a batch of rows of the scan binding fact slot `fact`: the word with every
     /// other premise's row in it, and the shift of the scanned row within it.
-    #[inline]
+    #[inline(always)]
     fn around(self, facts: &[FactId], fact: usize) -> Option<(u64, u32)> {
-        if self.slots[0] == fact {
-            let r1 = if self.two {
-                facts[self.slots[1]].row
-            } else {
-                0
-            };
-            Some((inline_rows(self.base, 0, r1), 0))
-        } else if self.two && self.slots[1] == fact {
-            let w = inline_rows(self.base, facts[self.slots[0]].row, 0);
-            Some((w, ROW_BITS))
-        } else {
-            None
+        let row = |i: usize| facts[self.slots[i]].row as u64;
+        let (b, s) = (self.base, &self.slots);
+        match self.len {
+            1 => (s[0] == fact).then_some((b, 0)),
+            2 if s[0] == fact => Some((b | row(1) << ROW_BITS, 0)),
+            2 if s[1] == fact => Some((b | row(0), ROW_BITS)),
+            2 => None,
+            _ if s[0] == fact => Some((b | row(2) << (2 * ROW3_BITS) | row(1) << ROW3_BITS, 0)),
+            _ if s[1] == fact => Some((b | row(2) << (2 * ROW3_BITS) | row(0), ROW3_BITS)),
+            _ if s[2] == fact => Some((b | row(1) << ROW3_BITS | row(0), 2 * ROW3_BITS)),
+            _ => None,
         }
     }
 }
@@ -1608,7 +1610,7 @@ impl<'a> Engine<'a> {
     }
 
     /// How `plan`'s derivations are buffered as derivation words of its head relation,
-    /// if they can be: one or two premises, no aggregate, relations whose rows fit.
+    /// if they can be: one to three premises, no aggregate, relations whose rows fit.
     fn words(&mut self, plan: &Plan) -> Result<Option<Words>> {
         #[cfg(test)]
         if !PREMISE_WORDS.with(std::cell::Cell::get) {
@@ -1617,17 +1619,22 @@ impl<'a> Engine<'a> {
         let Some(facts) = plan.premise_facts.as_deref() else {
             return Ok(None);
         };
-        if facts.is_empty() || facts.len() > 2 {
+        if facts.is_empty() || facts.len() > 3 {
             return Ok(None);
         }
-        let mut rels = [0; 2];
+        let limit = if facts.len() == 3 {
+            INLINE_ROWS3
+        } else {
+            INLINE_ROWS
+        };
+        let mut rels = [0; 3];
         for (r, &fact) in rels.iter_mut().zip(facts) {
             let rel = plan.steps.iter().find_map(|step| match *step {
                 Step::Scan { rel, fact: f, .. } if f == fact => Some(rel),
                 _ => None,
             });
             match rel {
-                Some(rel) if self.rels[rel as usize].len() <= INLINE_ROWS => *r = rel,
+                Some(rel) if self.rels[rel as usize].len() <= limit => *r = rel,
                 _ => return Ok(None),
             }
         }
@@ -1635,10 +1642,12 @@ impl<'a> Engine<'a> {
         let Some(base) = self.rels[head].inline_base(&rels[..facts.len()])? else {
             return Ok(None);
         };
+        let mut slots = [0; 3];
+        slots[..facts.len()].copy_from_slice(facts);
         Ok(Some(Words {
             base,
-            slots: [facts[0], facts.get(1).copied().unwrap_or(facts[0])],
-            two: facts.len() == 2,
+            slots,
+            len: facts.len(),
         }))
     }
 

@@ -114,8 +114,10 @@ const ROW_MASK: u64 = (1 << ROW_BITS) - 1;
 /// Rows up to which (exclusive) a premise row fits an inline derivation word.
 pub(crate) const INLINE_ROWS: u32 = 1 << ROW_BITS;
 /// Bits of an inline premise row in a word of three premises.
-const ROW3_BITS: u32 = 20;
+pub(crate) const ROW3_BITS: u32 = 20;
 const ROW3_MASK: u64 = (1 << ROW3_BITS) - 1;
+/// Rows up to which (exclusive) a premise row fits an inline word of three.
+pub(crate) const INLINE_ROWS3: u32 = 1 << ROW3_BITS;
 
 /// Whether premises `prem` fit an inline derivation word: at most two rows below
 /// [`INLINE_ROWS`], or three below 2^20.
@@ -126,13 +128,6 @@ fn fits_inline(prem: &[FactId]) -> bool {
         3 => prem.iter().all(|p| p.row as u64 <= ROW3_MASK),
         _ => false,
     }
-}
-
-/// The inline derivation word of premise rows `r0` and `r1` (0 when one premise)
-/// under `base` from [`Relation::inline_base`].
-#[inline(always)]
-pub(crate) fn inline_rows(base: u64, r0: u32, r1: u32) -> u64 {
-    base | (r1 as u64) << ROW_BITS | r0 as u64
 }
 
 /// Shapes one relation may intern (a shape id has 28 bits in a [`DerivRec`]).
@@ -1505,7 +1500,9 @@ impl Relation {
     /// Where premises `prem` go: inline when there are at most two, of an inline
     /// shape; else over `old`'s rows when they are in the arena and fit, else at
     /// the arena's end.
-    #[inline]
+    // Out of line: the merge's loop inlines its callers, and runs of one shape take
+    // `Shapes::cached_word` before they get here.
+    #[inline(never)]
     fn place(&mut self, old: Option<DerivRec>, prem: &[FactId]) -> Result<DerivRec> {
         // A run of derivations of one rule repeats its shape: no interning.
         if let Some(rec) = self.shapes.cached_word(prem) {
@@ -1547,7 +1544,9 @@ impl Relation {
     /// premises: a run of derivations of one shape of one or two premises takes the
     /// shortest way (its word goes after the leading input rows' count, as
     /// `push_records` would put it).
-    #[inline(always)]
+    // Out of line: inlined, its checks weighed on the register use of the whole
+    // merge loop, taken or not (+30 instructions a fact on a plain closure).
+    #[inline(never)]
     pub fn push_derived(&mut self, prem: &[FactId]) -> Result<()> {
         if !prem.is_empty()
             && let Some(rec) = self.shapes.cached_word(prem)
@@ -1559,17 +1558,19 @@ impl Relation {
     }
 
     /// The inline derivation word of a derivation whose premises are facts of `rels`
-    /// (one or two relations, in premise order) with rows `r0` and `r1` (0 when one),
-    /// as `word | r1 << ROW_BITS | r0` for the `word` returned here; `None` when that
-    /// shape cannot be inline (no inline tag left). Interns the shape, so that a
-    /// batch of such derivations can be recorded with [`Relation::push_word`] and
-    /// [`Relation::set_word`] without looking their shape up one by one. Rows must be
-    /// below [`INLINE_ROWS`].
+    /// (one to three relations, in premise order) with rows `r0`, `r1`, `r2` (0
+    /// when fewer), as `word | r2 << 2b | r1 << b | r0` for the `word` returned here,
+    /// `b` being [`ROW_BITS`] for one or two premises and [`ROW3_BITS`] for three;
+    /// `None` when that shape cannot be inline (no inline tag left). Interns the
+    /// shape, so that a batch of such derivations can be recorded with
+    /// [`Relation::push_word`] and [`Relation::set_word`] without looking their
+    /// shape up one by one. Rows must be below [`INLINE_ROWS`] ([`INLINE_ROWS3`] for
+    /// three).
     pub fn inline_base(&mut self, rels: &[u32]) -> Result<Option<u64>> {
-        if rels.is_empty() || rels.len() > 2 {
+        if rels.is_empty() || rels.len() > 3 {
             return Ok(None);
         }
-        let mut prem = [FactId { rel: 0, row: 0 }; 2];
+        let mut prem = [FactId { rel: 0, row: 0 }; 3];
         for (p, &rel) in prem.iter_mut().zip(rels) {
             p.rel = rel;
         }

@@ -1773,7 +1773,7 @@ proptest::proptest! {
         }
     }
     /// Buffering a derivation's premises as its head relation's derivation word
-    /// (one or two premises) changes nothing: the same facts in the same row order,
+    /// (one to three premises) changes nothing: the same facts in the same row order,
     /// with the same confidences and derivations, as buffering premise lists; in a
     /// whole evaluation and in a layer over a base (whose rows' records change in
     /// patches), with improving confidences, on any number of threads.
