@@ -34,8 +34,7 @@ use crate::diag::{Diagnostic, Limit, Result};
 use crate::eval::exec::{self, Ctx, Cursor, Fault, Faults, Frame, Stop, Syms, TailScan};
 use crate::eval::plan::{CExpr, Plan, Planner, Premise, Src, Step, TAIL_CELLS, Version};
 use crate::eval::relation::{
-    AGG_MARK, INLINE_ROWS, INLINE_ROWS3, Meta, NO_EVIDENCE, Narrow, ROW_BITS, ROW3_BITS, Relation,
-    tag_of,
+    AGG_MARK, Meta, NO_EVIDENCE, Narrow, Relation, inline_limit, row_shift, tag_of,
 };
 use crate::eval::symbols::Symbols;
 use crate::eval::{ArithmeticFaults, EvalOptions, FactId, Progress, Stats, StratumStats};
@@ -80,8 +79,7 @@ struct Pending {
 struct Words {
     base: u64,
     /// The premises' fact slots, in premise order (the first `len`, one to three;
-    /// rows take [`ROW_BITS`] each in a word of one or two, [`ROW3_BITS`] in one of
-    /// three).
+    /// where each row goes in the word: [`row_shift`]).
     slots: [usize; 3],
     len: usize,
 }
@@ -93,8 +91,8 @@ impl Words {
         let row = |i: usize| facts[self.slots[i]].row as u64;
         match self.len {
             1 => self.base | row(0),
-            2 => self.base | row(1) << ROW_BITS | row(0),
-            _ => self.base | row(2) << (2 * ROW3_BITS) | row(1) << ROW3_BITS | row(0),
+            2 => self.base | row(1) << row_shift(2, 1) | row(0),
+            _ => self.base | row(2) << row_shift(3, 2) | row(1) << row_shift(3, 1) | row(0),
         }
     }
 
@@ -106,12 +104,14 @@ impl Words {
         let (b, s) = (self.base, &self.slots);
         match self.len {
             1 => (s[0] == fact).then_some((b, 0)),
-            2 if s[0] == fact => Some((b | row(1) << ROW_BITS, 0)),
-            2 if s[1] == fact => Some((b | row(0), ROW_BITS)),
+            2 if s[0] == fact => Some((b | row(1) << row_shift(2, 1), 0)),
+            2 if s[1] == fact => Some((b | row(0), row_shift(2, 1))),
             2 => None,
-            _ if s[0] == fact => Some((b | row(2) << (2 * ROW3_BITS) | row(1) << ROW3_BITS, 0)),
-            _ if s[1] == fact => Some((b | row(2) << (2 * ROW3_BITS) | row(0), ROW3_BITS)),
-            _ if s[2] == fact => Some((b | row(1) << ROW3_BITS | row(0), 2 * ROW3_BITS)),
+            _ if s[0] == fact => {
+                Some((b | row(2) << row_shift(3, 2) | row(1) << row_shift(3, 1), 0))
+            }
+            _ if s[1] == fact => Some((b | row(2) << row_shift(3, 2) | row(0), row_shift(3, 1))),
+            _ if s[2] == fact => Some((b | row(1) << row_shift(3, 1) | row(0), row_shift(3, 2))),
             _ => None,
         }
     }
@@ -1622,11 +1622,7 @@ impl<'a> Engine<'a> {
         if facts.is_empty() || facts.len() > 3 {
             return Ok(None);
         }
-        let limit = if facts.len() == 3 {
-            INLINE_ROWS3
-        } else {
-            INLINE_ROWS
-        };
+        let limit = inline_limit(facts.len());
         let mut rels = [0; 3];
         for (r, &fact) in rels.iter_mut().zip(facts) {
             let rel = plan.steps.iter().find_map(|step| match *step {

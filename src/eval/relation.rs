@@ -108,26 +108,36 @@ const ARENA_TAG: u64 = 15;
 /// A [`DerivRec`] not yet written (see [`Relation::push_unrecorded`]); no shape id
 /// and arena start reach it.
 const UNRECORDED: u64 = u64::MAX;
-/// Bits of an inline premise row.
-pub(crate) const ROW_BITS: u32 = 30;
-const ROW_MASK: u64 = (1 << ROW_BITS) - 1;
-/// Rows up to which (exclusive) a premise row fits an inline derivation word.
-pub(crate) const INLINE_ROWS: u32 = 1 << ROW_BITS;
+/// Bits of an inline premise row in a word of one or two premises.
+const ROW_BITS: u32 = 30;
 /// Bits of an inline premise row in a word of three premises.
-pub(crate) const ROW3_BITS: u32 = 20;
-const ROW3_MASK: u64 = (1 << ROW3_BITS) - 1;
-/// Rows up to which (exclusive) a premise row fits an inline word of three.
-pub(crate) const INLINE_ROWS3: u32 = 1 << ROW3_BITS;
+const ROW3_BITS: u32 = 20;
 
-/// Whether premises `prem` fit an inline derivation word: at most two rows below
-/// [`INLINE_ROWS`], or three below 2^20.
+/// Bits of each premise row in an inline word of `len` premises: 30 for one or
+/// two, 20 for three.
+#[inline(always)]
+const fn row_bits(len: usize) -> u32 {
+    if len == 3 { ROW3_BITS } else { ROW_BITS }
+}
+
+/// Where premise `i`'s row starts in an inline word of `len` premises.
+#[inline(always)]
+pub(crate) const fn row_shift(len: usize, i: usize) -> u32 {
+    i as u32 * row_bits(len)
+}
+
+/// Rows up to which (exclusive) each premise row of a derivation of `len` premises
+/// fits an inline word (2^30 for one or two, 2^20 for three).
+#[inline(always)]
+pub(crate) const fn inline_limit(len: usize) -> u32 {
+    1 << row_bits(len)
+}
+
+/// Whether premises `prem` fit an inline derivation word: at most three, every row
+/// below [`inline_limit`].
 #[inline(always)]
 fn fits_inline(prem: &[FactId]) -> bool {
-    match prem.len() {
-        0..=2 => prem.iter().all(|p| p.row as u64 <= ROW_MASK),
-        3 => prem.iter().all(|p| p.row as u64 <= ROW3_MASK),
-        _ => false,
-    }
+    prem.len() <= 3 && prem.iter().all(|p| p.row < inline_limit(prem.len()))
 }
 
 /// Shapes one relation may intern (a shape id has 28 bits in a [`DerivRec`]).
@@ -769,12 +779,10 @@ const PACKED_RULE_BITS: u32 = 12;
 /// [`fits_inline`]) under inline shape tag `tag`.
 #[inline(always)]
 fn inline_word(tag: u64, prem: &[FactId]) -> DerivRec {
-    let row = |i: usize| prem.get(i).map_or(0, |p| p.row as u64);
-    if let [a, b, c] = prem {
-        let (a, b, c) = (a.row as u64, b.row as u64, c.row as u64);
-        return DerivRec(tag << TAG_SHIFT | c << (2 * ROW3_BITS) | b << ROW3_BITS | a);
-    }
-    DerivRec(tag << TAG_SHIFT | row(1) << ROW_BITS | row(0))
+    let rows = prem.iter().enumerate();
+    DerivRec(rows.fold(tag << TAG_SHIFT, |w, (i, p)| {
+        w | (p.row as u64) << row_shift(prem.len(), i)
+    }))
 }
 
 /// A record's height and rule in one word, when both fit: each is stored plus one
@@ -1456,16 +1464,11 @@ impl Relation {
             });
         }
         let rels = self.shapes.get(*self.shapes.inline.get(tag as usize)?);
-        let w = rec.0;
-        let inline = if rels.len() == 3 {
-            [
-                (w & ROW3_MASK) as u32,
-                (w >> ROW3_BITS & ROW3_MASK) as u32,
-                (w >> (2 * ROW3_BITS) & ROW3_MASK) as u32,
-            ]
-        } else {
-            [(w & ROW_MASK) as u32, (w >> ROW_BITS & ROW_MASK) as u32, 0]
-        };
+        let mut inline = [0; 3];
+        let mask = u64::from(inline_limit(rels.len())) - 1;
+        for (i, row) in inline.iter_mut().enumerate().take(rels.len()) {
+            *row = (rec.0 >> row_shift(rels.len(), i) & mask) as u32;
+        }
         Some(Premises {
             rels,
             rows: &[],
@@ -1497,8 +1500,8 @@ impl Relation {
         Ok(())
     }
 
-    /// Where premises `prem` go: inline when there are at most two, of an inline
-    /// shape; else over `old`'s rows when they are in the arena and fit, else at
+    /// Where premises `prem` go: inline when there are at most three whose rows fit
+    /// ([`fits_inline`]), of an inline shape; else over `old`'s rows when they are in the arena and fit, else at
     /// the arena's end.
     // Out of line: the merge's loop inlines its callers, and runs of one shape take
     // `Shapes::cached_word` before they get here.
@@ -1541,7 +1544,7 @@ impl Relation {
     }
 
     /// [`Relation::push_records`] for a derived row (no input record) with these
-    /// premises: a run of derivations of one shape of one or two premises takes the
+    /// premises: a run of derivations of one shape of one to three premises takes the
     /// shortest way (its word goes after the leading input rows' count, as
     /// `push_records` would put it).
     // Out of line: inlined, its checks weighed on the register use of the whole
@@ -1558,14 +1561,12 @@ impl Relation {
     }
 
     /// The inline derivation word of a derivation whose premises are facts of `rels`
-    /// (one to three relations, in premise order) with rows `r0`, `r1`, `r2` (0
-    /// when fewer), as `word | r2 << 2b | r1 << b | r0` for the `word` returned here,
-    /// `b` being [`ROW_BITS`] for one or two premises and [`ROW3_BITS`] for three;
-    /// `None` when that shape cannot be inline (no inline tag left). Interns the
-    /// shape, so that a batch of such derivations can be recorded with
-    /// [`Relation::push_word`] and [`Relation::set_word`] without looking their
-    /// shape up one by one. Rows must be below [`INLINE_ROWS`] ([`INLINE_ROWS3`] for
-    /// three).
+    /// (one to three relations, in premise order), as `word | row_i << row_shift(n,
+    /// i)` over the premises for the `word` returned here ([`row_shift`]); `None`
+    /// when that shape cannot be inline (no inline tag left). Interns the shape, so
+    /// that a batch of such derivations can be recorded with [`Relation::push_word`]
+    /// and [`Relation::set_word`] without looking their shape up one by one. Rows
+    /// must be below [`inline_limit`].
     pub fn inline_base(&mut self, rels: &[u32]) -> Result<Option<u64>> {
         if rels.is_empty() || rels.len() > 3 {
             return Ok(None);
