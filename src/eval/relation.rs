@@ -619,7 +619,24 @@ const INLINE_KEY: usize = 2;
 struct Bucket {
     hash: u64,
     key: [u64; INLINE_KEY],
-    rows: Vec<u32>,
+    rows: RowList,
+}
+
+/// An index key's rows, ascending: up to four in place (in the room a `Vec<u32>`
+/// takes), more on the heap. Most keys have few rows: in place, a look-up reads
+/// them with the slot, and adding them allocates nothing.
+type RowList = smallvec::SmallVec<[u32; 4]>;
+
+const _: () = assert!(std::mem::size_of::<RowList>() == std::mem::size_of::<Vec<u32>>());
+
+/// Heap bytes of a row list (none while its rows are in place).
+#[inline]
+fn heap_bytes(rows: &RowList) -> usize {
+    if rows.spilled() {
+        rows.capacity() * 4
+    } else {
+        0
+    }
 }
 
 /// The inline part of a key.
@@ -657,14 +674,14 @@ enum Keys {
     /// without rows), so that a look-up is a bounds check and a load. `slots` never
     /// holds more than [`dense_limit`] of `keys` (the keys with rows); a key past
     /// that limit turns the index [`Keys::Hashed`] for good.
-    Dense { slots: Vec<Vec<u32>>, keys: usize },
+    Dense { slots: Vec<RowList>, keys: usize },
     /// Any key: a bucket a key, found by hash.
     Hashed(HashTable<Bucket>),
 }
 
 /// The rows of key `key` in dense slots.
 #[inline(always)]
-fn dense_rows(slots: &[Vec<u32>], key: u64) -> &[u32] {
+fn dense_rows(slots: &[RowList], key: u64) -> &[u32] {
     match usize::try_from(key).ok().and_then(|k| slots.get(k)) {
         Some(rows) => rows,
         None => &[],
@@ -711,7 +728,7 @@ impl Index {
     fn bytes(&self) -> usize {
         self.row_bytes
             + match &self.keys {
-                Keys::Dense { slots, .. } => slots.capacity() * std::mem::size_of::<Vec<u32>>(),
+                Keys::Dense { slots, .. } => slots.capacity() * std::mem::size_of::<RowList>(),
                 Keys::Hashed(table) => table.allocation_size(),
             }
     }
@@ -738,7 +755,7 @@ impl Index {
             let keys: usize = seen.iter().map(|w| w.count_ones() as usize).sum();
             if top < dense_limit(keys) {
                 slots.reserve_exact(top + 1);
-                slots.resize_with(top + 1, Vec::new);
+                slots.resize_with(top + 1, RowList::new);
                 return;
             }
         }
@@ -1118,7 +1135,7 @@ impl Relation {
             .map(|ix| {
                 ix.cols.len() * 8
                     + match &ix.keys {
-                        Keys::Dense { slots, .. } => slots.capacity() * size_of::<Vec<u32>>(),
+                        Keys::Dense { slots, .. } => slots.capacity() * size_of::<RowList>(),
                         Keys::Hashed(table) => table.capacity() * size_of::<Bucket>(),
                     }
             })
@@ -1911,7 +1928,7 @@ impl Relation {
                     };
                     if top.is_some_and(|k| k >= slots.len() as u64) {
                         let need = keys + rows;
-                        g += dense_limit(need) * std::mem::size_of::<Vec<u32>>()
+                        g += dense_limit(need) * std::mem::size_of::<RowList>()
                             + 2 * table_bytes(need);
                     }
                 }
@@ -2097,18 +2114,15 @@ fn index_add(index: &mut Index, rows: Rows<'_>, row: u32) {
                 let cap = (slots.capacity() * 2).clamp(k + 1, limit);
                 slots.reserve_exact(cap - slots.len());
             }
-            slots.resize_with(k + 1, Vec::new);
+            slots.resize_with(k + 1, RowList::new);
         }
         if let Some(list) = slots.get_mut(k) {
             if list.is_empty() {
-                *list = vec![row];
                 *keys += 1;
-                index.row_bytes += 4;
-            } else {
-                let cap = list.capacity();
-                list.push(row);
-                index.row_bytes += (list.capacity() - cap) * 4;
             }
+            let before = heap_bytes(list);
+            list.push(row);
+            index.row_bytes += heap_bytes(list) - before;
             return;
         }
         index.make_hashed();
@@ -2129,16 +2143,15 @@ fn index_add(index: &mut Index, rows: Rows<'_>, row: u32) {
             })
     };
     if let Some(b) = table.find_mut(h, same_key) {
-        let cap = b.rows.capacity();
+        let before = heap_bytes(&b.rows);
         b.rows.push(row);
-        index.row_bytes += (b.rows.capacity() - cap) * 4;
+        index.row_bytes += heap_bytes(&b.rows) - before;
     } else {
         let bucket = Bucket {
             hash: h,
             key: prefix,
-            rows: vec![row],
+            rows: smallvec::smallvec![row],
         };
-        index.row_bytes += 4;
         table.insert_unique(h, bucket, |b| b.hash);
     }
 }
