@@ -459,7 +459,11 @@ impl<'a> TailStep<'a> {
 
 /// A key built on the stack for the common short keys.
 fn with_key<R>(key: &[Cell], slots: &[u64], f: impl FnOnce(&[u64]) -> R) -> R {
-    // (Four cells: a larger buffer is zeroed and copied through library calls.)
+    // (One cell, most keys, without a buffer to zero; four cells: a larger buffer
+    // is zeroed and copied through library calls.)
+    if let [c] = *key {
+        return f(&[cell(c, slots)]);
+    }
     if key.len() <= 4 {
         let mut buf = [0u64; 4];
         for (b, c) in buf.iter_mut().zip(key) {
