@@ -69,6 +69,8 @@ struct Pending {
     record: bool,
     /// The most derivations the buffer held at a merge since its piece began.
     used: usize,
+    /// Derivations [`Pending::filter`] dropped since the last merge.
+    filtered: usize,
 }
 
 /// How a plan's premises become one inline derivation word of its head relation
@@ -211,6 +213,24 @@ fn forced_track() -> bool {
     false
 }
 
+#[cfg(test)]
+thread_local! {
+    /// In tests: `Some(on)` makes every piece filter its buffer against its head
+    /// relation before the merge (or never), whatever the merges before found.
+    pub(crate) static FORCE_FILTER: std::cell::Cell<Option<bool>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// The filter decision tests force on this thread, if any.
+#[inline]
+fn forced_filter() -> Option<bool> {
+    #[cfg(test)]
+    if let Some(on) = FORCE_FILTER.with(std::cell::Cell::get) {
+        return Some(on);
+    }
+    None
+}
+
 /// The look-up decision tests force on this thread, if any.
 #[inline]
 fn forced_probe() -> Option<bool> {
@@ -273,7 +293,91 @@ impl Pending {
         self.premises.clear();
         self.words.clear();
     }
+
+    /// Drop the buffered derivations of `plan` that merging into `head` would not
+    /// change (their fact is there with a record at least as good), keeping the
+    /// others in order. Merging what is left then does what merging everything
+    /// would: a record only ever gives way to a better one, so a derivation no
+    /// better than the record now is no better than the one at its merge either.
+    /// Reads `head` only, so the pieces of a wave filter on their own threads; the
+    /// merge, on one, then takes only what is left.
+    fn filter(&mut self, plan: &Plan, head: &Relation, provenance: bool) {
+        let n = self.len();
+        let arity = plan.head.len();
+        let (heights, words, lists) = (
+            !self.height.is_empty(),
+            !self.words.is_empty(),
+            !self.starts.is_empty(),
+        );
+        // As the merge does: fetch the slot of the derivation AHEAD on, and the row
+        // that slot names half as far on.
+        const AHEAD: usize = 16;
+        for &t in &self.tags[..n.min(AHEAD)] {
+            head.prefetch_slot(t);
+        }
+        let (mut w, mut at) = (0, 0);
+        for k in 0..n {
+            if let Some(&t) = self.tags.get(k + AHEAD) {
+                head.prefetch_slot(t);
+            }
+            if let Some(&t) = self.tags.get(k + AHEAD / 2) {
+                head.prefetch_row(t);
+            }
+            let cells = &self.cells[k * arity..k * arity + arity];
+            let new = Meta {
+                conf: self.conf[k],
+                height: if heights { self.height[k] } else { 0 },
+                rule: plan.rule,
+            };
+            let dropped = head
+                .find_tagged(cells, self.tags[k])
+                .is_some_and(|row| !supersedes(new, head.meta(row), provenance).0);
+            if dropped {
+                continue;
+            }
+            if w < k {
+                self.cells
+                    .copy_within(k * arity..k * arity + arity, w * arity);
+                self.tags[w] = self.tags[k];
+                self.conf[w] = self.conf[k];
+                if heights {
+                    self.height[w] = self.height[k];
+                }
+                if words {
+                    self.words[w] = self.words[k];
+                }
+            }
+            if lists {
+                // (Entries up to `w` are rewritten; `k`'s and `k + 1`'s are read
+                // first, and `w <= k`.)
+                let (a, b) = (self.starts[k] as usize, self.starts[k + 1] as usize);
+                self.premises.copy_within(a..b, at);
+                self.starts[w] = at as u32;
+                at += b - a;
+            }
+            w += 1;
+        }
+        self.filtered += n - w;
+        self.cells.truncate(w * arity);
+        self.tags.truncate(w);
+        self.conf.truncate(w);
+        if heights {
+            self.height.truncate(w);
+        }
+        if words {
+            self.words.truncate(w);
+        }
+        if lists {
+            self.starts.truncate(w + 1);
+            self.starts[w] = at as u32;
+            self.premises.truncate(at);
+        }
+    }
 }
+
+/// Derivations a merge must take, those its pieces filtered out included, for the
+/// next wave's pieces of its relation to filter theirs (see [`Pending::filter`]).
+const FILTER_MIN: usize = if cfg!(test) { 1 } else { 1 << 10 };
 
 /// Delta rows per piece of a plan's run: the unit that worker threads share out
 /// (a handful in unit tests, so that plans split everywhere).
@@ -303,6 +407,9 @@ struct Reads<'r> {
     deadline: Option<Instant>,
     /// Whether the plan's derivations are buffered as derivation words.
     word: Option<Words>,
+    /// Whether the piece filters its buffer against its head relation after it
+    /// runs (see [`Pending::filter`]).
+    filter: bool,
 }
 
 /// One piece of a plan's run: the plan over a range of its delta, paused whenever
@@ -406,6 +513,10 @@ impl Piece {
         self.stop = exec::run_plan(&ctx, plan, &mut self.frame, &mut self.cursor, &mut sink);
         let mut faults = ctx.faults.get();
         faults.merge(sink.faults);
+        // (Derivations looked up as they were made need no second look.)
+        if reads.filter && !self.pending.look.on {
+            self.pending.filter(plan, head, reads.provenance);
+        }
         self.faults.merge(faults);
     }
 }
@@ -639,6 +750,9 @@ pub(crate) struct Engine<'a> {
     pool: Option<std::sync::Arc<rayon::ThreadPool>>,
     /// Derivations made by the last wave of pieces.
     last_wave: u64,
+    /// Per relation: whether its last merge found nearly every derivation
+    /// changing nothing, so that the next wave's pieces filter their buffers.
+    filters: Vec<bool>,
     /// Bytes of the derivation buffers (a wave's and the spare ones), counted
     /// against the memory limit with the relations.
     buffer_mem: usize,
@@ -725,6 +839,7 @@ impl<'a> Engine<'a> {
             scratch: Scratch::default(),
             pool: pool(options.threads),
             last_wave: u64::MAX,
+            filters: Vec::new(),
             buffer_mem: 0,
         };
         for rel in 0..n {
@@ -1525,7 +1640,11 @@ impl<'a> Engine<'a> {
                 }
             };
             let rels = &self.rels;
+            let filters = &self.filters;
+            // (Read here: workers do not see this thread's test settings.)
+            let forced = forced_filter();
             let run = |piece: &mut Piece, syms: Syms<'_>| {
+                let head = plans[piece.plan].head_rel as usize;
                 let reads = Reads {
                     rels,
                     old,
@@ -1537,6 +1656,7 @@ impl<'a> Engine<'a> {
                     batch,
                     deadline,
                     word: words[piece.plan],
+                    filter: forced.unwrap_or_else(|| filters.get(head).copied().unwrap_or(false)),
                 };
                 piece.run(plans[piece.plan], &reads);
             };
@@ -1695,6 +1815,8 @@ impl<'a> Engine<'a> {
         let mut raised = false;
         let tags = &pending.tags;
         let mut new_facts = 0;
+        // Derivations that change nothing.
+        let mut idle = 0;
         // Probes of a large table miss the cache: fetch the slot of the tuple AHEAD
         // places on, and the row that slot names half as far on, so that the misses
         // overlap instead of queueing.
@@ -1738,6 +1860,7 @@ impl<'a> Engine<'a> {
             raised |= meta.conf > old.conf && row < unread;
             let (better, improved) = supersedes(meta, old, provenance);
             if !better {
+                idle += 1;
                 continue;
             }
             if provenance {
@@ -1761,6 +1884,14 @@ impl<'a> Engine<'a> {
             }
         }
         pending.used = pending.used.max(n);
+        // Whether the next wave's pieces filter their buffers for this relation:
+        // when nearly every derivation made for it changed nothing.
+        let filtered = std::mem::take(&mut pending.filtered);
+        let (made, idle) = (n + filtered, idle + filtered);
+        if self.filters.len() < self.rels.len() {
+            self.filters.resize(self.rels.len(), false);
+        }
+        self.filters[head] = made >= FILTER_MIN && idle * 8 >= made * 7;
         pending.clear();
         self.conf_raised |= raised;
         self.derived_total += new_facts;
