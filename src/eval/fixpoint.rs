@@ -379,6 +379,11 @@ impl Pending {
 /// next wave's pieces of its relation to filter theirs (see [`Pending::filter`]).
 const FILTER_MIN: usize = if cfg!(test) { 1 } else { 1 << 10 };
 
+/// Rows up to which a head relation's buffers are filtered: past that, its table
+/// is out of every cache, and the merge's probes of what is left cost as much
+/// again as the filter saves.
+const FILTER_ROWS: u32 = 1 << 20;
+
 /// Delta rows per piece of a plan's run: the unit that worker threads share out
 /// (a handful in unit tests, so that plans split everywhere).
 const PIECE: usize = if cfg!(test) { 3 } else { 1 << 8 };
@@ -1656,7 +1661,10 @@ impl<'a> Engine<'a> {
                     batch,
                     deadline,
                     word: words[piece.plan],
-                    filter: forced.unwrap_or_else(|| filters.get(head).copied().unwrap_or(false)),
+                    filter: forced.unwrap_or_else(|| {
+                        filters.get(head).copied().unwrap_or(false)
+                            && rels[head].len() <= FILTER_ROWS
+                    }),
                 };
                 piece.run(plans[piece.plan], &reads);
             };
