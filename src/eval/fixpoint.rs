@@ -225,9 +225,8 @@ thread_local! {
 #[inline]
 fn forced_filter() -> Option<bool> {
     #[cfg(test)]
-    if let Some(on) = FORCE_FILTER.with(std::cell::Cell::get) {
-        return Some(on);
-    }
+    return FORCE_FILTER.with(std::cell::Cell::get);
+    #[cfg(not(test))]
     None
 }
 
@@ -235,9 +234,8 @@ fn forced_filter() -> Option<bool> {
 #[inline]
 fn forced_probe() -> Option<bool> {
     #[cfg(test)]
-    if let Some(on) = FORCE_PROBE.with(std::cell::Cell::get) {
-        return Some(on);
-    }
+    return FORCE_PROBE.with(std::cell::Cell::get);
+    #[cfg(not(test))]
     None
 }
 
@@ -380,8 +378,8 @@ impl Pending {
 const FILTER_MIN: usize = if cfg!(test) { 1 } else { 1 << 10 };
 
 /// Rows up to which a head relation's buffers are filtered: past that, its table
-/// is out of every cache, and the merge's probes of what is left cost as much
-/// again as the filter saves.
+/// is out of every cache, and the merge's second probes of what is left can cost
+/// what the filter saves.
 const FILTER_ROWS: u32 = 1 << 20;
 
 /// Delta rows per piece of a plan's run: the unit that worker threads share out
@@ -756,7 +754,8 @@ pub(crate) struct Engine<'a> {
     /// Derivations made by the last wave of pieces.
     last_wave: u64,
     /// Per relation: whether its last merge found nearly every derivation
-    /// changing nothing, so that the next wave's pieces filter their buffers.
+    /// changing nothing (and the relation within [`FILTER_ROWS`]), so that the
+    /// next wave's pieces filter their buffers.
     filters: Vec<bool>,
     /// Bytes of the derivation buffers (a wave's and the spare ones), counted
     /// against the memory limit with the relations.
@@ -844,7 +843,7 @@ impl<'a> Engine<'a> {
             scratch: Scratch::default(),
             pool: pool(options.threads),
             last_wave: u64::MAX,
-            filters: Vec::new(),
+            filters: vec![false; n],
             buffer_mem: 0,
         };
         for rel in 0..n {
@@ -1661,10 +1660,7 @@ impl<'a> Engine<'a> {
                     batch,
                     deadline,
                     word: words[piece.plan],
-                    filter: forced.unwrap_or_else(|| {
-                        filters.get(head).copied().unwrap_or(false)
-                            && rels[head].len() <= FILTER_ROWS
-                    }),
+                    filter: forced.unwrap_or(filters[head]),
                 };
                 piece.run(plans[piece.plan], &reads);
             };
@@ -1896,10 +1892,8 @@ impl<'a> Engine<'a> {
         // when nearly every derivation made for it changed nothing.
         let filtered = std::mem::take(&mut pending.filtered);
         let (made, idle) = (n + filtered, idle + filtered);
-        if self.filters.len() < self.rels.len() {
-            self.filters.resize(self.rels.len(), false);
-        }
-        self.filters[head] = made >= FILTER_MIN && idle * 8 >= made * 7;
+        self.filters[head] =
+            made >= FILTER_MIN && idle * 8 >= made * 7 && self.rels[head].len() <= FILTER_ROWS;
         pending.clear();
         self.conf_raised |= raised;
         self.derived_total += new_facts;
