@@ -167,6 +167,49 @@ thread_local! {
     pub(crate) static STOPPED_ORDER: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
+/// In tests: this thread's settings and counters above, carried to the thread an
+/// evaluation runs on and back (see [`Engine::run`]).
+#[cfg(test)]
+#[derive(Clone, Copy)]
+struct TestSettings {
+    probe: Option<bool>,
+    track: bool,
+    unordered: bool,
+    passes: usize,
+    stopped: usize,
+    batch: bool,
+    words: bool,
+    filter: Option<bool>,
+}
+
+#[cfg(test)]
+impl TestSettings {
+    fn here() -> TestSettings {
+        use std::cell::Cell;
+        TestSettings {
+            probe: FORCE_PROBE.with(Cell::get),
+            track: FORCE_TRACK.with(Cell::get),
+            unordered: FORCE_UNORDERED.with(Cell::get),
+            passes: PASSES.with(Cell::get),
+            stopped: STOPPED_ORDER.with(Cell::get),
+            batch: BATCH_TAILS.with(Cell::get),
+            words: PREMISE_WORDS.with(Cell::get),
+            filter: FORCE_FILTER.with(Cell::get),
+        }
+    }
+
+    fn set(self) {
+        FORCE_PROBE.with(|c| c.set(self.probe));
+        FORCE_TRACK.with(|c| c.set(self.track));
+        FORCE_UNORDERED.with(|c| c.set(self.unordered));
+        PASSES.with(|c| c.set(self.passes));
+        STOPPED_ORDER.with(|c| c.set(self.stopped));
+        BATCH_TAILS.with(|c| c.set(self.batch));
+        PREMISE_WORDS.with(|c| c.set(self.words));
+        FORCE_FILTER.with(|c| c.set(self.filter));
+    }
+}
+
 /// Whether tests keep every stratum from handing out its changed facts best first.
 #[inline]
 fn forced_unordered() -> bool {
@@ -696,6 +739,29 @@ fn pool(threads: usize) -> Option<std::sync::Arc<rayon::ThreadPool>> {
     Some(p)
 }
 
+/// Whether an evaluation runs on a thread of the worker pools (see [`Engine::run`]).
+static IN_POOL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// An evaluation's turn to run on a pool's thread, until dropped.
+struct PoolTurn;
+
+impl PoolTurn {
+    /// The turn, unless another evaluation has it.
+    fn take() -> Option<PoolTurn> {
+        use std::sync::atomic::Ordering;
+        IN_POOL
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .ok()
+            .map(|_| PoolTurn)
+    }
+}
+
+impl Drop for PoolTurn {
+    fn drop(&mut self) {
+        IN_POOL.store(false, std::sync::atomic::Ordering::Release);
+    }
+}
+
 /// Evaluation state over one program.
 pub(crate) struct Engine<'a> {
     pub program: &'a Program,
@@ -862,7 +928,44 @@ impl<'a> Engine<'a> {
     }
 
     /// Evaluate every stratum in order.
+    ///
+    /// With worker threads, the evaluation itself runs on one of them when no other
+    /// evaluation does: every wave's pieces are then shared between the threads of
+    /// the pool, this one included, instead of the calling thread handing them over,
+    /// sleeping, and being woken for every merge while the workers wait (a thread
+    /// more than there are cores). On a machine of 2 cores that took 8 to 14 % off
+    /// the larger workloads' time at 2 threads. A second evaluation running at the
+    /// same time stays on its own thread, as before, rather than queue for the pool.
     pub fn run(&mut self) -> Result<()> {
+        if let Some(pool) = self.pool.clone()
+            && let Some(_turn) = PoolTurn::take()
+        {
+            // (In tests, the settings of this thread go with the evaluation, and the
+            // counters come back.)
+            #[cfg(test)]
+            let ours = TestSettings::here();
+            let (done, _settings) = pool.install(|| {
+                #[cfg(test)]
+                let theirs = TestSettings::here();
+                #[cfg(test)]
+                ours.set();
+                let done = self.run_strata();
+                #[cfg(test)]
+                let ours = TestSettings::here();
+                #[cfg(test)]
+                theirs.set();
+                #[cfg(not(test))]
+                let ours = ();
+                (done, ours)
+            });
+            #[cfg(test)]
+            _settings.set();
+            return done;
+        }
+        self.run_strata()
+    }
+
+    fn run_strata(&mut self) -> Result<()> {
         for si in 0..self.program.strata.len() {
             self.stratum(si, None)?;
         }
