@@ -127,6 +127,10 @@ struct LookUps {
     /// Look-ups made and derivations they dropped, since `on` was last decided.
     probes: u32,
     drops: u32,
+    /// The same before that, since the piece started, and what of them the last
+    /// [`LookUps::report`] covered.
+    seen: (u64, u64),
+    reported: (u64, u64),
     /// In tests: the look-up decision forced by [`FORCE_PROBE`], read on the thread
     /// that made the job (workers do not see its thread-local).
     forced: Option<bool>,
@@ -139,6 +143,10 @@ const PROBE_ROWS: u32 = 1 << 16;
 /// Look-ups after which [`emit`] checks that they pay: when fewer than a quarter of
 /// them dropped their derivation (most derivations are new facts), it stops looking.
 const PROBE_WINDOW: u32 = 1 << 10;
+/// Look-ups (or derivations, while a rule makes none) a merge must have seen to
+/// decide whether the rule's next pieces look up from the start: fewer say little,
+/// and pieces that small cost little either way.
+const LOOK_MIN: u64 = if cfg!(test) { 1 } else { 1 << 6 };
 
 #[cfg(test)]
 thread_local! {
@@ -287,17 +295,17 @@ impl Pending {
         self.conf.len()
     }
 
-    /// Empty, with fresh look-up statistics, for a new piece.
-    fn reset(&mut self) {
+    /// Empty, with fresh look-up statistics, for a new piece; it looks derivations
+    /// up from the start if `look`.
+    fn reset(&mut self, look: bool) {
         self.clear();
         self.derivations = 0;
         self.used = 0;
         let forced = forced_probe();
         self.look = LookUps {
-            on: forced.unwrap_or(true),
-            probes: 0,
-            drops: 0,
+            on: forced.unwrap_or(look),
             forced,
+            ..LookUps::default()
         };
     }
 
@@ -481,11 +489,11 @@ impl Piece {
         i: usize,
         plan: &Plan,
         rows: std::ops::Range<usize>,
-        spare: &mut Vec<Pending>,
-        frames: &mut Vec<Frame>,
+        (spare, frames): (&mut Vec<Pending>, &mut Vec<Frame>),
+        look: bool,
     ) -> Piece {
         let mut pending = spare.pop().unwrap_or_default();
-        pending.reset();
+        pending.reset(look);
         let frame = match frames.pop() {
             Some(mut f) => {
                 f.refit(plan);
@@ -826,6 +834,9 @@ pub(crate) struct Engine<'a> {
     /// Bytes of the derivation buffers (a wave's and the spare ones), counted
     /// against the memory limit with the relations.
     buffer_mem: usize,
+    /// Per rule: whether its next pieces look their derivations up in the head
+    /// relation from the start (see [`LookUps`]), as its last merge found it paid.
+    looks: Vec<bool>,
 }
 
 /// Lists the rounds fill anew each time, kept for their storage.
@@ -911,6 +922,7 @@ impl<'a> Engine<'a> {
             last_wave: u64::MAX,
             filters: vec![false; n],
             buffer_mem: 0,
+            looks: vec![true; program.rules.len()],
         };
         for rel in 0..n {
             engine.account(rel);
@@ -1716,8 +1728,9 @@ impl<'a> Engine<'a> {
                 let Some((i, rows)) = waiting.next() else {
                     break;
                 };
-                let (spare, frames) = (&mut self.spare, &mut self.frames);
-                queue.push(Piece::new(*i, plans[*i], rows.clone(), spare, frames));
+                let look = self.looks[plans[*i].rule as usize];
+                let lists = (&mut self.spare, &mut self.frames);
+                queue.push(Piece::new(*i, plans[*i], rows.clone(), lists, look));
             }
             if queue.is_empty() {
                 return Ok(());
@@ -1826,8 +1839,9 @@ impl<'a> Engine<'a> {
                 let plan = piece.plan;
                 next.push(piece);
                 if let Some(rows) = tail {
-                    let (spare, frames) = (&mut self.spare, &mut self.frames);
-                    next.push(Piece::new(plan, plans[plan], rows, spare, frames));
+                    let look = self.looks[plans[plan].rule as usize];
+                    let lists = (&mut self.spare, &mut self.frames);
+                    next.push(Piece::new(plan, plans[plan], rows, lists, look));
                 }
             }
             next.append(queue);
@@ -1997,6 +2011,16 @@ impl<'a> Engine<'a> {
         let (made, idle) = (n + filtered, idle + filtered);
         self.filters[head] =
             made >= FILTER_MIN && idle * 8 >= made * 7 && self.rels[head].len() <= FILTER_ROWS;
+        // Whether the rule's next pieces look their derivations up from the start:
+        // as its last look-ups paid, or, when it made none, as those it would have
+        // made would have (the derivations that changed nothing).
+        let (probes, drops) = pending.look.report();
+        let look = &mut self.looks[plan.rule as usize];
+        if probes >= LOOK_MIN {
+            *look = drops * 4 >= probes;
+        } else if probes == 0 && made >= LOOK_MIN as usize {
+            *look = idle * 4 >= made;
+        }
         pending.clear();
         self.conf_raised |= raised;
         self.derived_total += new_facts;
@@ -2268,11 +2292,30 @@ impl LookUps {
             self.drops += 1;
         }
         if self.probes == PROBE_WINDOW {
-            self.on = self.forced.unwrap_or(self.drops * 4 >= self.probes);
-            self.probes = 0;
-            self.drops = 0;
+            self.decide();
         }
         dropped
+    }
+
+    /// At the end of a window of look-ups: whether they still pay.
+    #[inline(never)]
+    fn decide(&mut self) {
+        self.on = self.forced.unwrap_or(self.drops * 4 >= self.probes);
+        self.seen.0 += u64::from(self.probes);
+        self.seen.1 += u64::from(self.drops);
+        self.probes = 0;
+        self.drops = 0;
+    }
+
+    /// Look-ups made, and derivations they dropped, since the last report.
+    fn report(&mut self) -> (u64, u64) {
+        let now = (
+            self.seen.0 + u64::from(self.probes),
+            self.seen.1 + u64::from(self.drops),
+        );
+        let new = (now.0 - self.reported.0, now.1 - self.reported.1);
+        self.reported = now;
+        new
     }
 
     /// Count `probes` look-ups, `drops` of which dropped their derivation (a
@@ -2282,9 +2325,7 @@ impl LookUps {
         self.probes += probes;
         self.drops += drops;
         if self.probes >= PROBE_WINDOW {
-            self.on = self.forced.unwrap_or(self.drops * 4 >= self.probes);
-            self.probes = 0;
-            self.drops = 0;
+            self.decide();
         }
     }
 }
