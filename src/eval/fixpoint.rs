@@ -124,9 +124,11 @@ impl Words {
 #[derive(Default)]
 struct LookUps {
     on: bool,
-    /// Look-ups made and derivations they dropped, since `on` was last decided.
+    /// Look-ups made and derivations they dropped, since `on` was last decided,
+    /// and how many make a window, at the end of which it is decided again.
     probes: u32,
     drops: u32,
+    window: u32,
     /// The same before that, since the piece started, and what of them the last
     /// [`LookUps::report`] covered.
     seen: (u64, u64),
@@ -143,9 +145,13 @@ const PROBE_ROWS: u32 = 1 << 16;
 /// Look-ups after which [`emit`] checks that they pay: when fewer than a quarter of
 /// them dropped their derivation (most derivations are new facts), it stops looking.
 const PROBE_WINDOW: u32 = 1 << 10;
-/// Look-ups (or derivations, while a rule makes none) a merge must have seen to
-/// decide whether the rule's next pieces look up from the start: fewer say little,
-/// and pieces that small cost little either way.
+/// The first window of a piece whose rule's last look-ups did not pay: a piece of a
+/// rule that makes new facts (there are many small ones, of fewer derivations than
+/// a window) then stops looking up soon, while one whose look-ups do pay again
+/// keeps them, and drops its derivations instead of buffering them.
+const PROBE_TRIAL: u32 = 1 << 6;
+/// Look-ups a merge must have seen to decide how the rule's next pieces look up:
+/// fewer say little, and pieces that small cost little either way.
 const LOOK_MIN: u64 = if cfg!(test) { 1 } else { 1 << 6 };
 
 #[cfg(test)]
@@ -295,15 +301,17 @@ impl Pending {
         self.conf.len()
     }
 
-    /// Empty, with fresh look-up statistics, for a new piece; it looks derivations
-    /// up from the start if `look`.
-    fn reset(&mut self, look: bool) {
+    /// Empty, with fresh look-up statistics, for a new piece. It looks derivations
+    /// up from the start, and decides whether that pays after [`PROBE_WINDOW`]
+    /// look-ups if `trusted`, after [`PROBE_TRIAL`] if not.
+    fn reset(&mut self, trusted: bool) {
         self.clear();
         self.derivations = 0;
         self.used = 0;
         let forced = forced_probe();
         self.look = LookUps {
-            on: forced.unwrap_or(look),
+            on: forced.unwrap_or(true),
+            window: if trusted { PROBE_WINDOW } else { PROBE_TRIAL },
             forced,
             ..LookUps::default()
         };
@@ -835,7 +843,8 @@ pub(crate) struct Engine<'a> {
     /// against the memory limit with the relations.
     buffer_mem: usize,
     /// Per rule: whether its next pieces look their derivations up in the head
-    /// relation from the start (see [`LookUps`]), as its last merge found it paid.
+    /// relation for a whole window before deciding whether that pays, or only for
+    /// a trial (see [`PROBE_TRIAL`]): as its last merge found the look-ups paid.
     looks: Vec<bool>,
 }
 
@@ -2011,15 +2020,11 @@ impl<'a> Engine<'a> {
         let (made, idle) = (n + filtered, idle + filtered);
         self.filters[head] =
             made >= FILTER_MIN && idle * 8 >= made * 7 && self.rels[head].len() <= FILTER_ROWS;
-        // Whether the rule's next pieces look their derivations up from the start:
-        // as its last look-ups paid, or, when it made none, as those it would have
-        // made would have (the derivations that changed nothing).
+        // Whether the rule's next pieces trust their look-ups for a whole window:
+        // as its last ones paid.
         let (probes, drops) = pending.look.report();
-        let look = &mut self.looks[plan.rule as usize];
         if probes >= LOOK_MIN {
-            *look = drops * 4 >= probes;
-        } else if probes == 0 && made >= LOOK_MIN as usize {
-            *look = idle * 4 >= made;
+            self.looks[plan.rule as usize] = drops * 4 >= probes;
         }
         pending.clear();
         self.conf_raised |= raised;
@@ -2283,15 +2288,15 @@ impl LookUps {
         self.count(dropped)
     }
 
-    /// Count a look-up and whether it dropped its derivation; every
-    /// [`PROBE_WINDOW`] look-ups, decide whether they still pay.
+    /// Count a look-up and whether it dropped its derivation; at the end of a
+    /// window of look-ups, decide whether they still pay.
     #[inline(always)]
     fn count(&mut self, dropped: bool) -> bool {
         self.probes += 1;
         if dropped {
             self.drops += 1;
         }
-        if self.probes == PROBE_WINDOW {
+        if self.probes == self.window {
             self.decide();
         }
         dropped
@@ -2301,6 +2306,7 @@ impl LookUps {
     #[inline(never)]
     fn decide(&mut self) {
         self.on = self.forced.unwrap_or(self.drops * 4 >= self.probes);
+        self.window = PROBE_WINDOW;
         self.seen.0 += u64::from(self.probes);
         self.seen.1 += u64::from(self.drops);
         self.probes = 0;
@@ -2319,12 +2325,12 @@ impl LookUps {
     }
 
     /// Count `probes` look-ups, `drops` of which dropped their derivation (a
-    /// batch's); past [`PROBE_WINDOW`] of them, decide whether they still pay.
+    /// batch's); past a window of them, decide whether they still pay.
     #[inline]
     fn settle(&mut self, probes: u32, drops: u32) {
         self.probes += probes;
         self.drops += drops;
-        if self.probes >= PROBE_WINDOW {
+        if self.probes >= self.window {
             self.decide();
         }
     }
