@@ -1645,6 +1645,38 @@ proptest::proptest! {
     }
 }
 
+/// Evaluations running at once, from several threads and from inside another thread
+/// pool, each on 2 or 3 threads: one at a time runs on a thread of the workers' pool
+/// (see `Engine::run`), the others on their own; each gives what one thread gives.
+#[test]
+fn evaluations_at_once_give_what_one_thread_gives() {
+    let program = Arc::new(Program::from_source("threads.dl", THREADED).unwrap());
+    let edge = program.relation_id("edge").unwrap();
+    let inputs: Vec<InputFact> = (0..40i64)
+        .flat_map(|a| [(a, (a * 7 + 3) % 40), (a, (a * 11 + 5) % 40)])
+        .map(|(a, b)| input(edge, &[a, b], 1.0))
+        .collect();
+    let run = |threads: usize| {
+        let options = EvalOptions::default().with_threads(threads);
+        all_records(&evaluate(program.clone(), &inputs, &options).unwrap())
+    };
+    let run = &run;
+    let one = run(1);
+    assert!(one.iter().map(Vec::len).sum::<usize>() > 500);
+    let foreign = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    std::thread::scope(|s| {
+        let runs: Vec<_> = (0..4).map(|i| s.spawn(move || run(2 + i % 2))).collect();
+        let inside = s.spawn(|| foreign.install(|| run(2)));
+        for r in runs {
+            assert_eq!(r.join().unwrap(), one);
+        }
+        assert_eq!(inside.join().unwrap(), one);
+    });
+}
+
 /// Linear recursion through two relations, with rule confidences below 1 and cycles
 /// (so facts improve after being read, and the least-height pass runs).
 const LINEAR: &str = r#"
