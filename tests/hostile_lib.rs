@@ -33,6 +33,47 @@ fn run_small_stack(text: String) -> Option<ErrorCode> {
         .expect("no panic")
 }
 
+/// A program whose one rule joins a chain of `n` atoms, and the chain's facts.
+fn long_body(n: usize) -> String {
+    let body: Vec<String> = (0..n).map(|i| format!("e(x{i}, x{})", i + 1)).collect();
+    let facts: String = (0..=n).map(|i| format!("e({i}, {}).\n", i + 1)).collect();
+    format!(
+        ".decl e(a: number, b: number)\n.decl r(a: number, b: number)\n{facts}\
+         r(x0, x{n}) :- {}.\n",
+        body.join(", ")
+    )
+}
+
+/// Evaluate `text` on `threads` threads from a thread with a small stack; the facts
+/// of `r`, or the error's code.
+fn evaluate_small_stack(text: String, threads: usize) -> Result<usize, ErrorCode> {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let program = Arc::new(Program::from_source("t.dl", &text).map_err(|e| e.code())?);
+            let r = program.relation_id("r").expect("r");
+            let options = EvalOptions::default().with_threads(threads);
+            let base = evaluate(program, &[], &options).map_err(|e| e.code())?;
+            Ok(base.facts(r).count())
+        })
+        .expect("spawn")
+        .join()
+        .expect("no panic")
+}
+
+#[test]
+fn rule_bodies_up_to_the_limit_run_on_a_small_stack_and_longer_ones_are_refused() {
+    for threads in [1, 2] {
+        assert_eq!(evaluate_small_stack(long_body(1024), threads), Ok(2));
+    }
+    assert_eq!(
+        evaluate_small_stack(long_body(1025), 1),
+        Err(ErrorCode::Unsupported)
+    );
+    let err = Program::from_source("t.dl", &long_body(5000)).unwrap_err();
+    assert!(err.to_string().contains("5000 literals"), "{err}");
+}
+
 fn nested_error(text: String) -> String {
     let err = Program::from_source("t.dl", &text).unwrap_err();
     assert_eq!(err.code(), ErrorCode::Parse, "{err}");

@@ -1025,6 +1025,25 @@ impl Ctx {
                 }
                 continue;
             }
+            // A body's literals are evaluated one nested in the other: past a bound,
+            // the stack of a thread would not hold them.
+            if let Some(size) = c
+                .body
+                .iter()
+                .map(|conj| body_literals(conj))
+                .find(|&n| n > MAX_BODY_LITERALS)
+            {
+                self.error(
+                    ErrorCode::Unsupported,
+                    c.span,
+                    format!(
+                        "this rule's body has {size} literals; at most {MAX_BODY_LITERALS} \
+                         are supported"
+                    ),
+                    "split the rule, computing part of its body into a relation of its own",
+                );
+                continue;
+            }
             for h in &c.heads {
                 if c.body.is_empty() {
                     let r = Lowerer::new(self).rule(h, &[], name.clone(), confidence, c.span);
@@ -1332,6 +1351,25 @@ fn builtin_type(name: &str) -> Option<ColumnType> {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// Literals one conjunction of a rule body may have (see [`body_literals`]): its
+/// evaluation nests a call for each, and this many stay well within the stack of a
+/// thread (2 MiB by default).
+const MAX_BODY_LITERALS: usize = 1024;
+
+/// The literals of a conjunction as its evaluation nests them: an aggregate's and its
+/// body's, a disjunction's and its largest alternative's.
+fn body_literals(conj: &[ast::Literal]) -> usize {
+    conj.iter()
+        .map(|l| match l {
+            ast::Literal::Aggregate(agg) => 1 + body_literals(&agg.body),
+            ast::Literal::Disjunction(alts, _) => {
+                1 + alts.iter().map(|c| body_literals(c)).max().unwrap_or(0)
+            }
+            _ => 1,
+        })
+        .sum()
 }
 
 /// How many rules one clause body may expand to through nested disjunctions.

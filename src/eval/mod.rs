@@ -105,14 +105,18 @@ pub struct EvalOptions {
     /// Limits checked inside the evaluation loop (by default [`Budget::default`]'s,
     /// which protect a service).
     pub budget: Budget,
-    /// Called after every round of every stratum, to show progress.
+    /// Called after every round of every stratum, to show progress, on the thread
+    /// that runs the evaluation: with worker threads ([`EvalOptions::threads`]),
+    /// usually one of them rather than the calling thread.
     pub progress: Option<ProgressFn>,
     /// Make failed arithmetic an error (`arithmetic_error`) instead of a dropped
     /// derivation counted in [`Stats::arithmetic`].
     pub strict_arithmetic: bool,
     /// Threads that evaluate a round's rules and delta pieces side by side: 1 (the
     /// default) evaluates on the calling thread, 0 uses one per core; more than 256
-    /// count as 256. Every thread
+    /// count as 256. With more than one, the evaluation itself runs on one of them
+    /// while the calling thread waits (unless another evaluation is running there
+    /// already: then on the calling thread). Every thread
     /// count gives byte-identical results: the same facts, confidences and
     /// derivations.
     pub threads: usize,
