@@ -498,10 +498,10 @@ impl Piece {
         plan: &Plan,
         rows: std::ops::Range<usize>,
         (spare, frames): (&mut Vec<Pending>, &mut Vec<Frame>),
-        look: bool,
+        trusted: bool,
     ) -> Piece {
         let mut pending = spare.pop().unwrap_or_default();
-        pending.reset(look);
+        pending.reset(trusted);
         let frame = match frames.pop() {
             Some(mut f) => {
                 f.refit(plan);
@@ -782,7 +782,8 @@ fn nesting(body: &[Literal]) -> usize {
         .sum()
 }
 
-/// Whether an evaluation runs on a thread of the worker pools (see [`Engine::run`]).
+/// Whether an evaluation runs on a thread of the worker pool it shares its waves
+/// with (see [`Engine::run`]).
 static IN_POOL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// An evaluation's turn to run on a pool's thread, until dropped.
@@ -1782,9 +1783,9 @@ impl<'a> Engine<'a> {
                 let Some((i, rows)) = waiting.next() else {
                     break;
                 };
-                let look = self.looks[plans[*i].rule as usize];
+                let trusted = self.looks[plans[*i].rule as usize];
                 let lists = (&mut self.spare, &mut self.frames);
-                queue.push(Piece::new(*i, plans[*i], rows.clone(), lists, look));
+                queue.push(Piece::new(*i, plans[*i], rows.clone(), lists, trusted));
             }
             if queue.is_empty() {
                 return Ok(());
@@ -1893,9 +1894,9 @@ impl<'a> Engine<'a> {
                 let plan = piece.plan;
                 next.push(piece);
                 if let Some(rows) = tail {
-                    let look = self.looks[plans[plan].rule as usize];
+                    let trusted = self.looks[plans[plan].rule as usize];
                     let lists = (&mut self.spare, &mut self.frames);
-                    next.push(Piece::new(plan, plans[plan], rows, lists, look));
+                    next.push(Piece::new(plan, plans[plan], rows, lists, trusted));
                 }
             }
             next.append(queue);
