@@ -771,6 +771,22 @@ fn pool_of(threads: usize) -> Option<std::sync::Arc<rayon::ThreadPool>> {
     Some(p)
 }
 
+/// Whether `program` has a rule of more than [`SHALLOW_BODY`] literals, which its
+/// evaluation nests a call each for: it then runs on a thread of [`deep_pool`].
+pub(super) fn deep(program: &Program) -> bool {
+    program
+        .rules
+        .iter()
+        .any(|rule| nesting(&rule.body) > SHALLOW_BODY)
+}
+
+/// A thread whose stack ([`POOL_STACK`]) holds the nesting of any rule the checker
+/// lets through, for a [`deep`] program evaluated on one thread (`None` if the
+/// system refuses threads: the caller's then).
+pub(super) fn deep_pool() -> Option<std::sync::Arc<rayon::ThreadPool>> {
+    pool_of(1)
+}
+
 /// How deep evaluating a rule body nests: a call per literal, and per literal of an
 /// aggregate's body.
 fn nesting(body: &[Literal]) -> usize {
@@ -990,15 +1006,10 @@ impl<'a> Engine<'a> {
     /// pool's thread even on one thread: evaluating a rule nests a call for each of
     /// its literals, and the caller's stack may be small.
     pub fn run(&mut self) -> Result<()> {
-        let deep = self
-            .program
-            .rules
-            .iter()
-            .any(|rule| nesting(&rule.body) > SHALLOW_BODY);
         let turn = self.pool.as_ref().and_then(|_| PoolTurn::take());
         let host = match (&turn, &self.pool) {
             (Some(_), Some(pool)) => Some(pool.clone()),
-            _ if deep => pool_of(1),
+            _ if deep(self.program) => deep_pool(),
             _ => None,
         };
         match host {

@@ -822,6 +822,26 @@ impl crate::store::EdgeOwners for EvidenceOwners<'_> {
 /// [`FactBase::extend`] and of overlays.
 pub(crate) fn incremental(
     base: &FactBase,
+    rels: Vec<Relation>,
+    interner: Symbols,
+    evidence: Evidence,
+    extra: Vec<InputFact>,
+    options: &EvalOptions,
+) -> Result<FactBase> {
+    // A rule of many literals nests a call each: evaluated where the stack holds
+    // them (see `Engine::run`).
+    if fixpoint::deep(&base.program)
+        && let Some(pool) = fixpoint::deep_pool()
+    {
+        return pool
+            .install(move || incremental_here(base, rels, interner, evidence, extra, options));
+    }
+    incremental_here(base, rels, interner, evidence, extra, options)
+}
+
+/// [`incremental`] on this thread.
+fn incremental_here(
+    base: &FactBase,
     mut rels: Vec<Relation>,
     mut interner: Symbols,
     mut evidence: Evidence,
