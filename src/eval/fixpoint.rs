@@ -351,6 +351,19 @@ impl Pending {
         self.words.clear();
     }
 
+    /// Buffered derivation `k`: its head cells (`arity` of them) and its record,
+    /// made by rule `rule` (its height 0 unless `heights` are buffered).
+    #[inline(always)]
+    fn derivation(&self, k: usize, arity: usize, rule: RuleId, heights: bool) -> (&[u64], Meta) {
+        let cells = &self.cells[k * arity..k * arity + arity];
+        let meta = Meta {
+            conf: self.conf[k],
+            height: if heights { self.height[k] } else { 0 },
+            rule,
+        };
+        (cells, meta)
+    }
+
     /// Drop the buffered derivations of `plan` that merging into `head` would not
     /// change (their fact is there with a record at least as good), keeping the
     /// others in order. Merging what is left then does what merging everything
@@ -366,26 +379,12 @@ impl Pending {
             !self.words.is_empty(),
             !self.starts.is_empty(),
         );
-        // As the merge does: fetch the slot of the derivation AHEAD on, and the row
-        // that slot names half as far on.
-        const AHEAD: usize = 16;
-        for &t in &self.tags[..n.min(AHEAD)] {
-            head.prefetch_slot(t);
-        }
+        // Prefetching as the merge does.
+        head.prefetch_first_probes(&self.tags[..n]);
         let (mut w, mut at) = (0, 0);
         for k in 0..n {
-            if let Some(&t) = self.tags.get(k + AHEAD) {
-                head.prefetch_slot(t);
-            }
-            if let Some(&t) = self.tags.get(k + AHEAD / 2) {
-                head.prefetch_row(t);
-            }
-            let cells = &self.cells[k * arity..k * arity + arity];
-            let new = Meta {
-                conf: self.conf[k],
-                height: if heights { self.height[k] } else { 0 },
-                rule: plan.rule,
-            };
+            head.prefetch_probes(&self.tags[..n], k);
+            let (cells, new) = self.derivation(k, arity, plan.rule, heights);
             let dropped = head
                 .find_tagged(cells, self.tags[k])
                 .is_some_and(|row| !supersedes(new, head.meta(row), provenance).0);
@@ -771,6 +770,30 @@ fn pool_of(threads: usize) -> Option<std::sync::Arc<rayon::ThreadPool>> {
     Some(p)
 }
 
+/// `f` on a thread of `pool`. (In tests, the calling thread's settings go with it,
+/// and its counters come back.)
+pub(super) fn install<R: Send>(pool: &rayon::ThreadPool, f: impl FnOnce() -> R + Send) -> R {
+    #[cfg(test)]
+    let ours = TestSettings::here();
+    let (done, _settings) = pool.install(|| {
+        #[cfg(test)]
+        let theirs = TestSettings::here();
+        #[cfg(test)]
+        ours.set();
+        let done = f();
+        #[cfg(test)]
+        let ours = TestSettings::here();
+        #[cfg(test)]
+        theirs.set();
+        #[cfg(not(test))]
+        let ours = ();
+        (done, ours)
+    });
+    #[cfg(test)]
+    _settings.set();
+    done
+}
+
 /// Whether `program` has a rule of more than [`SHALLOW_BODY`] literals, which its
 /// evaluation nests a call each for: it then runs on a thread of [`deep_pool`].
 pub(super) fn deep(program: &Program) -> bool {
@@ -1013,34 +1036,9 @@ impl<'a> Engine<'a> {
             _ => None,
         };
         match host {
-            Some(pool) => self.run_on(&pool),
+            Some(pool) => install(&pool, || self.run_strata()),
             None => self.run_strata(),
         }
-    }
-
-    /// [`Engine::run_strata`] on a thread of `pool`.
-    fn run_on(&mut self, pool: &rayon::ThreadPool) -> Result<()> {
-        // (In tests, the settings of this thread go with the evaluation, and the
-        // counters come back.)
-        #[cfg(test)]
-        let ours = TestSettings::here();
-        let (done, _settings) = pool.install(|| {
-            #[cfg(test)]
-            let theirs = TestSettings::here();
-            #[cfg(test)]
-            ours.set();
-            let done = self.run_strata();
-            #[cfg(test)]
-            let ours = TestSettings::here();
-            #[cfg(test)]
-            theirs.set();
-            #[cfg(not(test))]
-            let ours = ();
-            (done, ours)
-        });
-        #[cfg(test)]
-        _settings.set();
-        done
     }
 
     fn run_strata(&mut self) -> Result<()> {
@@ -2004,27 +2002,11 @@ impl<'a> Engine<'a> {
         let mut new_facts = 0;
         // Derivations that change nothing.
         let mut idle = 0;
-        // Probes of a large table miss the cache: fetch the slot of the tuple AHEAD
-        // places on, and the row that slot names half as far on, so that the misses
-        // overlap instead of queueing.
-        const AHEAD: usize = 16;
         rel.reserve(n);
-        for &t in &tags[..n.min(AHEAD)] {
-            rel.prefetch_slot(t);
-        }
+        rel.prefetch_first_probes(&tags[..n]);
         for k in 0..n {
-            if let Some(&t) = tags.get(k + AHEAD) {
-                rel.prefetch_slot(t);
-            }
-            if let Some(&t) = tags.get(k + AHEAD / 2) {
-                rel.prefetch_row(t);
-            }
-            let cells = &pending.cells[k * arity..k * arity + arity];
-            let meta = Meta {
-                conf: pending.conf[k],
-                height: if provenance { pending.height[k] } else { 0 },
-                rule: plan.rule,
-            };
+            rel.prefetch_probes(&tags[..n], k);
+            let (cells, meta) = pending.derivation(k, arity, plan.rule, provenance);
             let (row, new) = rel.insert_tagged(cells, tags[k], meta);
             if new {
                 new_facts += 1;

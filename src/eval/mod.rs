@@ -833,8 +833,9 @@ pub(crate) fn incremental(
     if fixpoint::deep(&base.program)
         && let Some(pool) = fixpoint::deep_pool()
     {
-        return pool
-            .install(move || incremental_here(base, rels, interner, evidence, extra, options));
+        return fixpoint::install(&pool, move || {
+            incremental_here(base, rels, interner, evidence, extra, options)
+        });
     }
     incremental_here(base, rels, interner, evidence, extra, options)
 }

@@ -456,6 +456,10 @@ pub(crate) fn tag_of(h: u64) -> u32 {
     (h ^ (h >> 32)) as u32
 }
 
+/// How far ahead of its probes a pass over digests in order fetches their slots
+/// ([`Relation::prefetch_probes`]).
+const PROBE_AHEAD: usize = 16;
+
 /// The dedup table: open addressing with linear probing over one `u64` per slot
 /// holding a row and the 32-bit digest of its hash (`tag << 32 | row + 1`; 0 is an
 /// empty slot). A probe usually touches one cache line and reads a row only when the
@@ -1967,6 +1971,29 @@ impl Relation {
             if provenance {
                 self.deriv.reserve_exact(additional);
             }
+        }
+    }
+
+    /// Before a pass that probes for each of `tags` in order: start loading the
+    /// slots of the first [`PROBE_AHEAD`] (see [`Relation::prefetch_probes`]).
+    #[inline]
+    pub fn prefetch_first_probes(&self, tags: &[u32]) {
+        for &t in &tags[..tags.len().min(PROBE_AHEAD)] {
+            self.prefetch_slot(t);
+        }
+    }
+
+    /// In a pass that probes for each of `tags` in order, before the probe for
+    /// `tags[k]`: probes of a large table miss the cache, so fetch the slot of the
+    /// digest [`PROBE_AHEAD`] places on, and the row that slot names half as far on,
+    /// so that the misses overlap instead of queueing.
+    #[inline(always)]
+    pub fn prefetch_probes(&self, tags: &[u32], k: usize) {
+        if let Some(&t) = tags.get(k + PROBE_AHEAD) {
+            self.prefetch_slot(t);
+        }
+        if let Some(&t) = tags.get(k + PROBE_AHEAD / 2) {
+            self.prefetch_row(t);
         }
     }
 
