@@ -2169,17 +2169,30 @@ impl Emitter<'_> {
     ) -> Option<usize> {
         let (plan, out) = (self.plan, &mut *self.pending);
         let provenance = self.provenance;
-        // The cells the outer binding fixes; the row's columns go in between.
+        // Head cell `i` is `outer[i] | words[col[i]] & mask[i]`: the value the outer
+        // binding fixes (and an empty mask), or a column of the row (and 0 outside),
+        // so that every cell takes the same few instructions and no branch.
         let mut outer = [0u64; N];
-        for (o, &src) in outer.iter_mut().zip(&scan.tail.head) {
+        let mut col = [0usize; N];
+        let mut mask = [0u64; N];
+        for (i, &src) in scan.tail.head.iter().enumerate().take(N) {
             match src {
-                Src::Const(c) => *o = c,
-                Src::Slot(s) => *o = frame.slots[s],
-                Src::Col(_) => {}
+                Src::Const(c) => outer[i] = c,
+                Src::Slot(s) => outer[i] = frame.slots[s],
+                Src::Col(c) => (col[i], mask[i]) = (c, u64::from(u32::MAX)),
             }
         }
-        let cols = &scan.tail.cols[..];
         let new_conf = plan.confidence * conf.min(from.conf);
+        // Rows that share their relation's confidence: whether a derivation whose
+        // fact is found changes it is settled by the confidences alone unless they
+        // are equal (as `supersedes` orders records).
+        let found = if new_conf > to.conf {
+            Found::Kept
+        } else if new_conf == to.conf {
+            Found::Tie
+        } else {
+            Found::Dropped
+        };
         // Premises as a derivation word: the scanned row is the only part that
         // changes from row to row.
         let premise_word = out
@@ -2196,17 +2209,15 @@ impl Emitter<'_> {
         out.derivations += rows.len() as u64;
         // Look-ups are counted here and settled once, after the batch.
         let look = out.look.on;
-        let (mut probes, mut drops) = (0, 0);
+        let mut drops = 0;
         for &row in rows {
             let words = if W {
                 from.weighted_words(row)
             } else {
                 from.words(row)
             };
-            let mut cells = outer;
-            for &(i, c) in cols {
-                cells[i] = words[c] as u64;
-            }
+            let cells: [u64; N] =
+                std::array::from_fn(|i| outer[i] | u64::from(words[col[i]]) & mask[i]);
             let mut hasher = rustc_hash::FxHasher::default();
             for &v in &cells {
                 hasher.write_u64(v);
@@ -2226,19 +2237,16 @@ impl Emitter<'_> {
                 rule: plan.rule,
             };
             if look {
-                probes += 1;
                 let dropped = if W {
                     to.find_meta(&cells, tag)
                         .is_some_and(|old| !supersedes(new, old, provenance).0)
                 } else {
-                    to.find_record(&cells, tag).is_some_and(|(height, rule)| {
-                        let old = Meta {
-                            conf: to.conf,
-                            height,
-                            rule,
-                        };
-                        !supersedes(new, old, provenance).0
-                    })
+                    to.find_record(&cells, tag)
+                        .is_some_and(|(height, rule)| match found {
+                            Found::Kept => false,
+                            Found::Dropped => true,
+                            Found::Tie => !provenance || (new.height, new.rule) >= (height, rule),
+                        })
                 };
                 if dropped {
                     drops += 1;
@@ -2259,10 +2267,23 @@ impl Emitter<'_> {
             }
         }
         if look {
-            out.look.settle(probes, drops);
+            // Every row was looked up.
+            out.look.settle(rows.len() as u32, drops);
         }
         pause
     }
+}
+
+/// What finding a derivation's fact already stored means, when the derivation and
+/// the stored fact have confidences shared by their relations (see [`supersedes`]).
+#[derive(Clone, Copy)]
+enum Found {
+    /// A higher confidence: the derivation supersedes the stored record.
+    Kept,
+    /// A lower one: it changes nothing.
+    Dropped,
+    /// The same: the least height (with provenance), then the lowest rule, decides.
+    Tie,
 }
 
 /// Buffer one derivation of the plan's head for the frame's binding (none when a

@@ -188,8 +188,6 @@ pub(crate) struct Tail {
     pub rel: RelId,
     /// Per head cell, where its value comes from.
     pub head: Vec<Src>,
-    /// The head cells that come from the scanned row: (head position, column).
-    pub cols: Vec<(usize, usize)>,
     /// The scan's checks, each a column against a value (a variable repeated
     /// within the atom compares two columns).
     pub checks: Vec<(usize, Src)>,
@@ -244,18 +242,9 @@ fn tail_of(steps: &[Step], head: &[CExpr]) -> Option<Tail> {
         .collect::<Option<Vec<_>>>()?;
     let head = head.iter().map(plain).collect::<Option<Vec<Src>>>()?;
     let checks = checks.iter().map(|&(c, k)| (c, src(k))).collect();
-    let cols = head
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| match *s {
-            Src::Col(c) => Some((i, c)),
-            _ => None,
-        })
-        .collect();
     Some(Tail {
         rel: *rel,
         head,
-        cols,
         checks,
         filters,
         step,
