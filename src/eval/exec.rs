@@ -16,7 +16,7 @@ use hashbrown::HashSet;
 use rustc_hash::FxBuildHasher;
 
 use crate::eval::FactId;
-use crate::eval::plan::{Access, AggPlan, CExpr, Cell, Plan, Step, Tail, Version};
+use crate::eval::plan::{Access, AggPlan, CExpr, Cell, Pair, Plan, Step, Tail, Version};
 use crate::eval::relation::{Relation, RowCells, tag_of};
 use crate::eval::symbols::Symbols;
 use crate::ir::{AggFunc, ArithOp, CmpOp, Functor, TestFn};
@@ -269,6 +269,27 @@ pub(crate) trait Sink {
         }
         None
     }
+
+    /// Rows of the scan just before the plan's tail (its [`Pair`], described by
+    /// `pair`), each with the candidates its look-up finds in the tail, in one loop:
+    /// the bindings they make, in the order and with the pauses one binding at a
+    /// time would make (the first row's candidates from `start`). `None` when the
+    /// sink does not take them so (the run then visits the rows one at a time);
+    /// else where to pause (a position in `rows` and a candidate of its look-up, after
+    /// which) and the candidates visited.
+    #[allow(clippy::too_many_arguments)]
+    fn pairs(
+        &mut self,
+        _frame: &mut Frame,
+        _scan: &TailScan<'_>,
+        _pair: &PairScan<'_>,
+        _rows: &[u32],
+        _start: usize,
+        _conf: f64,
+        _height: u32,
+    ) -> Option<(Option<(usize, usize)>, u64)> {
+        None
+    }
 }
 
 impl<F: FnMut(&mut Frame, f64, u32) -> bool> Sink for F {
@@ -289,6 +310,16 @@ pub(crate) struct TailScan<'a> {
     pub fact: usize,
     pub provenance: bool,
     pub syms: Syms<'a>,
+}
+
+/// The scan just before a plan's tail, as [`Sink::pairs`] sees it.
+pub(crate) struct PairScan<'a> {
+    pub pair: &'a Pair,
+    pub rel: &'a Relation,
+    /// The tail's index, probed with the key column of each row, and the limit of
+    /// the tail's version: its candidates are the rows found below it.
+    pub index: usize,
+    pub limit: u32,
 }
 
 impl TailScan<'_> {
@@ -344,6 +375,10 @@ impl TailScan<'_> {
 
 /// Candidate rows a batch hands a sink at most (the clock is read between batches).
 const BATCH: usize = 1 << 10;
+
+/// Rows of the scan before a tail handed to [`Sink::pairs`] at a time (the clock is
+/// read between them).
+const PAIR_ROWS: usize = 1 << 8;
 
 /// Run a plan, calling `sink(frame, conf, height)` for every complete binding, where
 /// `conf` is the minimum confidence of its premises (1.0 for none) and `height` the
@@ -408,6 +443,8 @@ struct TailStep<'a> {
     /// The scan reads an index by a key that the step before it (a scan) does not
     /// bind: one look-up serves every row of that step.
     fixed: bool,
+    /// The scan before, when the plan's tail has a [`Pair`].
+    pair: Option<PairScan<'a>>,
 }
 
 impl<'a> TailStep<'a> {
@@ -438,7 +475,17 @@ impl<'a> TailStep<'a> {
             }),
             _ => false,
         };
+        let pair = match (&tail.pair, access) {
+            (Some(pair), Access::Index { index, .. }) => Some(PairScan {
+                pair,
+                rel: &ctx.rels[pair.rel as usize],
+                index: *index,
+                limit,
+            }),
+            _ => None,
+        };
         Some(TailStep {
+            pair,
             step: tail.step,
             scan: TailScan {
                 rel_id: *rel,
@@ -624,6 +671,51 @@ impl Run<'_, '_> {
         }
     }
 
+    /// Rows `rows` of step `i`'s scan (candidates `first..`), the scan before the
+    /// tail, handed to the sink with their tail candidates ([`Sink::pairs`]); whether
+    /// the run stopped, or `None` when the sink does not take them so.
+    #[allow(clippy::too_many_arguments)]
+    fn pair_rows(
+        &mut self,
+        i: usize,
+        t: &TailStep<'_>,
+        pair: &PairScan<'_>,
+        frame: &mut Frame,
+        rows: &[u32],
+        first: usize,
+        conf: f64,
+        height: u32,
+    ) -> Option<bool> {
+        let ctx = self.ctx;
+        // After a pause, the first row's candidates resume where they were.
+        let start = self.resume.get(i + 1).copied().flatten().unwrap_or(0);
+        let (pause, visited) = self
+            .sink
+            .pairs(frame, &t.scan, pair, rows, start, conf, height)?;
+        if let Some(r) = self.resume.get_mut(i + 1) {
+            *r = None;
+        }
+        let before = ctx.work.get();
+        let after = before + rows.len() as u64 + visited;
+        ctx.work.set(after);
+        if before / WORK_CHECK != after / WORK_CHECK && ctx.clock() {
+            self.stop = Some(Stop::Expired);
+            return Some(true);
+        }
+        let Some((k, c)) = pause else {
+            return Some(false);
+        };
+        self.stop = Some(Stop::Pause);
+        self.fresh = false;
+        if let Some(r) = self.resume.get_mut(i + 1) {
+            *r = Some(c + 1);
+        }
+        if let Some(r) = self.resume.get_mut(i) {
+            *r = Some(first + k);
+        }
+        Some(true)
+    }
+
     /// Run `steps[i..]`.
     fn steps(&mut self, steps: &[Step], i: usize, frame: &mut Frame, conf: f64, height: u32) {
         let Some(step) = steps.get(i) else {
@@ -677,99 +769,131 @@ impl Run<'_, '_> {
                     }
                     _ => None,
                 };
-                let visit = |this: &mut Self, frame: &mut Frame, row: u32| {
-                    let cells = r.row(row);
-                    // Bind first: a variable repeated within this atom (`e(x, x)`) is
-                    // checked against the slot its first occurrence just filled.
-                    for &(c, s) in binds {
-                        frame.slots[s] = cells.get(c);
-                    }
-                    for &(c, k) in checks {
-                        if cells.get(c) != cell(k, &frame.slots) {
-                            return;
-                        }
-                    }
-                    // With the tail next, its candidates first: a look-up in small
-                    // buckets often finds none, and then this row needs nothing more.
-                    let found = match next {
-                        Some((_, Some(fixed))) => Some(fixed),
-                        Some((t, None)) => match t.access {
-                            Access::Index { index, key } => {
-                                let found =
-                                    with_key(key, &frame.slots, |k| t.scan.rel.lookup(*index, k));
-                                if none_below(found, t.limit) {
-                                    return;
-                                }
-                                Some(found)
-                            }
-                            _ => None,
-                        },
-                        None => None,
-                    };
-                    let m = r.meta(row);
-                    let c = conf.min(m.conf);
-                    // Premise facts and heights only matter to provenance.
-                    let h = if ctx.provenance {
-                        frame.facts[*fact] = FactId { rel: *rel, row };
-                        height.max(m.height)
-                    } else {
-                        0
-                    };
-                    if last {
-                        this.emit(frame, c, h);
-                    } else if let Some((t, _)) = next {
-                        let start = this.resume.get_mut(i + 1).and_then(Option::take);
-                        let (start, limit) = (start.unwrap_or(0), t.limit);
-                        match found {
-                            Some(found) => {
-                                this.tail_rows(i + 1, &t.scan, found, limit, start, frame, c, h)
-                            }
-                            None => this.tail_scan(
-                                i + 1,
-                                &t.scan,
-                                t.version,
-                                t.access,
-                                limit,
-                                start,
-                                frame,
-                                c,
-                                h,
-                            ),
-                        }
-                    } else {
-                        this.steps(steps, i + 1, frame, c, h);
-                    }
+                // With the tail next and paired with this scan, the sink may take this
+                // scan's rows with their candidates, a chunk at a time.
+                let pairing = match next {
+                    Some((t, None)) => t.pair.as_ref().map(|p| (t, p)),
+                    _ => None,
                 };
-                match access {
-                    Access::All => {
-                        if *version == Version::Delta {
-                            let rows = ctx.delta;
-                            for (k, &row) in rows.iter().enumerate().skip(start) {
-                                if ctx.scattered
-                                    && let Some(&ahead) = rows.get(k + 8)
-                                {
-                                    r.prefetch_record(ahead);
+                // Candidates `first..` of this step's scan, the rows `rows`, visited in
+                // order (with the rows `ahead` to fetch early: the whole delta); whether
+                // the run stopped. Every access comes here, so that the visit of a row
+                // is compiled once, into this loop.
+                let segment = |this: &mut Self,
+                               frame: &mut Frame,
+                               rows: &[u32],
+                               first: usize,
+                               ahead: &[u32]| {
+                    let (mut rows, mut first) = (rows, first);
+                    if let Some((t, pair)) = pairing {
+                        while !rows.is_empty() {
+                            let n = rows.len().min(PAIR_ROWS);
+                            match this.pair_rows(i, t, pair, frame, &rows[..n], first, conf, height)
+                            {
+                                Some(true) => return true,
+                                Some(false) => (rows, first) = (&rows[n..], first + n),
+                                None => break,
+                            }
+                        }
+                    }
+                    for (k, &row) in rows.iter().enumerate() {
+                        if let Some(&a) = ahead.get(first + k + 8) {
+                            r.prefetch_record(a);
+                        }
+                        if ctx.tick() {
+                            this.stop = Some(Stop::Expired);
+                            return true;
+                        }
+                        let cells = r.row(row);
+                        // Bind first: a variable repeated within this atom (`e(x, x)`)
+                        // is checked against the slot its first occurrence just filled.
+                        for &(c, s) in binds {
+                            frame.slots[s] = cells.get(c);
+                        }
+                        if checks
+                            .iter()
+                            .any(|&(c, k)| cells.get(c) != cell(k, &frame.slots))
+                        {
+                            continue;
+                        }
+                        // With the tail next, its candidates first: a look-up in small
+                        // buckets often finds none, and then this row needs nothing
+                        // more.
+                        let found = match next {
+                            Some((_, Some(fixed))) => Some(fixed),
+                            Some((t, None)) => match t.access {
+                                Access::Index { index, key } => {
+                                    let found = with_key(key, &frame.slots, |k| {
+                                        t.scan.rel.lookup(*index, k)
+                                    });
+                                    if none_below(found, t.limit) {
+                                        continue;
+                                    }
+                                    Some(found)
                                 }
-                                if ctx.tick() {
-                                    self.stop = Some(Stop::Expired);
-                                    return;
+                                _ => None,
+                            },
+                            None => None,
+                        };
+                        let m = r.meta(row);
+                        let c = conf.min(m.conf);
+                        // Premise facts and heights only matter to provenance.
+                        let h = if ctx.provenance {
+                            frame.facts[*fact] = FactId { rel: *rel, row };
+                            height.max(m.height)
+                        } else {
+                            0
+                        };
+                        if last {
+                            this.emit(frame, c, h);
+                        } else if let Some((t, _)) = next {
+                            let start = this.resume.get_mut(i + 1).and_then(Option::take);
+                            let (start, limit) = (start.unwrap_or(0), t.limit);
+                            match found {
+                                Some(found) => {
+                                    this.tail_rows(i + 1, &t.scan, found, limit, start, frame, c, h)
                                 }
-                                visit(self, frame, row);
-                                if self.stop.is_some() {
-                                    return self.save(i, k);
-                                }
+                                None => this.tail_scan(
+                                    i + 1,
+                                    &t.scan,
+                                    t.version,
+                                    t.access,
+                                    limit,
+                                    start,
+                                    frame,
+                                    c,
+                                    h,
+                                ),
                             }
                         } else {
-                            for row in start..limit as usize {
-                                if ctx.tick() {
-                                    self.stop = Some(Stop::Expired);
-                                    return;
-                                }
-                                visit(self, frame, row as u32);
-                                if self.stop.is_some() {
-                                    return self.save(i, row);
-                                }
+                            this.steps(steps, i + 1, frame, c, h);
+                        }
+                        if this.stop.is_some() {
+                            this.save(i, first + k);
+                            return true;
+                        }
+                    }
+                    false
+                };
+                match access {
+                    Access::All if *version == Version::Delta => {
+                        let rows = ctx.delta;
+                        let ahead = if ctx.scattered { rows } else { &[] };
+                        segment(self, frame, rows.get(start..).unwrap_or(&[]), start, ahead);
+                    }
+                    Access::All => {
+                        // Row numbers a handful at a time (candidate `k` is row `k`).
+                        let mut buf = [0u32; 64];
+                        let mut at = start;
+                        while at < limit as usize {
+                            let n = buf.len().min(limit as usize - at);
+                            for (k, b) in buf[..n].iter_mut().enumerate() {
+                                *b = (at + k) as u32;
                             }
+                            if segment(self, frame, &buf[..n], at, &[]) {
+                                return;
+                            }
+                            at += n;
                         }
                     }
                     Access::Index { index, key } => {
@@ -784,25 +908,8 @@ impl Run<'_, '_> {
                         };
                         // Candidate `k` is `rows[k]`, then `more[k - n]`.
                         let own = start.max(n) - n..m;
-                        for (k, &row) in rows[..n].iter().enumerate().skip(start) {
-                            if ctx.tick() {
-                                self.stop = Some(Stop::Expired);
-                                return;
-                            }
-                            visit(self, frame, row);
-                            if self.stop.is_some() {
-                                return self.save(i, k);
-                            }
-                        }
-                        for (k, &row) in more[own.clone()].iter().enumerate() {
-                            if ctx.tick() {
-                                self.stop = Some(Stop::Expired);
-                                return;
-                            }
-                            visit(self, frame, row);
-                            if self.stop.is_some() {
-                                return self.save(i, n + own.start + k);
-                            }
+                        if !segment(self, frame, &rows[start.min(n)..n], start, &[]) {
+                            segment(self, frame, &more[own.clone()], n + own.start, &[]);
                         }
                     }
                     Access::Exact { key } => {
@@ -810,14 +917,7 @@ impl Run<'_, '_> {
                         if let Some(row) = found.filter(|&row| row < limit)
                             && start == 0
                         {
-                            if ctx.tick() {
-                                self.stop = Some(Stop::Expired);
-                                return;
-                            }
-                            visit(self, frame, row);
-                            if self.stop.is_some() {
-                                self.save(i, 0);
-                            }
+                            segment(self, frame, &[row], 0, &[]);
                         }
                     }
                 }
@@ -889,7 +989,7 @@ impl Run<'_, '_> {
 
 /// How many rows of an ascending list are below `limit`.
 #[inline(always)]
-fn below(rows: &[u32], limit: u32) -> usize {
+pub(crate) fn below(rows: &[u32], limit: u32) -> usize {
     // Usually every row of the bucket is below the limit.
     match rows.last() {
         Some(&last) if last >= limit => rows.partition_point(|&row| row < limit),

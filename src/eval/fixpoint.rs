@@ -31,7 +31,7 @@ use std::hash::Hasher;
 use std::time::Instant;
 
 use crate::diag::{Diagnostic, Limit, Result};
-use crate::eval::exec::{self, Ctx, Cursor, Fault, Faults, Frame, Stop, Syms, TailScan};
+use crate::eval::exec::{self, Ctx, Cursor, Fault, Faults, Frame, PairScan, Stop, Syms, TailScan};
 use crate::eval::plan::{CExpr, Plan, Planner, Premise, Src, Step, TAIL_CELLS, Version};
 use crate::eval::relation::{
     AGG_MARK, Meta, NO_EVIDENCE, Narrow, Relation, inline_limit, row_shift, tag_of,
@@ -101,6 +101,23 @@ impl Words {
     /// For a batch of rows of the scan binding fact slot `fact`: the word with every
     /// other premise's row in it, and the shift of the scanned row within it.
     #[inline(always)]
+    /// The word for the premises in `facts` but for two, `a` and `b`, and where
+    /// their rows go (`None` unless both are premises of the word).
+    fn around_two(self, facts: &[FactId], a: usize, b: usize) -> Option<(u64, u32, u32)> {
+        let (mut word, mut at_a, mut at_b) = (self.base, None, None);
+        for (i, &slot) in self.slots[..self.len].iter().enumerate() {
+            let shift = row_shift(self.len, i);
+            if slot == a {
+                at_a = Some(shift);
+            } else if slot == b {
+                at_b = Some(shift);
+            } else {
+                word |= (facts[slot].row as u64) << shift;
+            }
+        }
+        Some((word, at_a?, at_b?))
+    }
+
     fn around(self, facts: &[FactId], fact: usize) -> Option<(u64, u32)> {
         let row = |i: usize| facts[self.slots[i]].row as u64;
         let (b, s) = (self.base, &self.slots);
@@ -192,6 +209,7 @@ struct TestSettings {
     passes: usize,
     stopped: usize,
     batch: bool,
+    pairs: bool,
     words: bool,
     filter: Option<bool>,
 }
@@ -207,6 +225,7 @@ impl TestSettings {
             passes: PASSES.with(Cell::get),
             stopped: STOPPED_ORDER.with(Cell::get),
             batch: BATCH_TAILS.with(Cell::get),
+            pairs: PAIRED_SCANS.with(Cell::get),
             words: PREMISE_WORDS.with(Cell::get),
             filter: FORCE_FILTER.with(Cell::get),
         }
@@ -219,6 +238,7 @@ impl TestSettings {
         PASSES.with(|c| c.set(self.passes));
         STOPPED_ORDER.with(|c| c.set(self.stopped));
         BATCH_TAILS.with(|c| c.set(self.batch));
+        PAIRED_SCANS.with(|c| c.set(self.pairs));
         PREMISE_WORDS.with(|c| c.set(self.words));
         FORCE_FILTER.with(|c| c.set(self.filter));
     }
@@ -244,6 +264,19 @@ thread_local! {
 
 #[cfg(test)]
 thread_local! {
+    /// In tests: `false` makes runs visit the rows of the scan before a tail one at
+    /// a time, as if no sink took them with their candidates ([`Sink::pairs`]), so
+    /// that both paths can be compared.
+    ///
+    /// [`Sink::pairs`]: exec::Sink::pairs
+    pub(crate) static PAIRED_SCANS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    /// In tests: calls of the pieces' `Sink::pairs` that took their rows, on this
+    /// thread.
+    pub(crate) static PAIR_CALLS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+#[cfg(test)]
+thread_local! {
     /// In tests: `false` makes the rounds buffer every derivation's premises as a
     /// list, as if no plan's premises made a derivation word, so that both paths
     /// can be compared.
@@ -255,6 +288,17 @@ thread_local! {
 pub(super) fn batching() -> bool {
     #[cfg(test)]
     if !BATCH_TAILS.with(std::cell::Cell::get) {
+        return false;
+    }
+    true
+}
+
+/// Whether pieces of runs on this thread take the rows of the scan before a tail
+/// with their candidates, in one loop.
+#[inline]
+fn pairing() -> bool {
+    #[cfg(test)]
+    if !PAIRED_SCANS.with(std::cell::Cell::get) {
         return false;
     }
     true
@@ -465,6 +509,9 @@ struct Reads<'r> {
     record: bool,
     /// Whether a plan's last scan hands its rows to the sink in batches.
     batch: bool,
+    /// Whether the sink takes the rows of the scan before a tail with their
+    /// candidates ([`Emitter::pairs_of`]).
+    pairs: bool,
     deadline: Option<Instant>,
     /// Whether the plan's derivations are buffered as derivation words.
     word: Option<Words>,
@@ -564,6 +611,7 @@ impl Piece {
             plan,
             head,
             batch: reads.batch,
+            pairs: reads.pairs,
             narrow,
             weighted,
             syms: ctx.syms,
@@ -589,6 +637,8 @@ struct Emitter<'a> {
     head: &'a Relation,
     /// Whether it takes a plan's last scan in batches.
     batch: bool,
+    /// Whether it takes the rows of the scan before a tail with their candidates.
+    pairs: bool,
     /// The plan's last scanned relation and its head relation, when both are
     /// narrow (see [`Emitter::narrow_rows`]) and neither is a weighted view.
     narrow: Option<(Narrow<'a>, Narrow<'a>)>,
@@ -624,6 +674,38 @@ impl exec::Sink for Emitter<'_> {
 
     fn batches(&self) -> bool {
         self.batch
+    }
+
+    fn pairs(
+        &mut self,
+        frame: &mut Frame,
+        scan: &TailScan<'_>,
+        pair: &PairScan<'_>,
+        rows: &[u32],
+        start: usize,
+        conf: f64,
+        height: u32,
+    ) -> Option<(Option<(usize, usize)>, u64)> {
+        if !self.pairs {
+            return None;
+        }
+        let (from, to) = self.narrow?;
+        let before = pair.rel.narrow().filter(|v| !v.conf_col)?;
+        let views = (before, from, to);
+        #[cfg(test)]
+        if scan.tail.head.len() <= 4 {
+            PAIR_CALLS.with(|c| c.set(c.get() + 1));
+        }
+        let args = (frame, scan, pair, rows, start, conf, height);
+        // Head cells in an array of their number, as in `narrow_rows`; narrow
+        // relations, none of them weighted views.
+        match scan.tail.head.len() {
+            1 => Some(self.pairs_of::<1>(views, args)),
+            2 => Some(self.pairs_of::<2>(views, args)),
+            3 => Some(self.pairs_of::<3>(views, args)),
+            4 => Some(self.pairs_of::<4>(views, args)),
+            _ => None,
+        }
     }
 
     /// [`emit`] for each row that passes the tail's checks, its head cells read
@@ -1783,6 +1865,7 @@ impl<'a> Engine<'a> {
         // rows come out in the same order) but no premises.
         let record = provenance && (!self.conf_raised || self.layered || forced_track());
         let batch = batching();
+        let pairs = pairing();
         let deadline = self.deadline;
         let mut waiting = work.iter().filter(|(i, _)| plans[*i].feasible);
         // Unfinished pieces, in order (`queue`); each wave runs the first WAVE of them.
@@ -1838,6 +1921,7 @@ impl<'a> Engine<'a> {
                     provenance,
                     record,
                     batch,
+                    pairs,
                     deadline,
                     word: words[piece.plan],
                     filter: forced.unwrap_or(filters[head]),
@@ -2183,95 +2267,244 @@ impl Emitter<'_> {
             }
         }
         let new_conf = plan.confidence * conf.min(from.conf);
-        // Rows that share their relation's confidence: whether a derivation whose
-        // fact is found changes it is settled by the confidences alone unless they
-        // are equal (as `supersedes` orders records).
-        let found = if new_conf > to.conf {
-            Found::Kept
-        } else if new_conf == to.conf {
-            Found::Tie
-        } else {
-            Found::Dropped
-        };
         // Premises as a derivation word: the scanned row is the only part that
         // changes from row to row.
         let premise_word = out
             .word
             .filter(|_| provenance && out.record)
             .and_then(|w| w.around(&frame.facts, scan.fact));
-        // The rows taken before the buffer asks for a merge (dropped derivations
-        // count too), and where the run then pauses.
-        let room = (FLUSH as u64).saturating_sub(out.derivations).max(1);
-        let (rows, pause) = match usize::try_from(room) {
-            Ok(room) if room <= rows.len() => (&rows[..room], Some(room - 1)),
-            _ => (rows, None),
+        let binding = Binding {
+            outer,
+            col,
+            mask,
+            conf,
+            height,
+            new_conf,
+            found: Found::of(new_conf, to.conf),
+            premise_word,
         };
-        out.derivations += rows.len() as u64;
-        // Look-ups are counted here and settled once, after the batch.
-        let look = out.look.on;
-        let mut drops = 0;
-        for &row in rows {
-            let words = if W {
-                from.weighted_words(row)
-            } else {
-                from.words(row)
-            };
-            let cells: [u64; N] =
-                std::array::from_fn(|i| outer[i] | u64::from(words[col[i]]) & mask[i]);
-            let mut hasher = rustc_hash::FxHasher::default();
-            for &v in &cells {
-                hasher.write_u64(v);
-            }
-            let tag = tag_of(hasher.finish());
-            let new = Meta {
-                conf: if W {
-                    plan.confidence * conf.min(from.conf_of(words))
-                } else {
-                    new_conf
-                },
-                height: if provenance {
-                    height.max(from.height_rule(words).0).saturating_add(1)
-                } else {
-                    0
-                },
-                rule: plan.rule,
-            };
-            if look {
-                let dropped = if W {
-                    to.find_meta(&cells, tag)
-                        .is_some_and(|old| !supersedes(new, old, provenance).0)
-                } else {
-                    to.find_record(&cells, tag)
-                        .is_some_and(|(height, rule)| match found {
-                            Found::Kept => false,
-                            Found::Dropped => true,
-                            Found::Tie => !provenance || (new.height, new.rule) >= (height, rule),
-                        })
-                };
-                if dropped {
-                    drops += 1;
-                    continue;
-                }
-            }
-            out.cells.extend_from_slice(&cells);
-            if let Some((word, shift)) = premise_word {
-                out.keep_word(tag, new, word | (row as u64) << shift);
-            } else {
-                if provenance {
-                    frame.facts[scan.fact] = FactId {
-                        rel: scan.rel_id,
-                        row,
-                    };
-                }
-                out.keep(plan, frame, tag, new, provenance);
-            }
-        }
-        if look {
-            // Every row was looked up.
-            out.look.settle(rows.len() as u32, drops);
-        }
-        pause
+        narrow_loop::<N, W>(
+            plan,
+            out,
+            provenance,
+            frame,
+            scan,
+            (from, to),
+            rows,
+            &binding,
+        )
     }
+
+    /// [`Sink::pairs`](exec::Sink::pairs) for a head of `N` cells: for each row of the scan
+    /// before the tail (`before`), its look-up in the tail's index, then the narrow
+    /// loop over the candidates it finds, with what the row fixes set up for them.
+    #[allow(clippy::type_complexity)]
+    #[inline(never)]
+    fn pairs_of<const N: usize>(
+        &mut self,
+        (before, from, to): (Narrow<'_>, Narrow<'_>, Narrow<'_>),
+        (frame, scan, pair, rows, mut start, conf, height): (
+            &mut Frame,
+            &TailScan<'_>,
+            &PairScan<'_>,
+            &[u32],
+            usize,
+            f64,
+            u32,
+        ),
+    ) -> (Option<(usize, usize)>, u64) {
+        let (plan, provenance) = (self.plan, self.provenance);
+        let p = pair.pair;
+        // Per head cell: a value fixed for the whole call, a column of the row
+        // before (`col_b`, `mask_b`), or a column of the tail's candidate (`col`,
+        // `mask`).
+        let mut fixed = [0u64; N];
+        let (mut col_b, mut mask_b) = ([0usize; N], [0u64; N]);
+        let (mut col, mut mask) = ([0usize; N], [0u64; N]);
+        for (i, (&src, &b)) in scan.tail.head.iter().zip(&p.head).enumerate().take(N) {
+            match (src, b) {
+                (_, Some(c)) => (col_b[i], mask_b[i]) = (c, u64::from(u32::MAX)),
+                (Src::Const(c), None) => fixed[i] = c,
+                (Src::Slot(s), None) => fixed[i] = frame.slots[s],
+                (Src::Col(c), None) => (col[i], mask[i]) = (c, u64::from(u32::MAX)),
+            }
+        }
+        let new_conf = plan.confidence * conf.min(before.conf).min(from.conf);
+        let found = Found::of(new_conf, to.conf);
+        // Premises as a derivation word: the two scanned rows change.
+        let out = &mut *self.pending;
+        let around = out
+            .word
+            .filter(|_| provenance && out.record)
+            .and_then(|w| w.around_two(&frame.facts, p.fact, scan.fact));
+        let mut visited = 0;
+        for (k, &row) in rows.iter().enumerate() {
+            let words = before.words(row);
+            let found_rows = scan.rel.lookup(pair.index, &[u64::from(words[p.key])]).0;
+            let n = exec::below(found_rows, pair.limit);
+            let first = std::mem::take(&mut start).min(n);
+            let cands = &found_rows[first..n];
+            if cands.is_empty() {
+                continue;
+            }
+            visited += cands.len() as u64;
+            let out = &mut *self.pending;
+            let h = if provenance {
+                frame.facts[p.fact] = FactId { rel: p.rel, row };
+                height.max(before.height_rule(words).0)
+            } else {
+                0
+            };
+            let binding = Binding {
+                outer: std::array::from_fn(|i| fixed[i] | u64::from(words[col_b[i]]) & mask_b[i]),
+                col,
+                mask,
+                conf: conf.min(before.conf),
+                height: h,
+                new_conf,
+                found,
+                premise_word: around.map(|(word, at, shift)| (word | u64::from(row) << at, shift)),
+            };
+            let pause = narrow_loop::<N, false>(
+                plan,
+                out,
+                provenance,
+                frame,
+                scan,
+                (from, to),
+                cands,
+                &binding,
+            );
+            if let Some(c) = pause {
+                return (Some((k, first + c)), visited);
+            }
+        }
+        (None, visited)
+    }
+}
+
+/// What a binding fixes for the narrow loop over its tail candidates.
+struct Binding<const N: usize> {
+    /// Head cell `i` is `outer[i] | words[col[i]] & mask[i]` of a candidate's words:
+    /// the value the binding fixes (and an empty mask), or a column of the
+    /// candidate (and 0 outside), so that every cell takes the same few
+    /// instructions and no branch.
+    outer: [u64; N],
+    col: [usize; N],
+    mask: [u64; N],
+    /// The binding's confidence and height.
+    conf: f64,
+    height: u32,
+    /// The derivations' confidence when rows share their relation's, and what
+    /// finding a derivation's fact then means.
+    new_conf: f64,
+    found: Found,
+    /// With provenance, premises as a derivation word: the word but for the
+    /// candidate's row, and where that row goes.
+    premise_word: Option<(u64, u32)>,
+}
+
+/// The narrow loop: the derivations `binding` makes with each of `rows`,
+/// candidates of the tail (`scan`) from a narrow relation (`from`) into a narrow
+/// head relation (`to`), each looked up there first while look-ups are on and
+/// dropped if it would change nothing, the others buffered. Each row's confidence
+/// is the one its relation shares (with `W`, either view may be weighted: its rows
+/// hold their own). Returns, when the buffer filled first, the row after which the
+/// run pauses.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn narrow_loop<const N: usize, const W: bool>(
+    plan: &Plan,
+    out: &mut Pending,
+    provenance: bool,
+    frame: &mut Frame,
+    scan: &TailScan<'_>,
+    (from, to): (Narrow<'_>, Narrow<'_>),
+    rows: &[u32],
+    binding: &Binding<N>,
+) -> Option<usize> {
+    let Binding {
+        outer,
+        col,
+        mask,
+        conf,
+        height,
+        new_conf,
+        found,
+        premise_word,
+    } = *binding;
+    // The rows taken before the buffer asks for a merge (dropped derivations
+    // count too), and where the run then pauses.
+    let room = (FLUSH as u64).saturating_sub(out.derivations).max(1);
+    let (rows, pause) = match usize::try_from(room) {
+        Ok(room) if room <= rows.len() => (&rows[..room], Some(room - 1)),
+        _ => (rows, None),
+    };
+    out.derivations += rows.len() as u64;
+    // Look-ups are counted here and settled once, after the batch.
+    let look = out.look.on;
+    let mut drops = 0;
+    for &row in rows {
+        let words = if W {
+            from.weighted_words(row)
+        } else {
+            from.words(row)
+        };
+        let cells: [u64; N] =
+            std::array::from_fn(|i| outer[i] | u64::from(words[col[i]]) & mask[i]);
+        let mut hasher = rustc_hash::FxHasher::default();
+        for &v in &cells {
+            hasher.write_u64(v);
+        }
+        let tag = tag_of(hasher.finish());
+        let new = Meta {
+            conf: if W {
+                plan.confidence * conf.min(from.conf_of(words))
+            } else {
+                new_conf
+            },
+            height: if provenance {
+                height.max(from.height_rule(words).0).saturating_add(1)
+            } else {
+                0
+            },
+            rule: plan.rule,
+        };
+        if look {
+            let dropped = if W {
+                to.find_meta(&cells, tag)
+                    .is_some_and(|old| !supersedes(new, old, provenance).0)
+            } else {
+                to.find_record(&cells, tag)
+                    .is_some_and(|(height, rule)| match found {
+                        Found::Kept => false,
+                        Found::Dropped => true,
+                        Found::Tie => !provenance || (new.height, new.rule) >= (height, rule),
+                    })
+            };
+            if dropped {
+                drops += 1;
+                continue;
+            }
+        }
+        out.cells.extend_from_slice(&cells);
+        if let Some((word, shift)) = premise_word {
+            out.keep_word(tag, new, word | (row as u64) << shift);
+        } else {
+            if provenance {
+                frame.facts[scan.fact] = FactId {
+                    rel: scan.rel_id,
+                    row,
+                };
+            }
+            out.keep(plan, frame, tag, new, provenance);
+        }
+    }
+    if look {
+        // Every row was looked up.
+        out.look.settle(rows.len() as u32, drops);
+    }
+    pause
 }
 
 /// What finding a derivation's fact already stored means, when the derivation and
@@ -2284,6 +2517,20 @@ enum Found {
     Dropped,
     /// The same: the least height (with provenance), then the lowest rule, decides.
     Tie,
+}
+
+impl Found {
+    /// For derivations of confidence `new` and stored facts of confidence `old`.
+    #[inline]
+    fn of(new: f64, old: f64) -> Found {
+        if new > old {
+            Found::Kept
+        } else if new == old {
+            Found::Tie
+        } else {
+            Found::Dropped
+        }
+    }
 }
 
 /// Buffer one derivation of the plan's head for the frame's binding (none when a

@@ -196,6 +196,24 @@ pub(crate) struct Tail {
     pub filters: Vec<(CmpOp, ColumnType, Src, Src)>,
     /// The position of the scan among the plan's steps (the filters follow it).
     pub step: usize,
+    /// The scan just before, when the two can run as one loop.
+    pub pair: Option<Pair>,
+}
+
+/// The scan just before a plan's [`Tail`], when it checks nothing and binds the
+/// tail's whole look-up key, a single cell, and the tail checks and compares
+/// nothing: a sink can then take that scan's rows and each one's candidates of the
+/// tail in one loop.
+#[derive(Debug, Clone)]
+pub(crate) struct Pair {
+    /// The relation the scan reads, and the fact slot of its row.
+    pub rel: RelId,
+    pub fact: usize,
+    /// The column of its row that is the tail's look-up key.
+    pub key: usize,
+    /// Per head cell, the column of its row the cell comes from, if it does (the
+    /// tail's [`Src::Slot`] of a slot this scan binds).
+    pub head: Vec<Option<usize>>,
 }
 
 /// The tail of a plan with these steps and head, if it has one: its last scan, by
@@ -241,13 +259,44 @@ fn tail_of(steps: &[Step], head: &[CExpr]) -> Option<Tail> {
         })
         .collect::<Option<Vec<_>>>()?;
     let head = head.iter().map(plain).collect::<Option<Vec<Src>>>()?;
-    let checks = checks.iter().map(|&(c, k)| (c, src(k))).collect();
+    let checks: Vec<_> = checks.iter().map(|&(c, k)| (c, src(k))).collect();
+    let pair = match (step.checked_sub(1).map(|i| &steps[i]), access) {
+        (
+            Some(Step::Scan {
+                rel: before,
+                checks: none,
+                binds: bound,
+                fact,
+                ..
+            }),
+            Access::Index { key, .. },
+        ) if none.is_empty() && checks.is_empty() && filters.is_empty() => {
+            let col = |s: usize| bound.iter().find(|&&(_, b)| b == s).map(|&(c, _)| c);
+            match key[..] {
+                [Cell::Slot(k)] => col(k).map(|key| Pair {
+                    rel: *before,
+                    fact: *fact,
+                    key,
+                    head: head
+                        .iter()
+                        .map(|h| match *h {
+                            Src::Slot(s) => col(s),
+                            _ => None,
+                        })
+                        .collect(),
+                }),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
     Some(Tail {
         rel: *rel,
         head,
         checks,
         filters,
         step,
+        pair,
     })
 }
 
