@@ -689,21 +689,30 @@ impl exec::Sink for Emitter<'_> {
         if !self.pairs {
             return None;
         }
-        let (from, to) = self.narrow?;
-        let before = pair.rel.narrow().filter(|v| !v.conf_col)?;
+        // Narrow relations, any of them a weighted view (`W`: a loop of its own, as
+        // in `narrow_rows`).
+        let ((from, to), weighted) = match (self.narrow, self.weighted) {
+            (Some(views), _) => (views, false),
+            (None, Some(views)) => (views, true),
+            (None, None) => return None,
+        };
+        let before = pair.rel.narrow()?;
         let views = (before, from, to);
         #[cfg(test)]
         if scan.tail.head.len() <= 4 {
             PAIR_CALLS.with(|c| c.set(c.get() + 1));
         }
         let args = (frame, scan, pair, rows, start, conf, height);
-        // Head cells in an array of their number, as in `narrow_rows`; narrow
-        // relations, none of them weighted views.
-        match scan.tail.head.len() {
-            1 => Some(self.pairs_of::<1>(views, args)),
-            2 => Some(self.pairs_of::<2>(views, args)),
-            3 => Some(self.pairs_of::<3>(views, args)),
-            4 => Some(self.pairs_of::<4>(views, args)),
+        // Head cells in an array of their number, as in `narrow_rows`.
+        match (scan.tail.head.len(), weighted || before.conf_col) {
+            (1, false) => Some(self.pairs_of::<1, false>(views, args)),
+            (2, false) => Some(self.pairs_of::<2, false>(views, args)),
+            (3, false) => Some(self.pairs_of::<3, false>(views, args)),
+            (4, false) => Some(self.pairs_of::<4, false>(views, args)),
+            (1, true) => Some(self.pairs_of::<1, true>(views, args)),
+            (2, true) => Some(self.pairs_of::<2, true>(views, args)),
+            (3, true) => Some(self.pairs_of::<3, true>(views, args)),
+            (4, true) => Some(self.pairs_of::<4, true>(views, args)),
             _ => None,
         }
     }
@@ -2298,9 +2307,11 @@ impl Emitter<'_> {
     /// [`Sink::pairs`](exec::Sink::pairs) for a head of `N` cells: for each row of the scan
     /// before the tail (`before`), its look-up in the tail's index, then the narrow
     /// loop over the candidates it finds, with what the row fixes set up for them.
+    /// With `W`, any of the three views may be weighted (its rows hold their own
+    /// confidences).
     #[allow(clippy::type_complexity)]
     #[inline(never)]
-    fn pairs_of<const N: usize>(
+    fn pairs_of<const N: usize, const W: bool>(
         &mut self,
         (before, from, to): (Narrow<'_>, Narrow<'_>, Narrow<'_>),
         (frame, scan, pair, rows, mut start, conf, height): (
@@ -2329,7 +2340,9 @@ impl Emitter<'_> {
                 (Src::Col(c), None) => (col[i], mask[i]) = (c, u64::from(u32::MAX)),
             }
         }
-        let new_conf = plan.confidence * conf.min(before.conf).min(from.conf);
+        // Unweighted views: every row's confidence is its relation's.
+        let shared = conf.min(before.conf);
+        let new_conf = plan.confidence * shared.min(from.conf);
         let found = Found::of(new_conf, to.conf);
         // Premises as a derivation word: the two scanned rows change.
         let out = &mut *self.pending;
@@ -2339,7 +2352,11 @@ impl Emitter<'_> {
             .and_then(|w| w.around_two(&frame.facts, p.fact, scan.fact));
         let mut visited = 0;
         for (k, &row) in rows.iter().enumerate() {
-            let words = before.words(row);
+            let words = if W {
+                before.weighted_words(row)
+            } else {
+                before.words(row)
+            };
             let found_rows = scan.rel.lookup(pair.index, &[u64::from(words[p.key])]).0;
             let n = exec::below(found_rows, pair.limit);
             let first = std::mem::take(&mut start).min(n);
@@ -2359,13 +2376,17 @@ impl Emitter<'_> {
                 outer: std::array::from_fn(|i| fixed[i] | u64::from(words[col_b[i]]) & mask_b[i]),
                 col,
                 mask,
-                conf: conf.min(before.conf),
+                conf: if W {
+                    conf.min(before.conf_of(words))
+                } else {
+                    shared
+                },
                 height: h,
                 new_conf,
                 found,
                 premise_word: around.map(|(word, at, shift)| (word | u64::from(row) << at, shift)),
             };
-            let pause = narrow_loop::<N, false>(
+            let pause = narrow_loop::<N, W>(
                 plan,
                 out,
                 provenance,

@@ -2079,15 +2079,20 @@ fn handing_facts_out_best_first_stays_within_the_round_limit() {
 }
 
 /// The closure's recursive rule, the scan of its delta before a tail that its
-/// rows' second column looks up, takes the paired loop on narrow, unweighted rows,
-/// and does not when tests turn it off (so that `paired_scans_change_nothing`
-/// compares two paths).
+/// rows' second column looks up, takes the paired loop on narrow rows, unweighted
+/// or weighted, and does not when tests turn it off (so that
+/// `paired_scans_change_nothing` compares two paths).
 #[test]
 fn a_closure_takes_its_delta_rows_with_their_candidates() {
     let program = Arc::new(Program::from_source("tails.dl", TAILS).unwrap());
     let edge = program.relation_id("edge").unwrap();
-    let inputs: Vec<InputFact> = (0..20).map(|i| input(edge, &[i, i + 1], 1.0)).collect();
-    let calls = |pairs: bool| {
+    let calls = |pairs: bool, weighted: bool| {
+        let inputs: Vec<InputFact> = (0..20)
+            .map(|i| {
+                let conf = if weighted && i % 2 == 0 { 0.5 } else { 1.0 };
+                input(edge, &[i, i + 1], conf)
+            })
+            .collect();
         fixpoint::PAIRED_SCANS.with(|f| f.set(pairs));
         let before = fixpoint::PAIR_CALLS.with(std::cell::Cell::get);
         let options = EvalOptions::default().with_threads(1);
@@ -2097,6 +2102,8 @@ fn a_closure_takes_its_delta_rows_with_their_candidates() {
         assert_eq!(fb.len(path), 20 * 21 / 2);
         fixpoint::PAIR_CALLS.with(std::cell::Cell::get) - before
     };
-    assert!(calls(true) > 0);
-    assert_eq!(calls(false), 0);
+    for weighted in [false, true] {
+        assert!(calls(true, weighted) > 0, "weighted: {weighted}");
+        assert_eq!(calls(false, weighted), 0, "weighted: {weighted}");
+    }
 }
