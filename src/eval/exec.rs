@@ -376,6 +376,10 @@ impl TailScan<'_> {
 /// Candidate rows a batch hands a sink at most (the clock is read between batches).
 const BATCH: usize = 1 << 10;
 
+/// Rows of a delta in no row order visited at a time, the next as many fetched
+/// ahead.
+const AHEAD: usize = 8;
+
 /// Rows of the scan before a tail handed to [`Sink::pairs`] at a time (the clock is
 /// read between them).
 const PAIR_ROWS: usize = 1 << 8;
@@ -776,14 +780,9 @@ impl Run<'_, '_> {
                     _ => None,
                 };
                 // Candidates `first..` of this step's scan, the rows `rows`, visited in
-                // order (with the rows `ahead` to fetch early: the whole delta); whether
-                // the run stopped. Every access comes here, so that the visit of a row
-                // is compiled once, into this loop.
-                let segment = |this: &mut Self,
-                               frame: &mut Frame,
-                               rows: &[u32],
-                               first: usize,
-                               ahead: &[u32]| {
+                // order; whether the run stopped. Every access comes here, so that the
+                // visit of a row is compiled once, into this loop.
+                let segment = |this: &mut Self, frame: &mut Frame, rows: &[u32], first: usize| {
                     let (mut rows, mut first) = (rows, first);
                     if let Some((t, pair)) = pairing {
                         while !rows.is_empty() {
@@ -797,9 +796,6 @@ impl Run<'_, '_> {
                         }
                     }
                     for (k, &row) in rows.iter().enumerate() {
-                        if let Some(&a) = ahead.get(first + k + 8) {
-                            r.prefetch_record(a);
-                        }
                         if ctx.tick() {
                             this.stop = Some(Stop::Expired);
                             return true;
@@ -878,8 +874,23 @@ impl Run<'_, '_> {
                 match access {
                     Access::All if *version == Version::Delta => {
                         let rows = ctx.delta;
-                        let ahead = if ctx.scattered { rows } else { &[] };
-                        segment(self, frame, rows.get(start..).unwrap_or(&[]), start, ahead);
+                        if !ctx.scattered {
+                            segment(self, frame, rows.get(start..).unwrap_or(&[]), start);
+                            return;
+                        }
+                        // Rows in no row order: their records are fetched a chunk
+                        // ahead of their visits.
+                        let mut at = start;
+                        while at < rows.len() {
+                            let n = AHEAD.min(rows.len() - at);
+                            for &ahead in rows.iter().skip(at + n).take(AHEAD) {
+                                r.prefetch_record(ahead);
+                            }
+                            if segment(self, frame, &rows[at..at + n], at) {
+                                return;
+                            }
+                            at += n;
+                        }
                     }
                     Access::All => {
                         // Row numbers a handful at a time (candidate `k` is row `k`).
@@ -890,7 +901,7 @@ impl Run<'_, '_> {
                             for (k, b) in buf[..n].iter_mut().enumerate() {
                                 *b = (at + k) as u32;
                             }
-                            if segment(self, frame, &buf[..n], at, &[]) {
+                            if segment(self, frame, &buf[..n], at) {
                                 return;
                             }
                             at += n;
@@ -908,8 +919,8 @@ impl Run<'_, '_> {
                         };
                         // Candidate `k` is `rows[k]`, then `more[k - n]`.
                         let own = start.max(n) - n..m;
-                        if !segment(self, frame, &rows[start.min(n)..n], start, &[]) {
-                            segment(self, frame, &more[own.clone()], n + own.start, &[]);
+                        if !segment(self, frame, &rows[start.min(n)..n], start) {
+                            segment(self, frame, &more[own.clone()], n + own.start);
                         }
                     }
                     Access::Exact { key } => {
@@ -917,7 +928,7 @@ impl Run<'_, '_> {
                         if let Some(row) = found.filter(|&row| row < limit)
                             && start == 0
                         {
-                            segment(self, frame, &[row], 0, &[]);
+                            segment(self, frame, &[row], 0);
                         }
                     }
                 }
