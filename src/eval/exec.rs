@@ -633,16 +633,10 @@ impl Run<'_, '_> {
         conf: f64,
         height: u32,
     ) {
-        let mut buf = [0u32; BATCH];
-        let mut at = start;
-        while at < limit as usize && self.stop.is_none() {
-            let n = BATCH.min(limit as usize - at);
-            for (k, b) in buf[..n].iter_mut().enumerate() {
-                *b = (at + k) as u32;
-            }
-            self.batches(i, scan, &buf[..n], at, frame, conf, height);
-            at += n;
-        }
+        numbered::<BATCH>(start, limit, |rows, at| {
+            self.batches(i, scan, rows, at, frame, conf, height);
+            self.stop.is_some()
+        });
     }
 
     /// Hand `rows` (candidates `first..` of step `i`'s scan) to the sink in batches,
@@ -894,18 +888,7 @@ impl Run<'_, '_> {
                     }
                     Access::All => {
                         // Row numbers a handful at a time (candidate `k` is row `k`).
-                        let mut buf = [0u32; 64];
-                        let mut at = start;
-                        while at < limit as usize {
-                            let n = buf.len().min(limit as usize - at);
-                            for (k, b) in buf[..n].iter_mut().enumerate() {
-                                *b = (at + k) as u32;
-                            }
-                            if segment(self, frame, &buf[..n], at) {
-                                return;
-                            }
-                            at += n;
-                        }
+                        numbered::<64>(start, limit, |rows, at| segment(self, frame, rows, at));
                     }
                     Access::Index { index, key } => {
                         // A layer's base rows, then its own; a plain relation's
@@ -995,6 +978,24 @@ impl Run<'_, '_> {
                 self.steps(steps, i + 1, frame, conf.min(c), height.max(h));
             }
         }
+    }
+}
+
+/// Row numbers `start..limit`, handed to `f` up to `B` at a time with the first's
+/// number, until `f` says to stop (true).
+#[inline(always)]
+fn numbered<const B: usize>(start: usize, limit: u32, mut f: impl FnMut(&[u32], usize) -> bool) {
+    let mut buf = [0u32; B];
+    let mut at = start;
+    while at < limit as usize {
+        let n = B.min(limit as usize - at);
+        for (k, b) in buf[..n].iter_mut().enumerate() {
+            *b = (at + k) as u32;
+        }
+        if f(&buf[..n], at) {
+            return;
+        }
+        at += n;
     }
 }
 

@@ -98,9 +98,6 @@ impl Words {
         }
     }
 
-    /// For a batch of rows of the scan binding fact slot `fact`: the word with every
-    /// other premise's row in it, and the shift of the scanned row within it.
-    #[inline(always)]
     /// The word for the premises in `facts` but for two, `a` and `b`, and where
     /// their rows go (`None` unless both are premises of the word).
     fn around_two(self, facts: &[FactId], a: usize, b: usize) -> Option<(u64, u32, u32)> {
@@ -118,6 +115,10 @@ impl Words {
         Some((word, at_a?, at_b?))
     }
 
+    /// For a batch of rows of the scan binding fact slot `fact`: the word with every
+    /// other premise's row in it, and the shift of the scanned row within it. (Out
+    /// of line: inlined into the narrow loop's set-up, points_to and cspa took 0.4 %
+    /// more instructions.)
     fn around(self, facts: &[FactId], fact: usize) -> Option<(u64, u32)> {
         let row = |i: usize| facts[self.slots[i]].row as u64;
         let (b, s) = (self.base, &self.slots);
@@ -698,13 +699,9 @@ impl exec::Sink for Emitter<'_> {
         };
         let before = pair.rel.narrow()?;
         let views = (before, from, to);
-        #[cfg(test)]
-        if scan.tail.head.len() <= 4 {
-            PAIR_CALLS.with(|c| c.set(c.get() + 1));
-        }
         let args = (frame, scan, pair, rows, start, conf, height);
         // Head cells in an array of their number, as in `narrow_rows`.
-        match (scan.tail.head.len(), weighted || before.conf_col) {
+        let taken = match (scan.tail.head.len(), weighted || before.conf_col) {
             (1, false) => Some(self.pairs_of::<1, false>(views, args)),
             (2, false) => Some(self.pairs_of::<2, false>(views, args)),
             (3, false) => Some(self.pairs_of::<3, false>(views, args)),
@@ -714,7 +711,12 @@ impl exec::Sink for Emitter<'_> {
             (3, true) => Some(self.pairs_of::<3, true>(views, args)),
             (4, true) => Some(self.pairs_of::<4, true>(views, args)),
             _ => None,
+        };
+        #[cfg(test)]
+        if taken.is_some() {
+            PAIR_CALLS.with(|c| c.set(c.get() + 1));
         }
+        taken
     }
 
     /// [`emit`] for each row that passes the tail's checks, its head cells read
