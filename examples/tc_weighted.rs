@@ -8,8 +8,9 @@
 //!
 //! Modes: `unit` (every edge 1.0), `weighted` (edge confidences drawn from 0.5, 0.6,
 //! …, 1.0) and `continuous` (drawn from [0.5, 1): nearly every edge's differs);
-//! provenance is on in all three (`NO_PROVENANCE=1` turns it off). Default graph:
-//! 1,000 nodes, 2,000 edges.
+//! provenance is on in all three (`NO_PROVENANCE=1` turns it off;
+//! `WORKLOAD_DIGEST=1` prints a digest of the results, as the `workload` example
+//! does). Default graph: 1,000 nodes, 2,000 edges.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -18,6 +19,9 @@ use std::time::Instant;
 #[path = "../benches/support/tc.rs"]
 #[allow(dead_code)]
 mod tc;
+
+#[path = "../benches/support/digest.rs"]
+mod digest;
 
 use prooflog::eval::{EvalOptions, evaluate};
 
@@ -67,5 +71,8 @@ fn main() -> ExitCode {
         "{{\"mode\": \"{mode}\", \"nodes\": {nodes}, \"edges\": {edges}, \"paths\": {paths}, \"rounds\": {rounds}, \"derivations\": {derivations}, \"improved\": {improved}, \"wall_ms\": {:.1}}}",
         elapsed.as_secs_f64() * 1e3
     );
+    if let Some(how) = std::env::var_os("WORKLOAD_DIGEST") {
+        eprintln!("digest {:016x}", digest::digest(&fb, how != "ranks"));
+    }
     ExitCode::SUCCESS
 }

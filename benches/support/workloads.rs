@@ -20,6 +20,9 @@ use prooflog::eval::{EvalOptions, evaluate};
 use prooflog::ir::Program;
 use prooflog::store::{InputFact, Provenance};
 
+#[path = "digest.rs"]
+mod digest;
+
 /// A workload: a program, its facts, and the relation whose size is reported.
 pub struct Workload {
     /// Short name (`tc_2k`, `sg`, …).
@@ -540,33 +543,9 @@ pub fn run_prooflog(w: &Workload, prepared: &Prepared, provenance: bool, threads
         }
     }
     if let Some(how) = std::env::var_os("WORKLOAD_DIGEST") {
-        eprintln!("digest {:016x}", digest(&fb, how != "ranks"));
+        eprintln!("digest {:016x}", digest::digest(&fb, how != "ranks"));
     }
     fb.len(fb.relation_id(w.output).expect("output relation"))
-}
-
-/// A digest of everything a fact base answers: every relation's facts in value
-/// order with their confidences and, with provenance, their recorded derivations
-/// (rule, height, premises by value), so that two runs can be compared.
-/// `WORKLOAD_DIGEST=ranks` leaves the premises out: two builds that may record
-/// different derivations among equally good ones (same confidence, height and rule)
-/// digest the same.
-fn digest(fb: &prooflog::eval::FactBase, premises: bool) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    for rel in 0..fb.program().relations().len() as u32 {
-        for f in fb.sorted_facts(rel) {
-            format!("{:?}", fb.args(f)).hash(&mut h);
-            fb.confidence(f).to_bits().hash(&mut h);
-            if let Some(d) = fb.derivation(f) {
-                (d.rule, d.height).hash(&mut h);
-                for p in d.premises.iter().filter(|_| premises) {
-                    (p.rel, format!("{:?}", fb.args(*p))).hash(&mut h);
-                }
-            }
-        }
-    }
-    h.finish()
 }
 
 fn pairs(w: &Workload, rel: &str) -> Vec<(u32, u32)> {

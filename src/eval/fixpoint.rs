@@ -32,6 +32,7 @@ use std::time::Instant;
 
 use crate::diag::{Diagnostic, Limit, Result};
 use crate::eval::exec::{self, Ctx, Cursor, Fault, Faults, Frame, PairScan, Stop, Syms, TailScan};
+use crate::eval::order::{Rank, RankQueue, rank};
 use crate::eval::plan::{CExpr, Plan, Planner, Premise, Src, Step, TAIL_CELLS, Version};
 use crate::eval::relation::{
     AGG_MARK, Meta, NO_EVIDENCE, Narrow, Relation, inline_limit, row_shift, tag_of,
@@ -1188,7 +1189,7 @@ impl<'a> Engine<'a> {
             && self
                 .mem
                 .saturating_add(self.buffer_mem)
-                .saturating_add(self.order.as_ref().map_or(0, |o| o.bytes))
+                .saturating_add(self.order.as_ref().map_or(0, Order::bytes))
                 .saturating_add(growth)
                 > max
         {
@@ -1727,14 +1728,12 @@ impl<'a> Engine<'a> {
         }
         #[cfg(test)]
         STOPPED_ORDER.with(|n| n.set(n.get() + 1));
-        let order = self.order.take().unwrap_or_default();
-        for (at, facts) in order.queued {
-            for f in facts {
-                let (r, row) = (f.rel as usize, f.row);
-                if rank(self.rels[r].meta(row)) == at && !self.queued[r].get(row) {
-                    self.queued[r].set(row, true);
-                    self.next_delta[r].push(row);
-                }
+        let mut order = self.order.take().unwrap_or_default();
+        for (at, f) in order.queued.drain() {
+            let (r, row) = (f.rel as usize, f.row);
+            if rank(self.rels[r].meta(row)) == at && !self.queued[r].get(row) {
+                self.queued[r].set(row, true);
+                self.next_delta[r].push(row);
             }
         }
         false
@@ -1758,35 +1757,24 @@ impl<'a> Engine<'a> {
                 next.clear();
                 next.extend(0..rel.len());
             }
-            // Consecutive rows often share a rank: its list is looked up once for them.
-            let mut run = std::mem::take(&mut order.run);
-            let mut run_at = None;
             for &row in next.iter() {
                 self.queued[r].set(row, false);
                 let at = rank(rel.meta(row));
                 self.conf_raised |= handed.is_some_and(|k| at <= k);
-                if run_at != Some(at) {
-                    if let Some(k) = run_at {
-                        order.queue(k, &run);
-                    }
-                    run.clear();
-                    run_at = Some(at);
-                }
-                run.push(FactId { rel: r as u32, row });
+                order.queued.push(at, FactId { rel: r as u32, row });
             }
-            if let Some(k) = run_at {
-                order.queue(k, &run);
-            }
-            run.clear();
-            order.run = run;
             next.clear();
         }
         // The best rank queued with a fact still at it (the others moved up since,
         // and are queued again at their new rank).
-        while let Some((at, facts)) = order.queued.pop_first() {
-            order.bytes -= facts.capacity() * std::mem::size_of::<FactId>();
+        let mut taken = std::mem::take(&mut order.taken);
+        loop {
+            taken.clear();
+            let Some(at) = order.queued.pop(&mut taken) else {
+                break;
+            };
             let mut any = false;
-            for f in facts {
+            for f in &taken {
                 if rank(self.rels[f.rel as usize].meta(f.row)) == at {
                     self.cur_delta[f.rel as usize].push(f.row);
                     any = true;
@@ -1797,6 +1785,7 @@ impl<'a> Engine<'a> {
                 break;
             }
         }
+        order.taken = taken;
         order.rounds += 1;
         for &r in rels {
             let d = &mut self.cur_delta[r as usize];
@@ -2791,18 +2780,23 @@ pub(crate) fn negation_probe(rule: &crate::ir::Rule, i: usize) -> crate::ir::Rul
 /// throughout, the rank is the height, which the rounds meet in order already.
 #[derive(Default)]
 struct Order {
-    /// Rank → facts queued at it. A fact whose rank rose after it was queued is also
-    /// queued at its new rank, the entry here is stale.
-    queued: std::collections::BTreeMap<(u64, u32), Vec<FactId>>,
+    /// The facts queued, at their ranks. A fact whose rank rose after it was queued
+    /// is also queued at its new rank, the entry at the old one is stale.
+    queued: RankQueue,
     /// The rank of the current round's delta (`None` before the first).
-    current: Option<(u64, u32)>,
-    /// Bytes of the lists queued, counted against the memory limit.
-    bytes: usize,
+    current: Option<Rank>,
     /// Rounds so far, and the facts they handed out.
     rounds: u64,
     handed: u64,
-    /// The facts of one rank being gathered for the queue (kept for its storage).
-    run: Vec<FactId>,
+    /// The facts taken out at one rank (kept for its storage).
+    taken: Vec<FactId>,
+}
+
+impl Order {
+    /// Bytes allocated, counted against the memory limit.
+    fn bytes(&self) -> usize {
+        self.queued.bytes() + self.taken.capacity() * std::mem::size_of::<FactId>()
+    }
 }
 
 /// Rounds a stratum hands its facts out best first before it checks that they are
@@ -2812,26 +2806,6 @@ const ORDER_TRIAL: u64 = if cfg!(test) { 64 } else { 4096 };
 /// Derivations a round of a stratum handing its facts out best first must make on
 /// average (a round costs about what a few dozen derivations do).
 const ORDER_MIN_WORK: u64 = 4;
-
-impl Order {
-    /// Queue `facts` at rank `at`.
-    fn queue(&mut self, at: (u64, u32), facts: &[FactId]) {
-        let list = self.queued.entry(at).or_default();
-        self.bytes -= list.capacity() * std::mem::size_of::<FactId>();
-        list.extend_from_slice(facts);
-        self.bytes += list.capacity() * std::mem::size_of::<FactId>();
-    }
-}
-
-/// Where a fact's record ranks in the order the facts of a weighted stratum are
-/// handed out (less is better): highest confidence first (in the order
-/// `f64::total_cmp` gives), then least height.
-#[inline]
-fn rank(m: Meta) -> (u64, u32) {
-    let b = m.conf.to_bits();
-    let ascending = if b >> 63 == 1 { !b } else { b | 1 << 63 };
-    (!ascending, m.height)
-}
 
 /// Which rows of a relation are queued for the next delta: a flag per own row, and a
 /// set for the base rows of a layer (so that a layer over a large base allocates

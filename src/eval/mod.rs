@@ -7,7 +7,8 @@
 //!
 //! Code map: `plan` orders each rule's literals into join steps and picks indexes,
 //! `exec` runs those steps over `relation` storage, `fixpoint` drives the semi-naive
-//! rounds per stratum and merges derivations (keeping the best one per fact),
+//! rounds per stratum and merges derivations (keeping the best one per fact;
+//! `order` queues a weighted stratum's changed facts to hand them out best first),
 //! `evidence` keeps every input fact's record by columns for citations and proofs.
 //!
 //! Encoding: every column has a type fixed by the program, so a cell is a raw `u64`
@@ -42,6 +43,7 @@ mod evidence;
 mod exec;
 mod fixpoint;
 mod heights;
+mod order;
 mod overlay;
 mod plan;
 mod relation;

@@ -1,0 +1,262 @@
+//! The queue of a stratum whose facts are handed out best first (see the fixpoint's
+//! `Order`): the facts that changed, each at its [`rank`], taken out a rank at a
+//! time, best first.
+//!
+//! Ranks queued are kept in a binary heap, and each rank's facts in a list of its
+//! own, found by a hash map; the lists of ranks taken out are kept for ranks queued
+//! later. Queuing a fact is a hash look-up (none for a run of facts at one rank)
+//! and a push; taking a rank out is a heap pop and a read of its list. (An ordered
+//! map of ranks with a `Vec` per rank cost a tree search per rank queued and an
+//! allocation per rank: where nearly every confidence differs, most ranks hold a
+//! few facts, and the queue was a quarter of a weighted closure's work. A radix
+//! heap was no cheaper: where confidences differ in their low bits, a fact moved
+//! between buckets about as often as the tree compared ranks. Lists threaded
+//! through one arena cost a cache miss a fact when read.)
+
+use super::FactId;
+use super::relation::Meta;
+
+/// Where a fact's record ranks in the order the facts of a weighted stratum are
+/// handed out (less is better): highest confidence first (in the order
+/// `f64::total_cmp` gives), then least height. 96 bits: the confidence's 64 above
+/// the height's 32.
+pub(crate) type Rank = u128;
+
+/// The rank of a fact with record `m`.
+#[inline]
+pub(crate) fn rank(m: Meta) -> Rank {
+    let b = m.conf.to_bits();
+    let ascending = if b >> 63 == 1 { !b } else { b | 1 << 63 };
+    u128::from(!ascending) << 32 | u128::from(m.height)
+}
+
+/// The most facts a list taken out keeps room for.
+const KEPT: usize = 16;
+
+/// Facts queued at ranks, taken out best rank first; facts queued at one rank come
+/// out in the order they were queued.
+#[derive(Default)]
+pub(crate) struct RankQueue {
+    /// The ranks with a list, best on top.
+    ranks: std::collections::BinaryHeap<std::cmp::Reverse<Rank>>,
+    /// Rank → its list in `slots`.
+    lists: rustc_hash::FxHashMap<Rank, u32>,
+    /// The lists, those in use and those kept (empty) for later ranks.
+    slots: Vec<Vec<FactId>>,
+    /// The slots kept for later ranks.
+    spare: Vec<u32>,
+    /// The rank queued last and its slot (consecutive facts often share a rank).
+    hint: Option<(Rank, u32)>,
+    /// Facts queued and not taken out.
+    len: usize,
+    /// Facts the lists have room for.
+    room: usize,
+}
+
+impl RankQueue {
+    /// Queue `fact` at rank `at`.
+    #[inline]
+    pub fn push(&mut self, at: Rank, fact: FactId) {
+        let slot = match self.hint {
+            Some((k, slot)) if k == at => slot,
+            _ => {
+                let slot = match self.lists.entry(at) {
+                    std::collections::hash_map::Entry::Occupied(list) => *list.get(),
+                    std::collections::hash_map::Entry::Vacant(list) => {
+                        let slot = self.spare.pop().unwrap_or_else(|| {
+                            self.slots.push(Vec::new());
+                            (self.slots.len() - 1) as u32
+                        });
+                        list.insert(slot);
+                        self.ranks.push(std::cmp::Reverse(at));
+                        slot
+                    }
+                };
+                self.hint = Some((at, slot));
+                slot
+            }
+        };
+        let list = &mut self.slots[slot as usize];
+        let room = list.capacity();
+        list.push(fact);
+        self.room += list.capacity() - room;
+        self.len += 1;
+    }
+
+    /// Take out the facts queued at the best rank, in the order they were queued,
+    /// onto `out`; that rank, or `None` when nothing is queued.
+    pub fn pop(&mut self, out: &mut Vec<FactId>) -> Option<Rank> {
+        let std::cmp::Reverse(at) = self.ranks.pop()?;
+        let slot = self.lists.remove(&at)?;
+        if self.hint.is_some_and(|(k, _)| k == at) {
+            self.hint = None;
+        }
+        let list = &mut self.slots[slot as usize];
+        self.len -= list.len();
+        out.extend_from_slice(list);
+        list.clear();
+        // A short list is kept for a later rank, a long one given back: kept, the
+        // lists of a few busy ranks would hold their room for the rest of the stratum.
+        if list.capacity() > KEPT {
+            self.room -= list.capacity();
+            *list = Vec::new();
+        }
+        self.spare.push(slot);
+        Some(at)
+    }
+
+    /// Every fact queued with its rank, best rank first; the queue is left empty.
+    pub fn drain(&mut self) -> Vec<(Rank, FactId)> {
+        let (mut all, mut out) = (Vec::with_capacity(self.len), Vec::new());
+        while let Some(at) = self.pop(&mut out) {
+            all.extend(out.drain(..).map(|f| (at, f)));
+        }
+        all
+    }
+
+    /// Facts queued.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Bytes allocated.
+    pub fn bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.room * size_of::<FactId>()
+            + self.slots.capacity() * size_of::<Vec<FactId>>()
+            + self.spare.capacity() * size_of::<u32>()
+            + self.ranks.capacity() * size_of::<Rank>()
+            // A hash table's bucket and control byte per entry it has room for.
+            + self.lists.capacity() * (size_of::<(Rank, u32)>() + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    fn fact(row: u32) -> FactId {
+        FactId { rel: row % 3, row }
+    }
+
+    #[test]
+    fn ranks_put_confidence_first_then_height() {
+        let at = |conf: f64, height: u32| {
+            rank(Meta {
+                conf,
+                height,
+                rule: 0,
+            })
+        };
+        assert!(at(0.9, 7) < at(0.8, 0));
+        assert!(at(0.9, 1) < at(0.9, 2));
+        assert!(at(1.0, 3) < at(0.0, 0));
+        assert!(at(0.0, 0) < at(-0.5, 0));
+    }
+
+    #[test]
+    fn a_rank_queued_better_than_the_last_taken_out_comes_out_next() {
+        let mut q = RankQueue::default();
+        q.push(10, fact(1));
+        q.push(20, fact(2));
+        let mut out = Vec::new();
+        assert_eq!(q.pop(&mut out), Some(10));
+        q.push(5, fact(3));
+        q.push(7, fact(4));
+        q.push(5, fact(5));
+        out.clear();
+        assert_eq!(q.pop(&mut out), Some(5));
+        assert_eq!(out, [fact(3), fact(5)]);
+        out.clear();
+        assert_eq!(q.pop(&mut out), Some(7));
+        out.clear();
+        assert_eq!(q.pop(&mut out), Some(20));
+        assert_eq!(out, [fact(2)]);
+        assert_eq!(q.pop(&mut out), None);
+        assert_eq!(q.len(), 0);
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        /// Queue a fact at the last rank taken out plus this (which may be negative).
+        Push(i64),
+        /// Queue a fact at a rank anywhere in 96 bits.
+        Far(u128),
+        Pop,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            6 => (-3i64..40).prop_map(Op::Push),
+            1 => (0u128..1 << 96).prop_map(Op::Far),
+            3 => Just(Op::Pop),
+        ]
+    }
+
+    proptest! {
+        /// The queue against an ordered map of ranks with a list per rank.
+        #[test]
+        fn the_queue_takes_out_what_an_ordered_map_would(ops in proptest::collection::vec(op(), 0..400)) {
+            let mut q = RankQueue::default();
+            let mut oracle: BTreeMap<Rank, Vec<FactId>> = BTreeMap::new();
+            let mut last: Rank = 1 << 40;
+            let mut row = 0;
+            let (mut out, mut queued) = (Vec::new(), 0);
+            for op in ops.iter().chain(std::iter::repeat_n(&Op::Pop, 400)) {
+                let at = match *op {
+                    Op::Push(d) => Some(last.saturating_add_signed(i128::from(d))),
+                    Op::Far(at) => Some(at),
+                    Op::Pop => None,
+                };
+                if let Some(at) = at {
+                    row += 1;
+                    q.push(at, fact(row));
+                    oracle.entry(at).or_default().push(fact(row));
+                    queued += 1;
+                } else {
+                    out.clear();
+                    let got = q.pop(&mut out);
+                    let want = oracle.pop_first();
+                    prop_assert_eq!(got, want.as_ref().map(|w| w.0));
+                    if let Some((at, facts)) = want {
+                        prop_assert_eq!(&out, &facts);
+                        last = at;
+                        queued -= facts.len();
+                    }
+                }
+                prop_assert_eq!(q.len(), queued);
+                prop_assert!(q.bytes() >= queued * std::mem::size_of::<FactId>());
+                let room: usize = q.slots.iter().map(Vec::capacity).sum();
+                prop_assert_eq!(q.room, room);
+            }
+        }
+
+        #[test]
+        fn draining_yields_every_fact_queued_at_its_rank(
+            ranks in proptest::collection::vec(0u128..1 << 96, 0..200),
+            pops in 0usize..20,
+        ) {
+            let mut q = RankQueue::default();
+            for (i, &at) in ranks.iter().enumerate() {
+                q.push(at, fact(i as u32));
+            }
+            let mut out = Vec::new();
+            let mut taken = Vec::new();
+            for _ in 0..pops {
+                out.clear();
+                if let Some(at) = q.pop(&mut out) {
+                    taken.extend(out.iter().map(|f| (at, f.row)));
+                }
+            }
+            taken.extend(q.drain().into_iter().map(|(at, f)| (at, f.row)));
+            taken.sort_unstable();
+            let mut want: Vec<_> = ranks.iter().enumerate().map(|(i, &at)| (at, i as u32)).collect();
+            want.sort_unstable();
+            prop_assert_eq!(taken, want);
+            prop_assert_eq!(q.len(), 0);
+        }
+    }
+}
