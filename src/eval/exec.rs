@@ -313,6 +313,7 @@ pub(crate) struct TailScan<'a> {
 }
 
 /// The scan just before a plan's tail, as [`Sink::pairs`] sees it.
+#[derive(Clone, Copy)]
 pub(crate) struct PairScan<'a> {
     pub pair: &'a Pair,
     pub rel: &'a Relation,
@@ -320,6 +321,9 @@ pub(crate) struct PairScan<'a> {
     /// the tail's version: its candidates are the rows found below it.
     pub index: usize,
     pub limit: u32,
+    /// When the tail's key is bound before the scan ([`Pair::key`] `None`): the
+    /// candidates of every row, looked up once.
+    pub fixed: Option<&'a [u32]>,
 }
 
 impl TailScan<'_> {
@@ -485,6 +489,7 @@ impl<'a> TailStep<'a> {
                 rel: &ctx.rels[pair.rel as usize],
                 index: *index,
                 limit,
+                fixed: None,
             }),
             _ => None,
         };
@@ -770,7 +775,20 @@ impl Run<'_, '_> {
                 // With the tail next and paired with this scan, the sink may take this
                 // scan's rows with their candidates, a chunk at a time.
                 let pairing = match next {
-                    Some((t, None)) => t.pair.as_ref().map(|p| (t, p)),
+                    Some((t, None)) => t.pair.filter(|p| p.pair.key.is_some()).map(|p| (t, p)),
+                    // The same candidates for every row (a layer's own rows after its
+                    // base's are left to the binding at a time).
+                    Some((t, Some((fixed, more)))) if below(more, t.limit) == 0 => {
+                        t.pair.filter(|p| p.pair.key.is_none()).map(|p| {
+                            (
+                                t,
+                                PairScan {
+                                    fixed: Some(fixed),
+                                    ..p
+                                },
+                            )
+                        })
+                    }
                     _ => None,
                 };
                 // Candidates `first..` of this step's scan, the rows `rows`, visited in
@@ -781,8 +799,16 @@ impl Run<'_, '_> {
                     if let Some((t, pair)) = pairing {
                         while !rows.is_empty() {
                             let n = rows.len().min(PAIR_ROWS);
-                            match this.pair_rows(i, t, pair, frame, &rows[..n], first, conf, height)
-                            {
+                            match this.pair_rows(
+                                i,
+                                t,
+                                &pair,
+                                frame,
+                                &rows[..n],
+                                first,
+                                conf,
+                                height,
+                            ) {
                                 Some(true) => return true,
                                 Some(false) => (rows, first) = (&rows[n..], first + n),
                                 None => break,

@@ -200,17 +200,19 @@ pub(crate) struct Tail {
     pub pair: Option<Pair>,
 }
 
-/// The scan just before a plan's [`Tail`], when it checks nothing and binds the
-/// tail's whole look-up key, a single cell, and the tail checks and compares
-/// nothing: a sink can then take that scan's rows and each one's candidates of the
-/// tail in one loop.
+/// The scan just before a plan's [`Tail`], when it checks nothing, the tail checks
+/// and compares nothing, and the tail's look-up key is either a single cell this
+/// scan binds or bound before this scan (then every row of it has the same
+/// candidates, looked up once): a sink can then take that scan's rows and each
+/// one's candidates of the tail in one loop.
 #[derive(Debug, Clone)]
 pub(crate) struct Pair {
     /// The relation the scan reads, and the fact slot of its row.
     pub rel: RelId,
     pub fact: usize,
-    /// The column of its row that is the tail's look-up key.
-    pub key: usize,
+    /// The column of its row that is the tail's look-up key; `None` when the key
+    /// is bound before this scan.
+    pub key: Option<usize>,
     /// Per head cell, the column of its row the cell comes from, if it does (the
     /// tail's [`Src::Slot`] of a slot this scan binds).
     pub head: Vec<Option<usize>>,
@@ -272,21 +274,24 @@ fn tail_of(steps: &[Step], head: &[CExpr]) -> Option<Tail> {
             Access::Index { key, .. },
         ) if none.is_empty() && checks.is_empty() && filters.is_empty() => {
             let col = |s: usize| bound.iter().find(|&&(_, b)| b == s).map(|&(c, _)| c);
-            match key[..] {
-                [Cell::Slot(k)] => col(k).map(|key| Pair {
-                    rel: *before,
-                    fact: *fact,
-                    key,
-                    head: head
-                        .iter()
-                        .map(|h| match *h {
-                            Src::Slot(s) => col(s),
-                            _ => None,
-                        })
-                        .collect(),
-                }),
+            let binds = |cell: &Cell| matches!(*cell, Cell::Slot(k) if col(k).is_some());
+            let key = match key[..] {
+                [Cell::Slot(k)] if col(k).is_some() => Some(col(k)),
+                _ if !key.iter().any(binds) => Some(None),
                 _ => None,
-            }
+            };
+            key.map(|key| Pair {
+                rel: *before,
+                fact: *fact,
+                key,
+                head: head
+                    .iter()
+                    .map(|h| match *h {
+                        Src::Slot(s) => col(s),
+                        _ => None,
+                    })
+                    .collect(),
+            })
         }
         _ => None,
     };

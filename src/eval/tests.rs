@@ -1770,6 +1770,12 @@ const TAILS: &str = r#"
     spread(y, z) :- spread(x, y), edge(y, w), mutual(x, z).
     spread(y, z) :- spread(x, y), edge(y, w), spread(x, z), w < z.
     cross(w, z) :- path(x, y), edge(y, w), path(x, z), w < z.
+    .decl sgen(a: number, b: number)
+    sgen(x, y) :- edge(p, x), edge(p, y), x != y.
+    sgen(x, y) :- edge(xp, x), sgen(xp, yp), edge(yp, y).
+    .decl hop(a: number, b: number)
+    hop(x, y) :- edge(x, y).
+    hop(y, z) :- hop(x, y), edge(y, w), hop(x, z).
 "#;
 
 /// Every relation's records and the derivation count of [`TAILS`] over these edges
@@ -2113,6 +2119,52 @@ fn handing_facts_out_best_first_stays_within_the_round_limit() {
     assert!(taken <= limit, "{taken} rounds");
     assert_eq!(ranks(&limited), ranks(&all_along));
     assert_eq!(limited.len(path), all_along.len(path));
+}
+
+/// Same generation's recursive rule, whose tail's key (`yp`) is bound two steps
+/// before it, takes the paired loop too: the tail's candidates looked up once for
+/// every row of the scan before it. (Its other rule has a comparison after its
+/// tail, which pairs do not take: every pair call here is the recursive rule's.)
+#[test]
+fn a_tail_keyed_before_the_scan_before_it_pairs_with_one_look_up() {
+    let program = Arc::new(
+        Program::from_source(
+            "sg.dl",
+            ".decl parent(c: number, p: number)\n.input parent\n\
+             .decl sg(a: number, b: number)\n\
+             sg(x, y) :- parent(x, p), parent(y, p), x != y.\n\
+             sg(x, y) :- parent(x, xp), sg(xp, yp), parent(y, yp).\n",
+        )
+        .unwrap(),
+    );
+    let parent = program.relation_id("parent").unwrap();
+    // Two trees of depth 3, each node with two children: the cousins of the same
+    // generation are the pairs of distinct nodes at one depth of one tree.
+    let mut inputs = Vec::new();
+    for tree in 0..2 {
+        for child in 2..16 {
+            let base = tree * 100;
+            inputs.push(input(parent, &[base + child, base + child / 2], 1.0));
+        }
+    }
+    let run = |pairs: bool| {
+        fixpoint::PAIRED_SCANS.with(|f| f.set(pairs));
+        let before = fixpoint::PAIR_CALLS.with(std::cell::Cell::get);
+        let fb = evaluate(program.clone(), &inputs, &prov()).unwrap();
+        fixpoint::PAIRED_SCANS.with(|f| f.set(true));
+        let calls = fixpoint::PAIR_CALLS.with(std::cell::Cell::get) - before;
+        (all_records(&fb), calls)
+    };
+    let (paired, calls) = run(true);
+    let (unpaired, none) = run(false);
+    assert!(calls > 0);
+    assert_eq!(none, 0);
+    assert_eq!(paired, unpaired);
+    let sg = program.relation_id("sg").unwrap();
+    // Per tree: depths of 2, 4 and 8 nodes, each node a cousin of every other.
+    let per_tree: usize = [2, 4, 8].iter().map(|n| n * (n - 1)).sum();
+    let fb = evaluate(program.clone(), &inputs, &prov()).unwrap();
+    assert_eq!(fb.len(sg), 2 * per_tree);
 }
 
 /// The closure's recursive rule, the scan of its delta before a tail that its
