@@ -2495,7 +2495,9 @@ fn narrow_loop<const N: usize, const W: bool>(
             hasher.write_u64(v);
         }
         let tag = tag_of(hasher.finish());
-        let new = Meta {
+        // The derivation's record, worked out where it is needed: most
+        // derivations a look-up drops never need their height.
+        let new = || Meta {
             conf: if W {
                 plan.confidence * conf.min(from.conf_of(words))
             } else {
@@ -2511,13 +2513,23 @@ fn narrow_loop<const N: usize, const W: bool>(
         if look {
             let dropped = if W {
                 to.find_meta(&cells, tag)
-                    .is_some_and(|old| !supersedes(new, old, provenance).0)
+                    .is_some_and(|old| !supersedes(new(), old, provenance).0)
             } else {
                 to.find_record(&cells, tag)
-                    .is_some_and(|(height, rule)| match found {
+                    .is_some_and(|(old_height, old_rule)| match found {
                         Found::Kept => false,
                         Found::Dropped => true,
-                        Found::Tie => !provenance || (new.height, new.rule) >= (height, rule),
+                        // A derivation stands one above its binding or higher, so a
+                        // fact stored no higher than the binding keeps its record:
+                        // decided without the candidate's height. (A binding's
+                        // height is a stored fact's, never u32::MAX: no proof is
+                        // that deep. Only the least-height pass marks facts so, and
+                        // it hides them from joins.)
+                        Found::Tie => {
+                            !provenance
+                                || old_height <= height
+                                || (new().height, plan.rule) >= (old_height, old_rule)
+                        }
                     })
             };
             if dropped {
@@ -2525,6 +2537,7 @@ fn narrow_loop<const N: usize, const W: bool>(
                 continue;
             }
         }
+        let new = new();
         out.cells.extend_from_slice(&cells);
         if let Some((word, shift)) = premise_word {
             out.keep_word(tag, new, word | (row as u64) << shift);

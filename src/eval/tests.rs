@@ -782,6 +782,64 @@ fn best_derivation_prefers_lower_height_then_lower_rule() {
     assert_eq!((ds.rule, ds.height), (r3, 1));
 }
 
+/// A recursive rule re-derives, at the height of the record another rule made
+/// rounds before, a fact that rule made from a tall fact of a lower stratum: the
+/// lower rule wins the tie. The join looks the fact up and may drop a derivation
+/// without working out its height only where the record is no higher than the
+/// binding; here it is one higher, as high as the derivation.
+#[test]
+fn a_later_derivation_of_equal_height_and_lower_rule_takes_the_record() {
+    // h1(x) :- seed(x). ... h5(x) :- h4(x).       (h5(5) at height 5)
+    // ra: r(y) :- r(x), step(x, y).               (r(5) at height 6, round 5)
+    // rb: r(y) :- h5(y).                          (r(5) at height 6, round 0)
+    //     r(x) :- start(x).
+    let mut b = Builder::default();
+    let seed = b.rel("seed", &[N]);
+    let start = b.rel("start", &[N]);
+    let step = b.rel("step", &[N, N]);
+    let hs: Vec<RelId> = (1..=5).map(|i| b.rel(&format!("h{i}"), &[N])).collect();
+    let r = b.rel("r", &[N]);
+    let copy = |b: &mut Builder, stratum: usize, head: RelId, body: RelId| {
+        let mut v = Vars::default();
+        let x = v.n("x");
+        b.rule(
+            stratum,
+            1.0,
+            (head, vec![t(&x)]),
+            vec![pos(body, vec![x])],
+            v,
+        )
+    };
+    for (i, &h) in hs.iter().enumerate() {
+        copy(&mut b, i, h, if i == 0 { seed } else { hs[i - 1] });
+    }
+    let mut v = Vars::default();
+    let (x, y) = (v.n("x"), v.n("y"));
+    let ra = b.rule(
+        5,
+        1.0,
+        (r, vec![t(&y)]),
+        vec![pos(r, vec![x.clone()]), pos(step, vec![x, y])],
+        v,
+    );
+    let rb = copy(&mut b, 5, r, hs[4]);
+    copy(&mut b, 5, r, start);
+    let strata: Vec<(&[RelId], bool)> = hs
+        .iter()
+        .map(|h| (std::slice::from_ref(h), false))
+        .chain([(std::slice::from_ref(&r), true)])
+        .collect();
+    let prog = b.build(&strata);
+    let mut inputs = vec![input(seed, &[5], 1.0), input(start, &[0], 1.0)];
+    inputs.extend((0..5).map(|i| input(step, &[i, i + 1], 1.0)));
+    for threads in [1, 2] {
+        let fb = evaluate(Arc::clone(&prog), &inputs, &prov().with_threads(threads)).unwrap();
+        let d = fb.derivation(fact(&fb, r, &[5])).unwrap();
+        assert_eq!((d.rule, d.height), (ra, 6), "{threads} threads");
+        assert!(ra < rb);
+    }
+}
+
 /// `r0(x1, x0) :- e1(x0), r0(_, x1).` over `e1(1)` at 0.115 and `r0(0, 3)` first an
 /// input at 0.115: `r0(3, 1)` is first found through `r0(0, 3)` at height 1, then
 /// `r0(0, 3)` rises to 1.0 at height 2 (through `r0(1, 0)`), which would lift that
