@@ -2166,6 +2166,7 @@ impl<'a> Engine<'a> {
         // Whether the rule's next pieces trust their look-ups for a whole window:
         // as its last ones paid.
         let (probes, drops) = pending.look.report();
+        self.rels[head].note_probes(made as u64 + probes);
         if probes >= LOOK_MIN {
             self.looks[plan.rule as usize] = drops * 4 >= probes;
         }
@@ -2479,8 +2480,21 @@ fn narrow_loop<const N: usize, const W: bool>(
         _ => (rows, None),
     };
     out.derivations += rows.len() as u64;
+    // A found fact stored this high or lower keeps its record, whatever the
+    // candidate: any, when the derivations' confidence is below the head's, or
+    // without heights; with provenance and equal confidences, one no higher than
+    // the binding (a derivation stands one above its binding or higher; a
+    // binding's height is a stored fact's, never u32::MAX: no proof is that deep.
+    // Only the least-height pass marks facts so, and it hides them from joins).
+    // None when a higher confidence supersedes any: there is nothing to look up.
+    let keeps = match found {
+        Found::Kept => None,
+        Found::Tie if provenance => Some(height),
+        Found::Tie | Found::Dropped => Some(u32::MAX),
+    };
     // Look-ups are counted here and settled once, after the batch.
-    let look = out.look.on;
+    let look = out.look.on && (W || keeps.is_some());
+    let keep_under = keeps.unwrap_or(0);
     let mut drops = 0;
     for &row in rows {
         let words = if W {
@@ -2515,21 +2529,11 @@ fn narrow_loop<const N: usize, const W: bool>(
                 to.find_meta(&cells, tag)
                     .is_some_and(|old| !supersedes(new(), old, provenance).0)
             } else {
+                // Decided without the candidate's height where `keep_under` does.
                 to.find_record(&cells, tag)
-                    .is_some_and(|(old_height, old_rule)| match found {
-                        Found::Kept => false,
-                        Found::Dropped => true,
-                        // A derivation stands one above its binding or higher, so a
-                        // fact stored no higher than the binding keeps its record:
-                        // decided without the candidate's height. (A binding's
-                        // height is a stored fact's, never u32::MAX: no proof is
-                        // that deep. Only the least-height pass marks facts so, and
-                        // it hides them from joins.)
-                        Found::Tie => {
-                            !provenance
-                                || old_height <= height
-                                || (new().height, plan.rule) >= (old_height, old_rule)
-                        }
+                    .is_some_and(|(old_height, old_rule)| {
+                        old_height <= keep_under
+                            || (new().height, plan.rule) >= (old_height, old_rule)
                     })
             };
             if dropped {

@@ -469,6 +469,12 @@ const PROBE_AHEAD: usize = 16;
 struct Dedup {
     slots: Vec<u64>,
     len: usize,
+    /// Probes made of the table for rows that may be there (look-ups and
+    /// inserts), as counted by the evaluation: see [`Dedup::over_load`].
+    probes: u64,
+    /// The rows past which the table grows, as of the last growth or count of
+    /// probes.
+    limit: usize,
 }
 
 /// Where a probe for a digest starts in a table of `slots` slots (a power of two).
@@ -477,12 +483,28 @@ fn home(tag: u32, slots: usize) -> usize {
     ((tag as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & (slots - 1)
 }
 
+/// A dedup table of fewer slots than this, probed more than [`BUSY`] times a row,
+/// keeps at most one row for two slots, not three for four.
+const HALF_LOADED: usize = 1 << 18;
+/// Probes a row past which a small table is kept half loaded: one probed mostly
+/// for rows it already holds (a recursive rule's head re-deriving its facts), where
+/// a row not in its home slot costs a mispredicted branch at every probe. A table
+/// probed about once a row (facts derived once) stays smaller, and so does a large
+/// one, whose probes wait on memory rather than on branches.
+const BUSY: u64 = 8;
+
 #[inline]
 fn slot_of(tag: u32, row: u32) -> u64 {
     (tag as u64) << 32 | (row as u64 + 1)
 }
 
 impl Dedup {
+    /// Whether `len` rows in `slots` slots are past the table's load.
+    #[inline]
+    fn over_load(&self, len: usize, slots: usize) -> bool {
+        len > self.limit(slots)
+    }
+
     /// The row whose digest is `tag` and for which `eq` holds.
     #[inline(always)]
     fn find(&self, tag: u32, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
@@ -524,10 +546,26 @@ impl Dedup {
         }
     }
 
-    /// Grow so that `additional` more rows keep the load at most 3/4.
+    /// The rows past which `slots` slots (a power of two) are over the table's
+    /// load.
+    fn limit(&self, slots: usize) -> usize {
+        if slots < HALF_LOADED && self.probes > BUSY * self.len as u64 {
+            slots / 2
+        } else {
+            slots / 4 * 3
+        }
+    }
+
+    /// Count `n` more probes.
+    fn note_probes(&mut self, n: u64) {
+        self.probes += n;
+        self.limit = self.limit(self.slots.len());
+    }
+
+    /// Grow so that `additional` more rows keep the table within its load.
     #[inline]
     fn reserve(&mut self, additional: usize) {
-        if (self.len + additional) * 4 > self.slots.len() * 3 {
+        if self.len + additional > self.limit {
             self.grow(additional);
         }
     }
@@ -538,17 +576,28 @@ impl Dedup {
     fn grow(&mut self, additional: usize) {
         let need = self.len + additional;
         let mut n = self.slots.len().max(16);
-        while need * 4 > n * 3 {
+        while self.over_load(need, n) {
             n *= 2;
         }
         let old = std::mem::replace(&mut self.slots, vec![0; n]);
+        self.limit = self.limit(n);
         advise_huge_pages(&self.slots);
-        for s in old.into_iter().filter(|&s| s != 0) {
-            let mut i = home((s >> 32) as u32, n);
-            while self.slots[i] != 0 {
-                i = (i + 1) & (n - 1);
+        // The old slots' rows are gathered a chunk at a time without a branch on
+        // each slot (one in two or more is empty, at random), then placed.
+        let mut rows = [0u64; 64];
+        for chunk in old.chunks(rows.len()) {
+            let mut k = 0;
+            for &s in chunk {
+                rows[k & 63] = s;
+                k += usize::from(s != 0);
             }
-            self.slots[i] = s;
+            for &s in &rows[..k] {
+                let mut i = home((s >> 32) as u32, n);
+                while self.slots[i] != 0 {
+                    i = (i + 1) & (n - 1);
+                }
+                self.slots[i] = s;
+            }
         }
     }
 
@@ -1902,9 +1951,9 @@ impl Relation {
             grow_bytes(self.data.len(), self.data.capacity(), rows * self.stride, 4)
         };
         let need = self.dedup.len + rows;
-        if need * 4 > self.dedup.slots.len() * 3 {
+        if self.dedup.over_load(need, self.dedup.slots.len()) {
             let mut n = self.dedup.slots.len().max(16);
-            while need * 4 > n * 3 {
+            while self.dedup.over_load(need, n) {
                 n *= 2;
             }
             g += n * 8;
@@ -1945,6 +1994,12 @@ impl Relation {
         g += self.shapes.growth_bound(rows, premises);
         // (Merged rows are derived: they add no evidence entries.)
         g
+    }
+
+    /// Count `n` probes of the dedup table for rows that may be in it: a table
+    /// probed many times a row is kept less loaded.
+    pub fn note_probes(&mut self, n: u64) {
+        self.dedup.note_probes(n);
     }
 
     /// Make room for `additional` more rows, so that a batch of inserts never grows
@@ -2412,6 +2467,26 @@ mod tests {
         assert_eq!(r.len(), 2);
     }
 
+    #[test]
+    fn a_small_table_probed_many_times_a_row_is_kept_half_loaded() {
+        let load = |probes| {
+            let mut r = Relation::new(1);
+            r.note_probes(probes);
+            for v in 0..700 {
+                r.insert(&[v], Meta::input(1.0));
+            }
+            r.dedup.len as f64 / r.dedup.slots.len() as f64
+        };
+        // 700 rows in 1,024 slots, or in 2,048 while probed more than 8 times a row.
+        assert!(load(0) > 0.6, "{}", load(0));
+        assert!(load(700 * 9) < 0.35, "{}", load(700 * 9));
+        // A large table is not: its probes wait on memory, not on branches.
+        let mut r = Relation::new(1);
+        r.note_probes(u64::MAX / 2);
+        r.reserve(HALF_LOADED / 2 + 1);
+        assert_eq!(r.dedup.slots.len(), HALF_LOADED);
+    }
+
     proptest::proptest! {
         /// The dedup table agrees with a std map across growth, reserves and
         /// prefetches, for narrow and wide rows.
@@ -2420,9 +2495,13 @@ mod tests {
             rows in proptest::collection::vec((0u64..40, 0u64..4, 0u64..3), 0..600),
             wide in proptest::bool::ANY,
             big_from in proptest::option::of(0usize..600),
+            busy in proptest::bool::ANY,
         ) {
             let arity = if wide { 3 } else { 2 };
             let mut r = Relation::new(arity);
+            if busy {
+                r.note_probes(1 << 20);
+            }
             let mut map = std::collections::HashMap::new();
             for (k, &(a, b, c)) in rows.iter().enumerate() {
                 // From row `big_from` on, some first cells need two words.
