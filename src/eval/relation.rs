@@ -484,7 +484,7 @@ struct Dedup {
     slots: Vec<u64>,
     len: usize,
     /// Probes made of the table for rows that may be there (look-ups and
-    /// inserts), as counted by the evaluation: see [`Dedup::over_load`].
+    /// inserts), as counted by the evaluation: see [`Dedup::limit`].
     probes: u64,
     /// The rows past which the table grows, as of the last growth or count of
     /// probes.
