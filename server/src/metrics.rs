@@ -59,8 +59,9 @@ pub fn endpoint_index(path: &str) -> usize {
 }
 
 impl Metrics {
-    /// Count a request to `endpoint` (an index of [`ENDPOINTS`]) that was answered
-    /// with `status` after `elapsed`.
+    /// Count a request to `endpoint` (an index of `ENDPOINTS`, the endpoints
+    /// measured; any other index counts nothing) that was answered with `status`
+    /// after `elapsed`.
     pub fn request(&self, endpoint: usize, status: u16, elapsed: Duration) {
         let Some(e) = self.endpoints.get(endpoint) else {
             return;

@@ -49,7 +49,7 @@
 //!   also follow from the words of the facts its tags name
 //!   ([`HallucinationFirewall::with_gate_verification`]): by the faithfulness gate,
 //!   against each cited fact on its own, never a splice of two (see
-//!   [`verify`](super::verify)). A connective that opens the sentence ("In short,")
+//!   [`verify`]). A connective that opens the sentence ("In short,")
 //!   is not part of what is checked.
 //!
 //! An answer with no supported sentence is never `supported`: it abstains (an answer
@@ -256,7 +256,7 @@ fn describe(f: &CitedFact) -> String {
 
 /// The faithfulness gate's predicate as a [`ClaimSupport`]: the claim (or each item of
 /// a list in it, or each clause of it) must follow from the words of one cited fact by
-/// the gate's rules (see [`verify`](super::verify)); a fact the proof relied on being
+/// the gate's rules (see [`verify`]); a fact the proof relied on being
 /// absent supports only a claim that says it is not so.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GateSupport;

@@ -19,7 +19,7 @@
 //!    claim survives on any passage.
 //!
 //! [`Gate`] and [`is_supported`] use the gate's current predicate
-//! ([`verify`](super::verify)), which keeps all three and closes what the seed leaves
+//! ([`verify`]), which keeps all three and closes what the seed leaves
 //! open: alignments stay inside one sentence (no splice), polarity, hedging and
 //! restriction are judged over the whole sentence, a subject may not be skipped, an
 //! antonym may not sit in the span, facts a proof relied on being absent need the
@@ -34,7 +34,7 @@
 //! # Tokens (the seed's)
 //!
 //! [`tokenize`] (used by the seed's predicates; the current one tokenizes as
-//! [`verify`](super::verify) describes) lower-cases the text and keeps its Unicode words (UAX #29 word
+//! [`verify`] describes) lower-cases the text and keeps its Unicode words (UAX #29 word
 //! boundaries) that contain a letter or digit; punctuation, symbols and whitespace are
 //! dropped. Consequences:
 //! - numbers stay whole with their inner separators: `$500.00` → `500.00`, `10,000` →
@@ -696,7 +696,7 @@ pub fn is_supported(claim: &str, passage: &str) -> Verdict {
 /// The faithfulness gate over a fixed set of candidate passages, each indexed once.
 ///
 /// A claim is supported when it follows from one passage by the gate's predicate (see
-/// [`verify`](super::verify)): ordered, gap-bounded containment inside one sentence of
+/// [`verify`]): ordered, gap-bounded containment inside one sentence of
 /// the passage, with polarity, hedging and restriction judged over the whole sentence,
 /// no skipped subject and no antonym in the span. A list ("drones 7 and 9 are
 /// members") or a compound sentence may be supported item by item or clause by clause,

@@ -219,7 +219,7 @@ pub(crate) enum MentionKind {
     Known { ids: Vec<usize>, ordinary: bool },
     /// A capitalised name the lexicon does not know.
     ProperName,
-    /// "the <words> <class word>" with words the lexicon does not know.
+    /// `the <words> <class word>` with words the lexicon does not know.
     Description,
 }
 
@@ -271,7 +271,7 @@ pub(crate) struct Extractor<'a> {
     pub lexicon: &'a Lexicon,
     pub templates: &'a [Template],
     /// Stems of the words templates use to name a slot's column ("department",
-    /// "meeting"): "the <unknown words> <class word>" describes a thing of that kind.
+    /// "meeting"): `the <unknown words> <class word>` describes a thing of that kind.
     pub class_words: &'a std::collections::HashSet<String>,
 }
 
@@ -443,7 +443,7 @@ impl Extractor<'_> {
         proper.then_some(last)
     }
 
-    /// "the <1–2 unknown words> <class word>": returns the index after the class word.
+    /// `the <1–2 unknown words> <class word>`: returns the index after the class word.
     fn description(&self, toks: &[Token], i: usize) -> Option<usize> {
         if toks[i].lower != "the" || !self.lexicon.matches_at(toks, i + 1).is_empty() {
             return None;
@@ -881,7 +881,7 @@ impl Extractor<'_> {
     }
 }
 
-/// Determiners and adjectives that make "the <word> meeting" a description of a known
+/// Determiners and adjectives that make `the <word> meeting` a description of a known
 /// thing rather than a name.
 const DESCRIPTION_STOP: &[&str] = &[
     "same",

@@ -5,9 +5,9 @@
 //! The pipeline (the full specification is `docs/detection.md`):
 //!
 //! 1. **Segment** the answer into sentences ([`crate::answer::segment`]) and analyse
-//!    each: tokens, temporal expressions, entity mentions (the [lexicon] of the fact
-//!    base's symbols and the pack's alias relation) and claims (the pack's `.text`
-//!    verbalisations read in reverse, in `claims`).
+//!    each: tokens, temporal expressions, entity mentions (the lexicon of the fact
+//!    base's symbols and the pack's alias relation, in `lexicon`) and claims (the
+//!    pack's `.text` verbalisations read in reverse, in `claims`).
 //! 2. **Check** every claim against the fact base (`knowledge`), and run the eight
 //!    detectors (`detectors`) over the answer and the last turns of the dialogue.
 //! 3. **Score** each candidate flag: its type's base severity adjusted by fact-base,

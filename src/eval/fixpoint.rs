@@ -152,8 +152,8 @@ struct LookUps {
     /// [`LookUps::report`] covered.
     seen: (u64, u64),
     reported: (u64, u64),
-    /// In tests: the look-up decision forced by [`FORCE_PROBE`], read on the thread
-    /// that made the job (workers do not see its thread-local).
+    /// In tests: the look-up decision forced by `FORCE_PROBE` ([`forced_probe`]),
+    /// read on the thread that made the job (workers do not see its thread-local).
     forced: Option<bool>,
 }
 

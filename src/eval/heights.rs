@@ -362,8 +362,9 @@ impl exec::Sink for Collect<'_> {
         self.batches
     }
 
-    /// [`Collect::binding`] for each row that passes the tail's checks, its head
-    /// cells read straight off the row (hashed as `push_head` hashes them).
+    /// This sink's [`binding`](exec::Sink::binding) for each row that passes the
+    /// tail's checks, its head cells read straight off the row (hashed as
+    /// `push_head` hashes them).
     fn rows(
         &mut self,
         frame: &mut Frame,

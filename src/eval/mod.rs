@@ -173,7 +173,7 @@ impl EvalOptions {
 pub type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
 
 /// Limits on one evaluation; exceeding any is a `budget_exceeded` error whose
-/// [`LimitExceeded`](crate::diag::LimitExceeded) names the limit and the rule that
+/// [`Diagnostic`] names the limit (in [`Diagnostic::limit`]) and the rule that
 /// derived the most facts, and no fact base is returned (a base being extended is
 /// left as it was). Unset limits do not apply.
 ///

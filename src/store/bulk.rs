@@ -5,7 +5,7 @@
 //! (well-formed, every record plain: see below), counts its rows and records what its
 //! values suggest for the column types of each relation (the data's type hints). The
 //! second scan, once the program is compiled, parses each cell as its column's type
-//! straight into the [`Table`](crate::store::facts::Table) of the load: numbers in
+//! straight into the [`Table`] of the load: numbers in
 //! place, symbols interned, one provenance record shared by the whole file.
 //!
 //! Either scan gives up ([`Bail`]) at the first thing it does not handle, and the

@@ -611,7 +611,9 @@ fn bad_fact(k: usize, fact: &InputFact, program: &Program, what: &str) -> crate:
     .into()
 }
 
-/// The input facts of one load, typed by a program: what [`Loader::load`] returns and
+/// The input facts of one load, typed by a program: what
+/// [`Loader::load`](crate::store::Loader::load) returns (as
+/// [`Loaded::facts`](crate::store::Loaded::facts)) and
 /// [`evaluate`](crate::eval::evaluate) reads.
 ///
 /// Stored by columns (no allocation per fact); [`get`](Self::get) and

@@ -26,7 +26,7 @@
 //! # let _ = facts; Ok(()) }
 //! ```
 //!
-//! Architecture invariant: this layer knows the checked [`Program`](crate::ir::Program)
+//! Architecture invariant: this layer knows the checked [`Program`]
 //! (relation names, arities, column types) but nothing of evaluation.
 
 mod bulk;

@@ -21,7 +21,7 @@ use crate::value::Value;
 pub const MAX_NESTING: usize = 128;
 
 /// Parse one file of `sources` into its syntax tree, reporting its syntax errors (the
-/// first [`MAX_DIAGNOSTICS`](crate::diag::MAX_DIAGNOSTICS), then how many more).
+/// first [`MAX_DIAGNOSTICS`], then how many more).
 pub fn parse_module(sources: &SourceMap, file: FileId) -> Result<ast::Module> {
     let text = &sources.file(file).text;
     if text.len() >= u32::MAX as usize {
