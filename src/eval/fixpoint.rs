@@ -155,14 +155,36 @@ struct LookUps {
     /// In tests: the look-up decision forced by `FORCE_PROBE` ([`forced_probe`]),
     /// read on the thread that made the job (workers do not see its thread-local).
     forced: Option<bool>,
+    /// Whether the piece's rule was trusted to look up (see [`Pending::reset`]).
+    trusted: bool,
+    /// Whether the head relation is past [`PROBE_ROWS`].
+    large: bool,
 }
 
-/// Rows up to which a head relation is looked up as derivations are emitted (its
-/// rows and dedup table then mostly stay in cache; past that, a look-up without the
-/// merge's prefetching costs more than it saves).
+/// Rows up to which a head relation is looked up as derivations are emitted
+/// whenever a quarter of the look-ups drop their derivation: its rows and dedup
+/// table then mostly stay in cache. Past that, a look-up misses the cache and,
+/// without the merge's prefetching, costs more than buffering the derivation
+/// unless nearly every one drops it (see [`pays`]): a relation that large is looked
+/// up for a rule only while its merges find that nearly all it derives changes
+/// nothing.
 const PROBE_ROWS: u32 = 1 << 16;
-/// Look-ups after which [`emit`] checks that they pay: when fewer than a quarter of
-/// them dropped their derivation (most derivations are new facts), it stops looking.
+
+/// Whether `drops` of `probes` look-ups dropping their derivation pay, in a head
+/// relation past [`PROBE_ROWS`] (`large`) or not: a quarter in a small one (most
+/// of a look-up's cost is the probe the merge would make anyway), seven eighths in
+/// a large one (where that probe is prefetched, and a look-up's is not).
+fn pays(probes: u64, drops: u64, large: bool) -> bool {
+    if large {
+        drops * 8 >= probes * 7
+    } else {
+        drops * 4 >= probes
+    }
+}
+
+/// Look-ups after which [`emit`] checks that they pay (see [`pays`]): when too few
+/// of them dropped their derivation (most derivations are new facts), it stops
+/// looking.
 const PROBE_WINDOW: u32 = 1 << 10;
 /// The first window of a piece whose rule's last look-ups did not pay: a piece of a
 /// rule that makes new facts (there are many small ones, of fewer derivations than
@@ -359,6 +381,7 @@ impl Pending {
             on: forced.unwrap_or(true),
             window: if trusted { PROBE_WINDOW } else { PROBE_TRIAL },
             forced,
+            trusted,
             ..LookUps::default()
         };
     }
@@ -418,6 +441,28 @@ impl Pending {
     /// Reads `head` only, so the pieces of a wave filter on their own threads; the
     /// merge, on one, then takes only what is left.
     fn filter(&mut self, plan: &Plan, head: &Relation, provenance: bool) {
+        // A narrow head is read through its view, at its arity: the look-up then
+        // takes the narrow loop's few instructions, not the general row compare.
+        match (head.narrow(), plan.head.len()) {
+            (Some(to), 1) => self.filter_by(plan, head, provenance, narrow_meta::<1>(to)),
+            (Some(to), 2) => self.filter_by(plan, head, provenance, narrow_meta::<2>(to)),
+            (Some(to), 3) => self.filter_by(plan, head, provenance, narrow_meta::<3>(to)),
+            (Some(to), 4) => self.filter_by(plan, head, provenance, narrow_meta::<4>(to)),
+            _ => self.filter_by(plan, head, provenance, |cells: &[u64], tag| {
+                head.find_tagged(cells, tag).map(|row| head.meta(row))
+            }),
+        }
+    }
+
+    /// [`Pending::filter`], finding a buffered derivation's fact's record with `find`.
+    #[inline(always)]
+    fn filter_by(
+        &mut self,
+        plan: &Plan,
+        head: &Relation,
+        provenance: bool,
+        find: impl Fn(&[u64], u32) -> Option<Meta>,
+    ) {
         let n = self.len();
         let arity = plan.head.len();
         let (heights, words, lists) = (
@@ -431,9 +476,8 @@ impl Pending {
         for k in 0..n {
             head.prefetch_probes(&self.tags[..n], k);
             let (cells, new) = self.derivation(k, arity, plan.rule, heights);
-            let dropped = head
-                .find_tagged(cells, self.tags[k])
-                .is_some_and(|row| !supersedes(new, head.meta(row), provenance).0);
+            let dropped =
+                find(cells, self.tags[k]).is_some_and(|old| !supersedes(new, old, provenance).0);
             if dropped {
                 continue;
             }
@@ -473,6 +517,25 @@ impl Pending {
             self.starts.truncate(w + 1);
             self.starts[w] = at as u32;
             self.premises.truncate(at);
+        }
+    }
+}
+
+/// The record of the fact of a narrow relation (`to`, of arity `N`) with these
+/// cells and digest, if it is there.
+#[inline(always)]
+fn narrow_meta<const N: usize>(to: Narrow<'_>) -> impl Fn(&[u64], u32) -> Option<Meta> + '_ {
+    move |cells, tag| {
+        let cells: &[u64; N] = cells.try_into().expect("a derivation has its head's arity");
+        if to.conf_col {
+            to.find_meta(cells, tag)
+        } else {
+            let (height, rule) = to.find_record(cells, tag)?;
+            Some(Meta {
+                conf: to.conf,
+                height,
+                rule,
+            })
         }
     }
 }
@@ -587,10 +650,12 @@ impl Piece {
         let pending = &mut self.pending;
         pending.record = reads.record;
         pending.word = reads.word.filter(|_| reads.record);
-        pending.look.on = pending
-            .look
+        // Into a large head, only a trusted rule looks up at all.
+        let look = &mut pending.look;
+        look.large = head.len() > PROBE_ROWS;
+        look.on = look
             .forced
-            .unwrap_or(pending.look.on && head.len() <= PROBE_ROWS);
+            .unwrap_or(look.on && (!look.large || look.trusted));
         let mut ctx = Ctx::new(
             reads.rels,
             reads.old,
@@ -2164,11 +2229,19 @@ impl<'a> Engine<'a> {
         self.filters[head] =
             made >= FILTER_MIN && idle * 8 >= made * 7 && self.rels[head].len() <= FILTER_ROWS;
         // Whether the rule's next pieces trust their look-ups for a whole window:
-        // as its last ones paid.
+        // as its last ones paid. Into a large head, where a rule looks up only
+        // while trusted, as they would have paid: counting every derivation, those
+        // its look-ups dropped and those the merge (or the filter) found idle.
         let (probes, drops) = pending.look.report();
         self.rels[head].note_probes(made as u64 + probes);
+        let large = self.rels[head].len() > PROBE_ROWS;
+        let (probes, drops) = if large {
+            (made as u64 + drops, idle as u64 + drops)
+        } else {
+            (probes, drops)
+        };
         if probes >= LOOK_MIN {
-            self.looks[plan.rule as usize] = drops * 4 >= probes;
+            self.looks[plan.rule as usize] = pays(probes, drops, large);
         }
         pending.clear();
         self.conf_raised |= raised;
@@ -2667,7 +2740,8 @@ impl LookUps {
     /// At the end of a window of look-ups: whether they still pay.
     #[inline(never)]
     fn decide(&mut self) {
-        self.on = self.forced.unwrap_or(self.drops * 4 >= self.probes);
+        let (probes, drops) = (u64::from(self.probes), u64::from(self.drops));
+        self.on = self.forced.unwrap_or(pays(probes, drops, self.large));
         self.window = PROBE_WINDOW;
         self.seen.0 += u64::from(self.probes);
         self.seen.1 += u64::from(self.drops);
@@ -2944,6 +3018,30 @@ impl Queued {
 #[cfg(test)]
 mod spare_tests {
     use super::*;
+
+    #[test]
+    fn look_ups_into_a_large_head_must_drop_nearly_every_derivation_to_go_on() {
+        // A quarter of look-ups dropping pays in a small head, seven eighths in a
+        // large one.
+        assert!(pays(1024, 256, false) && !pays(1024, 255, false));
+        assert!(pays(1024, 896, true) && !pays(1024, 895, true));
+        // At the end of a window, three quarters dropped: a small head goes on
+        // looking up, a large one stops.
+        for (large, on) in [(false, true), (true, false)] {
+            let mut look = LookUps {
+                on: true,
+                window: PROBE_WINDOW,
+                large,
+                ..LookUps::default()
+            };
+            look.settle(PROBE_WINDOW, PROBE_WINDOW / 4 * 3);
+            assert_eq!(look.on, on, "large: {large}");
+            assert_eq!(
+                look.report(),
+                (PROBE_WINDOW.into(), (PROBE_WINDOW / 4 * 3).into())
+            );
+        }
+    }
 
     #[test]
     fn a_finished_piece_keeps_a_small_buffer_and_gives_a_large_one_back() {
