@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Side-by-side comparison of prooflog with its peers on the benchmark workloads.
 #
-#   bench/compare.sh [WORKLOAD…]   (default: every workload but tc_8k and
-#                                   points_to_3k, which HEAVY=1 adds; REPS=5 runs each)
+#   bench/compare.sh [WORKLOAD…]   (default: every workload but tc_8k, points_to_3k
+#                                   and cspa_4x, which HEAVY=1 adds; REPS=5 runs each)
 #
 # Writes each workload as Soufflé files (examples/workload.rs dump), then, in
 # interleaved rounds (so that a change in machine load hits every engine alike):

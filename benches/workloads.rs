@@ -4,8 +4,8 @@
 //! overlay workload (a prepared TC base plus ten new edges per request).
 //!
 //! Run with `cargo bench --bench workloads`; `cargo bench --bench workloads -- sg`
-//! runs one workload; `PROOFLOG_BENCH_HEAVY=1` adds TC over 8k nodes / 16k edges and
-//! points-to over 3,000 variables. Datafrog is compared on TC in `benches/eval.rs`.
+//! runs one workload; `PROOFLOG_BENCH_HEAVY=1` adds TC over 8k nodes / 16k edges,
+//! points-to over 3,000 variables and CSPA over 600. Datafrog is compared on TC in `benches/eval.rs`.
 
 use std::hint::black_box;
 use std::sync::Arc;

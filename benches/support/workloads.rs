@@ -214,12 +214,12 @@ points_to(p, o) :- store(a, b), points_to(a, p), points_to(b, o).
 
 /// A CSPA-like (context-sensitive points-to, here context-free) value-flow and alias
 /// analysis over `vars` variables.
-pub fn cspa(vars: u32, assigns: usize, derefs: usize) -> Workload {
+pub fn cspa(name: &'static str, vars: u32, assigns: usize, derefs: usize) -> Workload {
     let mut rng = Rng::new(0xc5ba);
     let assign = distinct_pairs(&mut rng, vars, assigns);
     let dereference = distinct_pairs(&mut rng, vars, derefs);
     Workload {
-        name: "cspa",
+        name,
         program: "\
 .decl assign(a: number, b: number)
 .input assign
@@ -459,11 +459,12 @@ pub const NAMES: &[&str] = &[
     "points_to",
     "points_to_3k",
     "cspa",
+    "cspa_4x",
     "lubm_2u",
 ];
 
 /// Workloads too large to run by default (tens of millions of rows: gigabytes).
-pub const HEAVY: &[&str] = &["tc_8k", "points_to_3k"];
+pub const HEAVY: &[&str] = &["tc_8k", "points_to_3k", "cspa_4x"];
 
 /// One workload by name.
 pub fn by_name(name: &str) -> Option<Workload> {
@@ -477,7 +478,8 @@ pub fn by_name(name: &str) -> Option<Workload> {
         "sg" => same_generation(2_000, 40),
         "points_to" => points_to("points_to", 1_000, 1_600),
         "points_to_3k" => points_to("points_to_3k", 3_000, 6_000),
-        "cspa" => cspa(150, 170, 50),
+        "cspa" => cspa("cspa", 150, 170, 50),
+        "cspa_4x" => cspa("cspa_4x", 600, 680, 200),
         "lubm_2u" => lubm(2),
         _ => return None,
     })
