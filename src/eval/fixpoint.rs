@@ -176,10 +176,22 @@ const PROBE_ROWS: u32 = 1 << 16;
 /// a large one (where that probe is prefetched, and a look-up's is not).
 fn pays(probes: u64, drops: u64, large: bool) -> bool {
     if large {
-        drops * 8 >= probes * 7
+        nearly_all(drops, probes)
     } else {
         drops * 4 >= probes
     }
+}
+
+/// Whether `part` of `whole` is nearly all of it, seven eighths or more: the
+/// measure of a look-up into a large head that pays ([`pays`]), of a relation
+/// whose buffers are worth filtering, and of a merge-bound wave ([`merge_bound`]).
+fn nearly_all(part: u64, whole: u64) -> bool {
+    part * 8 >= whole * 7
+}
+
+/// Whether `head` is past [`PROBE_ROWS`]: look-ups into it miss the cache.
+fn large(head: &Relation) -> bool {
+    head.len() > PROBE_ROWS
 }
 
 /// Look-ups after which [`emit`] checks that they pay (see [`pays`]): when too few
@@ -576,7 +588,7 @@ fn shared(derivations: u64, merged: u64) -> bool {
 /// second thread then only moves the buffers between caches: the closures took
 /// 1.05–1.15× one thread's time on two.
 fn merge_bound(derivations: u64, merged: u64) -> bool {
-    merged * 8 >= derivations * 7
+    nearly_all(merged, derivations)
 }
 
 /// What one piece of a plan's run reads.
@@ -669,7 +681,7 @@ impl Piece {
         pending.word = reads.word.filter(|_| reads.record);
         // Into a large head, only a trusted rule looks up at all.
         let look = &mut pending.look;
-        look.large = head.len() > PROBE_ROWS;
+        look.large = large(head);
         look.on = look
             .forced
             .unwrap_or(look.on && (!look.large || look.trusted));
@@ -2247,15 +2259,16 @@ impl<'a> Engine<'a> {
         // when nearly every derivation made for it changed nothing.
         let filtered = std::mem::take(&mut pending.filtered);
         let (made, idle) = (n + filtered, idle + filtered);
-        self.filters[head] =
-            made >= FILTER_MIN && idle * 8 >= made * 7 && self.rels[head].len() <= FILTER_ROWS;
+        self.filters[head] = made >= FILTER_MIN
+            && nearly_all(idle as u64, made as u64)
+            && self.rels[head].len() <= FILTER_ROWS;
         // Whether the rule's next pieces trust their look-ups for a whole window:
         // as its last ones paid. Into a large head, where a rule looks up only
         // while trusted, as they would have paid: counting every derivation, those
         // its look-ups dropped and those the merge (or the filter) found idle.
         let (probes, drops) = pending.look.report();
         self.rels[head].note_probes(made as u64 + probes);
-        let large = self.rels[head].len() > PROBE_ROWS;
+        let large = large(&self.rels[head]);
         let (probes, drops) = if large {
             (made as u64 + drops, idle as u64 + drops)
         } else {

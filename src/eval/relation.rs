@@ -584,15 +584,24 @@ impl Dedup {
         }
     }
 
+    /// The slots the table needs to hold `rows` rows within its load: as many
+    /// as it has, or the least power of two past that (16 at least) that will do.
+    fn slots_for(&self, rows: usize) -> usize {
+        if !self.over_load(rows, self.slots.len()) {
+            return self.slots.len();
+        }
+        let mut n = self.slots.len().max(16);
+        while self.over_load(rows, n) {
+            n *= 2;
+        }
+        n
+    }
+
     /// [`Dedup::reserve`] when the table must grow.
     #[cold]
     #[inline(never)]
     fn grow(&mut self, additional: usize) {
-        let need = self.len + additional;
-        let mut n = self.slots.len().max(16);
-        while self.over_load(need, n) {
-            n *= 2;
-        }
+        let n = self.slots_for(self.len + additional);
         let old = std::mem::replace(&mut self.slots, vec![0; n]);
         self.limit = self.limit(n);
         advise_huge_pages(&self.slots);
@@ -1965,12 +1974,8 @@ impl Relation {
         } else {
             grow_bytes(self.data.len(), self.data.capacity(), rows * self.stride, 4)
         };
-        let need = self.dedup.len + rows;
-        if self.dedup.over_load(need, self.dedup.slots.len()) {
-            let mut n = self.dedup.slots.len().max(16);
-            while self.dedup.over_load(need, n) {
-                n *= 2;
-            }
+        let n = self.dedup.slots_for(self.dedup.len + rows);
+        if n != self.dedup.slots.len() {
             g += n * 8;
         }
         for ix in &self.indexes {
