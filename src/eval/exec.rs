@@ -752,6 +752,18 @@ impl Run<'_, '_> {
                         i, &t.scan, version, access, limit, start, frame, conf, height,
                     );
                 }
+                // This step's own look-up first: where it finds no rows (often, in a
+                // step that joins a small relation), nothing else here is needed.
+                let looked_up = match access {
+                    Access::Index { index, key } => {
+                        let (rows, more) = with_key(key, &frame.slots, |k| r.lookup(*index, k));
+                        if none_below((rows, more), limit) {
+                            return;
+                        }
+                        Some((rows, more))
+                    }
+                    _ => None,
+                };
                 // When the next step is the tail: a look-up whose key this step does
                 // not bind finds the same rows for every row of this step, so it is
                 // made once, and when it finds none this step has nothing to scan for.
@@ -916,10 +928,12 @@ impl Run<'_, '_> {
                         // Row numbers a handful at a time (candidate `k` is row `k`).
                         numbered::<64>(start, limit, |rows, at| segment(self, frame, rows, at));
                     }
-                    Access::Index { index, key } => {
+                    Access::Index { .. } => {
                         // A layer's base rows, then its own; a plain relation's
                         // second list is empty.
-                        let (rows, more) = with_key(key, &frame.slots, |k| r.lookup(*index, k));
+                        let Some((rows, more)) = looked_up else {
+                            return;
+                        };
                         let n = below(rows, limit);
                         let m = if n < rows.len() {
                             0
@@ -928,7 +942,10 @@ impl Run<'_, '_> {
                         };
                         // Candidate `k` is `rows[k]`, then `more[k - n]`.
                         let own = start.max(n) - n..m;
-                        if !segment(self, frame, &rows[start.min(n)..n], start) {
+                        let base = &rows[start.min(n)..n];
+                        if (base.is_empty() || !segment(self, frame, base, start))
+                            && !own.is_empty()
+                        {
                             segment(self, frame, &more[own.clone()], n + own.start);
                         }
                     }
