@@ -2267,7 +2267,6 @@ impl<'a> Engine<'a> {
         // while trusted, as they would have paid: counting every derivation, those
         // its look-ups dropped and those the merge (or the filter) found idle.
         let (probes, drops) = pending.look.report();
-        self.rels[head].note_probes(made as u64 + probes);
         let large = large(&self.rels[head]);
         let (probes, drops) = if large {
             (made as u64 + drops, idle as u64 + drops)
