@@ -358,7 +358,8 @@ impl<'a> RowCells<'a> {
 #[derive(Clone, Copy)]
 pub(crate) struct Narrow<'a> {
     data: &'a [u32],
-    dedup: &'a Dedup,
+    /// The dedup table's groups.
+    groups: &'a [Group],
     arity: usize,
     stride: usize,
     /// `data.len() / stride`: a row below it lies wholly in `data`.
@@ -429,7 +430,7 @@ impl<'a> Narrow<'a> {
         debug_assert_eq!(N, self.arity);
         let width = N + 1 + self.conf_words();
         let mut words: &[u32] = &[];
-        self.dedup.find(tag, |r| {
+        find_in(self.groups, tag, |r| {
             // The cells, the packed word and any confidence.
             words = self.row_words(r, width);
             words[..N].iter().zip(cells).all(|(&w, &x)| w as u64 == x)
@@ -448,7 +449,7 @@ impl<'a> Narrow<'a> {
     pub fn find_record<const N: usize>(&self, cells: &[u64; N], tag: u32) -> Option<(u32, u32)> {
         debug_assert_eq!(N, self.arity);
         let mut packed = 0;
-        self.dedup.find(tag, |r| {
+        find_in(self.groups, tag, |r| {
             // The cells and the packed word after them.
             let words = self.row_words(r, N + 1);
             packed = words[N];
@@ -562,6 +563,35 @@ fn home(t: u32, groups: usize) -> usize {
     ((t as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & (groups - 1)
 }
 
+/// [`Dedup::find`] in the table's groups: the row whose digest is `tag` and for
+/// which `eq` holds. (A loop that probes one table many times takes its groups
+/// once, [`Narrow`], rather than working them out at every probe.)
+#[inline(always)]
+fn find_in(groups: &[Group], tag: u32, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
+    let n = groups.len();
+    if n == 0 {
+        return None;
+    }
+    let t = stored(tag);
+    let mut g = home(t, n);
+    loop {
+        let group = words(&groups[g]);
+        let mut m = matching(group, t);
+        while m != 0 {
+            let row = group[GROUP + m.trailing_zeros() as usize];
+            if eq(row) {
+                return Some(row);
+            }
+            m &= m - 1;
+        }
+        // A group with an empty slot ends every probe that reaches it.
+        if group[GROUP - 1] == 0 {
+            return None;
+        }
+        g = (g + 1) & (n - 1);
+    }
+}
+
 impl Dedup {
     /// Slots the table has.
     fn slots(&self) -> usize {
@@ -597,30 +627,8 @@ impl Dedup {
 
     /// The row whose digest is `tag` and for which `eq` holds.
     #[inline(always)]
-    fn find(&self, tag: u32, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
-        let groups = self.groups();
-        let n = groups.len();
-        if n == 0 {
-            return None;
-        }
-        let t = stored(tag);
-        let mut g = home(t, n);
-        loop {
-            let group = words(&groups[g]);
-            let mut m = matching(group, t);
-            while m != 0 {
-                let row = group[GROUP + m.trailing_zeros() as usize];
-                if eq(row) {
-                    return Some(row);
-                }
-                m &= m - 1;
-            }
-            // A group with an empty slot ends every probe that reaches it.
-            if group[GROUP - 1] == 0 {
-                return None;
-            }
-            g = (g + 1) & (n - 1);
-        }
+    fn find(&self, tag: u32, eq: impl FnMut(u32) -> bool) -> Option<u32> {
+        find_in(self.groups(), tag, eq)
     }
 
     /// The row whose digest is `tag` and for which `eq` holds, or else record `row`
@@ -1371,7 +1379,7 @@ impl Relation {
         (self.base.is_none() && (self.layout == Layout::NARROW || self.layout == weighted)).then(
             || Narrow {
                 data: &self.data,
-                dedup: &self.dedup,
+                groups: self.dedup.groups(),
                 arity: self.arity,
                 stride: self.stride,
                 rows: (self.data.len() / self.stride.max(1)) as u32,
