@@ -2471,6 +2471,12 @@ impl Emitter<'_> {
         let mut visited = 0;
         let (key, same) = (p.key.unwrap_or(0), pair.fixed.unwrap_or(&[]));
         let same_n = exec::below(same, pair.limit);
+        // The tail's index by small keys, found once for every row's look-up.
+        let dense = if F {
+            None
+        } else {
+            scan.rel.dense_slots(pair.index)
+        };
         for (k, &row) in rows.iter().enumerate() {
             let words = if W {
                 before.weighted_words(row)
@@ -2480,7 +2486,11 @@ impl Emitter<'_> {
             let (found_rows, n) = if F {
                 (same, same_n)
             } else {
-                let found = scan.rel.lookup(pair.index, &[u64::from(words[key])]).0;
+                let k = u64::from(words[key]);
+                let found = match dense {
+                    Some(slots) => crate::eval::relation::dense_rows(slots, k),
+                    None => scan.rel.lookup(pair.index, &[k]).0,
+                };
                 (found, exec::below(found, pair.limit))
             };
             let first = std::mem::take(&mut start).min(n);

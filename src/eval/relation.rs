@@ -802,7 +802,7 @@ struct Bucket {
 /// An index key's rows, ascending: up to four in place (in the room a `Vec<u32>`
 /// takes), more on the heap. Most keys have few rows: in place, a look-up reads
 /// them with the slot, and adding them allocates nothing.
-type RowList = smallvec::SmallVec<[u32; 4]>;
+pub(crate) type RowList = smallvec::SmallVec<[u32; 4]>;
 
 const _: () = assert!(std::mem::size_of::<RowList>() == std::mem::size_of::<Vec<u32>>());
 
@@ -858,7 +858,7 @@ enum Keys {
 
 /// The rows of key `key` in dense slots.
 #[inline(always)]
-fn dense_rows(slots: &[RowList], key: u64) -> &[u32] {
+pub(crate) fn dense_rows(slots: &[RowList], key: u64) -> &[u32] {
     match usize::try_from(key).ok().and_then(|k| slots.get(k)) {
         Some(rows) => rows,
         None => &[],
@@ -2239,6 +2239,17 @@ impl Relation {
             return (dense_rows(slots, k), &[]);
         }
         self.lookup_hashed(index, key)
+    }
+
+    /// The row lists of index `index` by key, when it is an index by small keys
+    /// ([`dense_rows`] then finds a key's rows as [`Relation::lookup`] would): for a
+    /// loop of look-ups, found once.
+    #[inline]
+    pub(crate) fn dense_slots(&self, index: usize) -> Option<&[RowList]> {
+        match &self.indexes[index].keys {
+            Keys::Dense { slots, .. } => Some(slots),
+            Keys::Hashed(_) => None,
+        }
     }
 
     /// [`Relation::lookup`] in a hashed index, or a layer's.
