@@ -491,6 +491,8 @@ struct Dedup {
     /// written, and in quads of words, so that the groups can start at a cache line
     /// (a group is then one line) whatever the allocation's alignment.
     quads: Vec<[u32; 4]>,
+    /// Quads before the first group (0 to 3). A clone keeps it: its groups are
+    /// the same wherever the copy lands, if not at a cache line.
     base: usize,
     len: usize,
     /// The rows past which the table grows, as of the last growth.
