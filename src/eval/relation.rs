@@ -713,13 +713,24 @@ impl Dedup {
             },
         );
         advise_huge_pages(&self.quads);
-        for group in old.groups() {
-            let group = words(group);
-            // A group's rows are its first slots.
-            let k = (matching(group, 0) | 1 << GROUP).trailing_zeros() as usize;
-            for (&t, &row) in group[..k].iter().zip(&group[GROUP..GROUP + k]) {
-                self.place(t, row);
+        // A row of old group `g` goes to new group `g` or `g + n / 2` (or a little
+        // past, where those are full): the new table fills in two runs, in order.
+        // The old one is given back a chunk at a time as it is read, so that a large
+        // table's growth holds little more than the new table, not both.
+        let (mut old, mut at, mut given) = (old.quads, old.base, 0);
+        while at < old.len() {
+            let end = (at + GIVE_BACK_QUADS).min(old.len());
+            let (groups, _) = old[at..end].as_chunks::<{ GROUP_WORDS / 4 }>();
+            for group in groups {
+                let group = words(group);
+                // A group's rows are its first slots.
+                let k = (matching(group, 0) | 1 << GROUP).trailing_zeros() as usize;
+                for (&t, &row) in group[..k].iter().zip(&group[GROUP..GROUP + k]) {
+                    self.place(t, row);
+                }
             }
+            given = give_back(&mut old, given, end);
+            at = end;
         }
     }
 
@@ -744,6 +755,42 @@ impl Dedup {
         let group = words(&groups[home(t, groups.len())]);
         let m = matching(group, t);
         (m != 0).then(|| group[GROUP + m.trailing_zeros() as usize])
+    }
+}
+
+/// Quads of an old dedup table read between two give-backs in its growth: 2 MiB.
+const GIVE_BACK_QUADS: usize = (2 << 20) / 16;
+
+/// Give back to the kernel the whole pages of `table` from word quad `from` (or the
+/// first whole page after it) up to quad `to`, which it will not read again: they
+/// read as zeros from then on, and cost no memory until written. Returns where the
+/// next give-back starts. Small tables (under two pages) are left alone.
+fn give_back(table: &mut [[u32; 4]], from: usize, to: usize) -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        if std::mem::size_of_val(table) < 2 * PAGE {
+            return to;
+        }
+        let start = table.as_mut_ptr() as usize;
+        let first = (start + from * 16).next_multiple_of(PAGE);
+        let end = (start + to * 16) / PAGE * PAGE;
+        if end <= first {
+            return from;
+        }
+        // SAFETY: the range lies inside `table`, which this function borrows
+        // mutably: nothing else reads those words, and the caller reads none of
+        // them again. MADV_DONTNEED on private memory only makes them read as
+        // zeros from then on.
+        unsafe {
+            libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_DONTNEED);
+        }
+        (end - start) / 16
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (table, from);
+        to
     }
 }
 
@@ -2645,6 +2692,24 @@ mod tests {
             }
             proptest::prop_assert_eq!(r.find(&[99, 99, 99][..arity]), None);
         }
+    }
+
+    #[test]
+    fn a_growing_table_gives_back_only_what_it_has_read() {
+        // Large enough that growths give pages of the old table back as they read
+        // it, the last one in several chunks: every row must still be found.
+        const KEYS: u32 = 1_000_000;
+        let mut d = Dedup::default();
+        let digest = |key: u32| tag_of(hash_cells([u64::from(key)].into_iter()));
+        for key in 0..KEYS {
+            assert_eq!(d.find_or_insert(digest(key), key, |r| r == key), None);
+        }
+        // Eight bytes a slot: the last growth read an old table of 4 MiB.
+        assert!(d.slots() * 8 >= 8 << 20, "{} slots", d.slots());
+        for key in 0..KEYS {
+            assert_eq!(d.find(digest(key), |r| r == key), Some(key));
+        }
+        assert_eq!(d.find(digest(KEYS), |r| r == KEYS), None);
     }
 
     proptest::proptest! {
