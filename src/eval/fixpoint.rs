@@ -35,7 +35,7 @@ use crate::eval::exec::{self, Ctx, Cursor, Fault, Faults, Frame, PairScan, Stop,
 use crate::eval::order::{Rank, RankQueue, rank};
 use crate::eval::plan::{CExpr, Plan, Planner, Premise, Src, Step, TAIL_CELLS, Version};
 use crate::eval::relation::{
-    AGG_MARK, Meta, NO_EVIDENCE, Narrow, Relation, inline_limit, row_shift, tag_of,
+    AGG_MARK, Meta, NO_EVIDENCE, Narrow, Relation, dense_rows, inline_limit, row_shift, tag_of,
 };
 use crate::eval::symbols::Symbols;
 use crate::eval::{ArithmeticFaults, EvalOptions, FactId, Progress, Stats, StratumStats};
@@ -2486,10 +2486,10 @@ impl Emitter<'_> {
             let (found_rows, n) = if F {
                 (same, same_n)
             } else {
-                let k = u64::from(words[key]);
+                let cell = u64::from(words[key]);
                 let found = match dense {
-                    Some(slots) => crate::eval::relation::dense_rows(slots, k),
-                    None => scan.rel.lookup(pair.index, &[k]).0,
+                    Some(slots) => dense_rows(slots, cell),
+                    None => scan.rel.lookup(pair.index, &[cell]).0,
                 };
                 (found, exec::below(found, pair.limit))
             };
