@@ -569,10 +569,18 @@ fn home(t: u32, groups: usize) -> usize {
 /// which `eq` holds. (A loop that probes one table many times takes its groups
 /// once, [`Narrow`], rather than working them out at every probe.)
 #[inline(always)]
-fn find_in(groups: &[Group], tag: u32, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
+fn find_in(groups: &[Group], tag: u32, eq: impl FnMut(u32) -> bool) -> Option<u32> {
+    probe(groups, tag, eq).ok()
+}
+
+/// A probe of the table's groups for the row whose digest is `tag` and for which
+/// `eq` holds: that row, or else the group with an empty slot that ended the probe
+/// (where the row would go; `usize::MAX` for a table without groups).
+#[inline(always)]
+fn probe(groups: &[Group], tag: u32, mut eq: impl FnMut(u32) -> bool) -> Result<u32, usize> {
     let n = groups.len();
     if n == 0 {
-        return None;
+        return Err(usize::MAX);
     }
     let t = stored(tag);
     let mut g = home(t, n);
@@ -582,13 +590,13 @@ fn find_in(groups: &[Group], tag: u32, mut eq: impl FnMut(u32) -> bool) -> Optio
         while m != 0 {
             let row = group[GROUP + m.trailing_zeros() as usize];
             if eq(row) {
-                return Some(row);
+                return Ok(row);
             }
             m &= m - 1;
         }
         // A group with an empty slot ends every probe that reaches it.
         if group[GROUP - 1] == 0 {
-            return None;
+            return Err(g);
         }
         g = (g + 1) & (n - 1);
     }
@@ -638,32 +646,19 @@ impl Dedup {
     #[inline]
     fn find_or_insert(&mut self, tag: u32, row: u32, eq: impl Fn(u32) -> bool) -> Option<u32> {
         self.reserve(1);
+        let g = match probe(self.groups(), tag, eq) {
+            Ok(found) => return Some(found),
+            Err(g) => g,
+        };
         let base = self.base;
-        let groups = self.quads[base..].as_chunks_mut().0;
-        let n = groups.len();
-        let t = stored(tag);
-        let mut g = home(t, n);
-        loop {
-            let group = words_mut(&mut groups[g]);
-            let mut m = matching(group, t);
-            while m != 0 {
-                let found = group[GROUP + m.trailing_zeros() as usize];
-                if eq(found) {
-                    return Some(found);
-                }
-                m &= m - 1;
-            }
-            // Rows fill a group from its first slot: the first empty one follows
-            // those taken.
-            if group[GROUP - 1] == 0 {
-                let i = matching(group, 0).trailing_zeros() as usize;
-                group[i] = t;
-                group[GROUP + i] = row;
-                self.len += 1;
-                return None;
-            }
-            g = (g + 1) & (n - 1);
-        }
+        let group = words_mut(&mut self.quads[base..].as_chunks_mut().0[g]);
+        // Rows fill a group from its first slot: the first empty one follows those
+        // taken.
+        let i = matching(group, 0).trailing_zeros() as usize;
+        group[i] = stored(tag);
+        group[GROUP + i] = row;
+        self.len += 1;
+        None
     }
 
     /// The rows past which `slots` slots are over the table's load: seven for
