@@ -418,6 +418,7 @@ pub(crate) fn run_plan(
         resume: &mut cursor.resume,
         stop: None,
         fresh: false,
+        peeked: None,
     };
     run.steps(&plan.steps, 0, frame, 1.0, 0);
     match run.stop {
@@ -439,6 +440,9 @@ struct Run<'a, 'c> {
     stop: Option<Stop>,
     /// The sink just paused: the deepest scan resumes after its current candidate.
     fresh: bool,
+    /// The rows the next step's index look-up found, looked up by the step before
+    /// it (see `Run::steps`), taken by that next step instead of looking up again.
+    peeked: Option<(&'c [u32], &'c [u32])>,
 }
 
 /// A plan's tail, its scan set up once for a run.
@@ -540,7 +544,7 @@ fn cell(c: Cell, slots: &[u64]) -> u64 {
     }
 }
 
-impl Run<'_, '_> {
+impl<'c> Run<'_, 'c> {
     fn emit(&mut self, frame: &mut Frame, conf: f64, height: u32) {
         if self.sink.binding(frame, conf, height) {
             self.stop = Some(Stop::Pause);
@@ -756,7 +760,10 @@ impl Run<'_, '_> {
                 // step that joins a small relation), nothing else here is needed.
                 let looked_up = match access {
                     Access::Index { index, key } => {
-                        let (rows, more) = with_key(key, &frame.slots, |k| r.lookup(*index, k));
+                        let (rows, more) = match self.peeked.take() {
+                            Some(found) => found,
+                            None => with_key(key, &frame.slots, |k| r.lookup(*index, k)),
+                        };
                         if none_below((rows, more), limit) {
                             return;
                         }
@@ -800,6 +807,26 @@ impl Run<'_, '_> {
                                 },
                             )
                         })
+                    }
+                    _ => None,
+                };
+                // When the next step is a scan by an index (other than the tail), its
+                // look-up is made here, for each row as soon as it is bound: where it
+                // finds nothing (often, in a join of three or more atoms), the row
+                // needs nothing more; otherwise the next step takes the rows found.
+                let rels: &'c [Relation] = ctx.rels;
+                let peek = match steps.get(i + 1) {
+                    Some(Step::Scan {
+                        rel,
+                        version,
+                        access: Access::Index { index, key },
+                        ..
+                    }) if next.is_none() => {
+                        let limit = match version {
+                            Version::Old => ctx.old[*rel as usize],
+                            Version::Full | Version::Delta => ctx.full[*rel as usize],
+                        };
+                        Some((&rels[*rel as usize], *index, key.as_slice(), limit))
                     }
                     _ => None,
                 };
@@ -863,6 +890,16 @@ impl Run<'_, '_> {
                             },
                             None => None,
                         };
+                        let peeked = match peek {
+                            Some((rel, index, key, limit)) => {
+                                let found = with_key(key, &frame.slots, |k| rel.lookup(index, k));
+                                if none_below(found, limit) {
+                                    continue;
+                                }
+                                Some(found)
+                            }
+                            None => None,
+                        };
                         let m = r.meta(row);
                         let c = conf.min(m.conf);
                         // Premise facts and heights only matter to provenance.
@@ -894,6 +931,7 @@ impl Run<'_, '_> {
                                 ),
                             }
                         } else {
+                            this.peeked = peeked;
                             this.steps(steps, i + 1, frame, c, h);
                         }
                         if this.stop.is_some() {
@@ -1155,6 +1193,7 @@ pub(crate) fn aggregate(
             resume: &mut [],
             stop: None,
             fresh: false,
+            peeked: None,
         };
         run.steps(&agg.body, 0, frame, 1.0, 0);
         if run.stop.is_some() {
