@@ -2501,7 +2501,11 @@ impl Emitter<'_> {
             visited += cands.len() as u64;
             let out = &mut *self.pending;
             let h = if provenance {
-                frame.facts[p.fact] = FactId { rel: p.rel, row };
+                // (With premises as a word, the word holds this row: no premise
+                // list reads its fact.)
+                if around.is_none() {
+                    frame.facts[p.fact] = FactId { rel: p.rel, row };
+                }
                 height.max(before.height_rule(words).0)
             } else {
                 0
