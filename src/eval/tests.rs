@@ -1589,6 +1589,82 @@ proptest::proptest! {
     }
 }
 
+/// A points-to analysis: two of its rules join three atoms, and their middle step
+/// often finds nothing for the row before it.
+const POINTS_TO: &str = "
+    .decl address_of(p: number, o: number)
+    .decl assign(a: number, b: number)
+    .decl load(a: number, b: number)
+    .decl store(a: number, b: number)
+    .decl points_to(p: number, o: number)
+    points_to(a, o) :- address_of(a, o).
+    points_to(a, o) :- assign(a, b), points_to(b, o).
+    points_to(a, o) :- load(a, b), points_to(b, p), points_to(p, o).
+    points_to(p, o) :- store(a, b), points_to(a, p), points_to(b, o).
+";
+
+/// [`POINTS_TO`] computed naively from its four input relations.
+fn points_to_naively(facts: &[(usize, i64, i64)]) -> Vec<Vec<i64>> {
+    use std::collections::BTreeSet;
+    let of = |r: usize| -> BTreeSet<(i64, i64)> {
+        facts
+            .iter()
+            .filter(|f| f.0 == r)
+            .map(|f| (f.1, f.2))
+            .collect()
+    };
+    let (mut pt, assign, load, store) = (of(0), of(1), of(2), of(3));
+    loop {
+        let mut next = pt.clone();
+        for &(a, b) in &assign {
+            next.extend(pt.iter().filter(|x| x.0 == b).map(|x| (a, x.1)));
+        }
+        for &(a, b) in &load {
+            for &(_, p) in pt.iter().filter(|x| x.0 == b) {
+                next.extend(pt.iter().filter(|x| x.0 == p).map(|x| (a, x.1)));
+            }
+        }
+        for &(a, b) in &store {
+            for &(_, p) in pt.iter().filter(|x| x.0 == a) {
+                next.extend(pt.iter().filter(|x| x.0 == b).map(|x| (p, x.1)));
+            }
+        }
+        if next == pt {
+            return pt.into_iter().map(|(a, b)| vec![a, b]).collect();
+        }
+        pt = next;
+    }
+}
+
+proptest::proptest! {
+    /// A scan that makes the next step's look-up as it binds each of its rows,
+    /// passing over the rows it finds nothing for and handing the rows found on
+    /// (`Run::peeked`), derives what a naive fixpoint derives, its joins paused
+    /// every few derivations (and resumed in the middle of a row's rows), on one
+    /// thread and on two.
+    #[test]
+    fn joins_of_three_atoms_match_a_naive_fixpoint(
+        facts in proptest::collection::vec((0usize..4, 0i64..8, 0i64..8), 0..32),
+        provenance in proptest::bool::ANY,
+        threads in 1usize..3,
+    ) {
+        let program = Arc::new(Program::from_source("pt.dl", POINTS_TO).unwrap());
+        let names = ["address_of", "assign", "load", "store"];
+        let inputs: Vec<InputFact> = facts
+            .iter()
+            .map(|&(r, a, b)| input(program.relation_id(names[r]).unwrap(), &[a, b], 1.0))
+            .collect();
+        let options = EvalOptions {
+            provenance,
+            threads,
+            ..EvalOptions::default()
+        };
+        let fb = evaluate(program.clone(), &inputs, &options).unwrap();
+        let points_to = fb.relation_id("points_to").unwrap();
+        proptest::prop_assert_eq!(nums(&fb, points_to), points_to_naively(&facts));
+    }
+}
+
 /// Records hold rule ids past what a packed record word holds: a program whose
 /// recursive rule comes after 4,100 others evaluates as the program without them,
 /// rule ids aside, though its records widen partway (the base rule's fit).
