@@ -186,7 +186,8 @@ fn pays(probes: u64, drops: u64, large: bool) -> bool {
 /// measure of a look-up into a large head that pays ([`pays`]), of a relation
 /// whose buffers are worth filtering, and of a merge-bound wave ([`merge_bound`]).
 fn nearly_all(part: u64, whole: u64) -> bool {
-    part * 8 >= whole * 7
+    // (In 128 bits: a count may stand for "no wave yet", u64::MAX.)
+    u128::from(part) * 8 >= u128::from(whole) * 7
 }
 
 /// Whether `head` is past [`PROBE_ROWS`]: look-ups into it miss the cache.
@@ -3073,6 +3074,10 @@ mod spare_tests {
         // Waves too small are never shared (in tests, every one is).
         assert!(!shared(SHARE_MIN - 1, 0));
         assert!(shared(SHARE_MIN, SHARE_MIN));
+        // Before the first wave the count is u64::MAX: a wave that is not merge
+        // bound, with no overflow (a debug build checks).
+        assert!(!merge_bound(u64::MAX, 0) && merge_bound(u64::MAX, u64::MAX));
+        assert!(shared(u64::MAX, 0));
     }
 
     #[test]
