@@ -1,7 +1,7 @@
 //! Every workload of `benches/support/workloads.rs`: prooflog with provenance on and
-//! off, beside ascent where the workload can be expressed there (not weighted TC,
-//! whose confidences ascent has no lattice for here, nor LUBM), and a per-request
-//! overlay workload (a prepared TC base plus ten new edges per request).
+//! off, beside ascent where the workload can be expressed there (weighted TC as an
+//! ascent max-min lattice; not LUBM), and a per-request overlay workload (a
+//! prepared TC base plus ten new edges per request).
 //!
 //! Run with `cargo bench --bench workloads`; `cargo bench --bench workloads -- sg`
 //! runs one workload; `PROOFLOG_BENCH_HEAVY=1` adds TC over 8k nodes / 16k edges,

@@ -4,11 +4,14 @@
 
 mod support;
 
+#[path = "../benches/support/max_conf.rs"]
+mod max_conf;
+
+use max_conf::MaxConf;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use ascent::Lattice;
 use ascent::ascent;
 use prooflog::Value;
 use prooflog::ir::Program;
@@ -21,48 +24,6 @@ const NODES: u32 = 10;
 /// Rule confidences of the weighted transitive closure.
 const BASE_CONF: f64 = 0.95;
 const STEP_CONF: f64 = 0.9;
-
-/// A confidence as an ascent lattice: join is max, meet is min; ordered totally.
-#[derive(Clone, Copy, Debug)]
-struct MaxConf(f64);
-
-impl PartialEq for MaxConf {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.total_cmp(&other.0).is_eq()
-    }
-}
-impl Eq for MaxConf {}
-impl PartialOrd for MaxConf {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for MaxConf {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
-impl Hash for MaxConf {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.0.to_bits().hash(state);
-    }
-}
-impl Lattice for MaxConf {
-    fn meet_mut(&mut self, other: Self) -> bool {
-        let changed = other < *self;
-        if changed {
-            *self = other;
-        }
-        changed
-    }
-    fn join_mut(&mut self, other: Self) -> bool {
-        let changed = other > *self;
-        if changed {
-            *self = other;
-        }
-        changed
-    }
-}
 
 ascent! {
     struct Closure;

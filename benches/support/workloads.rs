@@ -23,6 +23,11 @@ use prooflog::store::{InputFact, Provenance};
 #[path = "digest.rs"]
 mod digest;
 
+#[path = "max_conf.rs"]
+mod max_conf;
+
+use max_conf::MaxConf;
+
 /// A workload: a program, its facts, and the relation whose size is reported.
 pub struct Workload {
     /// Short name (`tc_2k`, `sg`, …).
@@ -526,16 +531,7 @@ pub fn prepare(w: &Workload) -> Prepared {
 
 /// Evaluate with prooflog; returns the row count of the workload's output relation.
 pub fn run_prooflog(w: &Workload, prepared: &Prepared, provenance: bool, threads: usize) -> usize {
-    // A benchmark measures the whole evaluation: no limit (the service defaults stop
-    // tc_8k at 2 GiB).
-    let options = EvalOptions::default()
-        .with_provenance(provenance)
-        .with_threads(threads)
-        .with_budget(prooflog::eval::Budget::unlimited());
-    let fb = match evaluate(Arc::clone(&prepared.program), &prepared.inputs, &options) {
-        Ok(fb) => fb,
-        Err(e) => panic!("{} evaluation failed: {e}", w.name),
-    };
+    let fb = evaluate_prooflog(w, prepared, provenance, threads);
     if std::env::var_os("WORKLOAD_STATS").is_some() {
         for (i, s) in fb.stats().strata.iter().enumerate() {
             eprintln!(
@@ -547,7 +543,61 @@ pub fn run_prooflog(w: &Workload, prepared: &Prepared, provenance: bool, threads
     if let Some(how) = std::env::var_os("WORKLOAD_DIGEST") {
         eprintln!("digest {:016x}", digest::digest(&fb, how != "ranks"));
     }
+    if answer_wanted() {
+        print_answer(output_rows(w, &fb));
+    }
     fb.len(fb.relation_id(w.output).expect("output relation"))
+}
+
+/// Evaluate a prepared workload with prooflog.
+pub fn evaluate_prooflog(
+    w: &Workload,
+    prepared: &Prepared,
+    provenance: bool,
+    threads: usize,
+) -> prooflog::eval::FactBase {
+    // A benchmark measures the whole evaluation: no limit (the service defaults stop
+    // tc_8k at 2 GiB).
+    let options = EvalOptions::default()
+        .with_provenance(provenance)
+        .with_threads(threads)
+        .with_budget(prooflog::eval::Budget::unlimited());
+    match evaluate(Arc::clone(&prepared.program), &prepared.inputs, &options) {
+        Ok(fb) => fb,
+        Err(e) => panic!("{} evaluation failed: {e}", w.name),
+    }
+}
+
+/// The rows of a workload's (binary) output relation with their confidences, in
+/// value order.
+pub fn output_rows(w: &Workload, fb: &prooflog::eval::FactBase) -> Vec<(u32, u32, f64)> {
+    let out = fb.relation_id(w.output).expect("output relation");
+    let mut rows: Vec<_> = fb
+        .facts(out)
+        .map(|f| match fb.args(f)[..] {
+            [Value::Number(a), Value::Number(b)] => (a as u32, b as u32, fb.confidence(f)),
+            ref other => panic!("{}: a row {other:?} of two numbers expected", w.name),
+        })
+        .collect();
+    rows.sort_by_key(|&(a, b, _)| (a, b));
+    rows
+}
+
+/// Whether `WORKLOAD_ANSWER` asks for the digest of the output relation's rows with
+/// their confidences ([`print_answer`]).
+fn answer_wanted() -> bool {
+    std::env::var_os("WORKLOAD_ANSWER").is_some()
+}
+
+/// Print a digest of a binary output relation's rows with their confidences, in
+/// value order: what prooflog and ascent must agree on.
+fn print_answer(rows: Vec<(u32, u32, f64)>) {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for (a, b, c) in rows {
+        (a, b, c.to_bits()).hash(&mut h);
+    }
+    eprintln!("answer {:016x}", h.finish());
 }
 
 fn pairs(w: &Workload, rel: &str) -> Vec<(u32, u32)> {
@@ -564,6 +614,17 @@ ascent::ascent! {
     relation path(u32, u32);
     path(x, y) <-- edge(x, y);
     path(x, z) <-- path(x, y), edge(y, z);
+}
+
+ascent::ascent! {
+    /// The weighted closure: a path's confidence is the best over its derivations
+    /// of the least edge confidence along them (the workload's rules have
+    /// confidence 1), as prooflog computes it.
+    struct AscentWeightedTc;
+    relation edge(u32, u32, MaxConf);
+    lattice path(u32, u32, MaxConf);
+    path(x, y, c) <-- edge(x, y, c);
+    path(x, z, MaxConf(c1.0.min(c2.0))) <-- path(x, y, c1), edge(y, z, c2);
 }
 
 ascent::ascent! {
@@ -606,21 +667,69 @@ ascent::ascent! {
     memory_alias(x, x) <-- assign(x, _);
 }
 
-/// Evaluate with ascent, where the workload can be expressed without confidences;
-/// returns the row count of the output relation, or `None` for workloads without an
-/// ascent version (weighted TC, LUBM).
+/// Evaluate with ascent; returns the row count of the output relation, or `None`
+/// for workloads without an ascent version (LUBM). Weighted TC runs as an ascent
+/// lattice.
 pub fn run_ascent(w: &Workload) -> Option<usize> {
-    if w.confidences.is_some() {
-        return None;
+    let out = ascent_output(w)?;
+    if answer_wanted() {
+        print_answer(out.rows());
     }
-    match w.output {
+    Some(out.len())
+}
+
+/// The output relation of an ascent run.
+pub enum AscentOutput {
+    Plain(Vec<(u32, u32)>),
+    Weighted(Vec<(u32, u32, MaxConf)>),
+}
+
+impl AscentOutput {
+    pub fn len(&self) -> usize {
+        match self {
+            AscentOutput::Plain(rows) => rows.len(),
+            AscentOutput::Weighted(rows) => rows.len(),
+        }
+    }
+
+    /// The rows with their confidences (1 when unweighted), in value order.
+    pub fn rows(&self) -> Vec<(u32, u32, f64)> {
+        let mut rows: Vec<_> = match self {
+            AscentOutput::Plain(rows) => rows.iter().map(|&(a, b)| (a, b, 1.0)).collect(),
+            AscentOutput::Weighted(rows) => rows.iter().map(|&(a, b, c)| (a, b, c.0)).collect(),
+        };
+        rows.sort_by_key(|&(a, b, _)| (a, b));
+        rows
+    }
+}
+
+/// Evaluate with ascent: the output relation, or `None` for workloads without an
+/// ascent version.
+pub fn ascent_output(w: &Workload) -> Option<AscentOutput> {
+    if let Some(confs) = &w.confidences {
+        if w.output != "path" {
+            return None;
+        }
+        let edges = pairs(w, "edge");
+        let mut p = AscentWeightedTc {
+            edge: edges
+                .into_iter()
+                .zip(confs)
+                .map(|((a, b), &c)| (a, b, MaxConf(c)))
+                .collect(),
+            ..Default::default()
+        };
+        p.run();
+        return Some(AscentOutput::Weighted(std::mem::take(&mut p.path)));
+    }
+    let rows = match w.output {
         "path" => {
             let mut p = AscentTc {
                 edge: pairs(w, "edge"),
                 ..Default::default()
             };
             p.run();
-            Some(p.path.len())
+            std::mem::take(&mut p.path)
         }
         "sg" => {
             let mut p = AscentSg {
@@ -628,7 +737,7 @@ pub fn run_ascent(w: &Workload) -> Option<usize> {
                 ..Default::default()
             };
             p.run();
-            Some(p.sg.len())
+            std::mem::take(&mut p.sg)
         }
         "points_to" => {
             let mut p = AscentPointsTo {
@@ -639,7 +748,7 @@ pub fn run_ascent(w: &Workload) -> Option<usize> {
                 ..Default::default()
             };
             p.run();
-            Some(p.points_to.len())
+            std::mem::take(&mut p.points_to)
         }
         "value_alias" => {
             let mut p = AscentCspa {
@@ -648,10 +757,11 @@ pub fn run_ascent(w: &Workload) -> Option<usize> {
                 ..Default::default()
             };
             p.run();
-            Some(p.value_alias.len())
+            std::mem::take(&mut p.value_alias)
         }
-        _ => None,
-    }
+        _ => return None,
+    };
+    Some(AscentOutput::Plain(rows))
 }
 
 /// Write the workload as Soufflé reads it: `DIR/NAME.dl` and one tab-separated
