@@ -19,6 +19,8 @@
 # median peak resident memory (`/usr/bin/time -v`). Peers not found are listed as
 # skipped.
 set -euo pipefail
+# (A decimal point in $EPOCHREALTIME and in awk's numbers, whatever the locale.)
+export LC_ALL=C
 cd "$(dirname "$0")/.."
 REPS=${REPS:-5}
 OUT=${OUT:-target/compare}
@@ -40,12 +42,15 @@ skipped=()
 [ -n "$NEMO" ] && [ -x "$NEMO" ] || { skipped+=("nemo (nmo not on PATH, \$NEMO unset)"); NEMO=; }
 
 # measure LABEL WORKLOAD CMD…: one run, appends "workload label seconds kib" to $OUT/runs.
+# The wall time is taken around the run to the microsecond (`/usr/bin/time` reports
+# hundredths of a second, which rounds the small workloads to nothing); it includes
+# starting `/usr/bin/time` itself, alike for every engine.
 measure() {
   local label=$1 name=$2; shift 2
-  local log="$OUT/time.log"
+  local log="$OUT/time.log" start=$EPOCHREALTIME
   if /usr/bin/time -v "$@" >"$OUT/last.out" 2>"$log"; then
-    local wall kib
-    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$log" | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
+    local wall kib end=$EPOCHREALTIME
+    wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f", b - a }')
     kib=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log")
     echo "$name $label $wall $kib" >>"$OUT/runs"
   else
@@ -89,14 +94,14 @@ for rep in $(seq "$REPS"); do
   done
 done
 
-echo "Median of $REPS interleaved runs per cell: wall seconds / peak RSS MiB (whole process)."
+echo "Median of $REPS interleaved runs per cell: wall milliseconds / peak RSS MiB (whole process)."
 echo "inproc_* = examples/workload.rs (evaluation only timed inside; process wall shown here)."
 awk '
   { key=$1" "$2; n[key]++; w[key, n[key]]=$3; m[key, n[key]]=$4; if (!($2 in seenl)) { seenl[$2]=1; labels[++nl]=$2 } if (!($1 in seenw)) { seenw[$1]=1; wls[++nw]=$1 } }
   function med(a, key, k,   i, j, t, v) { for (i=1;i<=k;i++) v[i]=a[key,i]; for (i=1;i<=k;i++) for (j=i+1;j<=k;j++) if (v[j]+0<v[i]+0) { t=v[i]; v[i]=v[j]; v[j]=t } return v[int((k+1)/2)] }
   END {
     printf "| workload |"; for (l=1;l<=nl;l++) printf " %s |", labels[l]; printf "\n|---|"; for (l=1;l<=nl;l++) printf "---|"; printf "\n"
-    for (i=1;i<=nw;i++) { printf "| %s |", wls[i]; for (l=1;l<=nl;l++) { key=wls[i]" "labels[l]; if (n[key]) { if (w[key,1]=="FAIL") printf " fail |"; else printf " %.3f s / %.1f MiB |", med(w,key,n[key]), med(m,key,n[key])/1024 } else printf " – |" } printf "\n" }
+    for (i=1;i<=nw;i++) { printf "| %s |", wls[i]; for (l=1;l<=nl;l++) { key=wls[i]" "labels[l]; if (n[key]) { if (w[key,1]=="FAIL") printf " fail |"; else printf " %.1f ms / %.1f MiB |", med(w,key,n[key])*1000, med(m,key,n[key])/1024 } else printf " – |" } printf "\n" }
   }' "$OUT/runs"
 if [ ${#skipped[@]} -gt 0 ]; then
   echo; echo "Skipped peers:"; printf '  %s\n' "${skipped[@]}"

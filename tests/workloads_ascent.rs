@@ -15,7 +15,7 @@ fn small_workloads() -> Vec<Workload> {
     vec![
         workloads::tc_random("tc_small", 300, 600),
         workloads::tc_chain(150),
-        workloads::tc_weighted(300, 600),
+        workloads::tc_weighted("tc_weighted_small", 300, 600),
         workloads::same_generation(500, 40),
         workloads::points_to("points_to_small", 250, 400),
         workloads::cspa("cspa_small", 60, 70, 20),
@@ -58,7 +58,7 @@ fn workloads_match_ascent_row_for_row() {
 #[test]
 fn the_weighted_workload_has_confidences_to_compare() {
     // Rows of one confidence would let a wrong lattice pass.
-    let w = workloads::tc_weighted(300, 600);
+    let w = workloads::tc_weighted("tc_weighted_small", 300, 600);
     let rows = workloads::ascent_output(&w).expect("ascent version").rows();
     let mut confs: Vec<u64> = rows.iter().map(|r| r.2.to_bits()).collect();
     confs.sort_unstable();

@@ -4,10 +4,10 @@
 //! with a fixed-seed splitmix64.
 //!
 //! Workloads: transitive closure (random 2k/4k and 8k/16k, chain 1k), weighted
-//! transitive closure (random confidences), same generation, Andersen-style
-//! points-to, a CSPA-like value-flow analysis and a LUBM-like university with
-//! LUBM-style rules. The per-request overlay workload reuses the TC graph (see
-//! `benches/workloads.rs`).
+//! transitive closure (confidences drawn from six values; 1k/2k and 2k/4k), same
+//! generation, Andersen-style points-to, a CSPA-like value-flow analysis and a
+//! LUBM-like university with LUBM-style rules. The per-request overlay workload
+//! reuses the TC graph (see `benches/workloads.rs`).
 
 #![allow(dead_code)]
 
@@ -119,8 +119,8 @@ pub fn tc_chain(nodes: u32) -> Workload {
 
 /// Transitive closure with edge confidences drawn from 0.5, 0.6, …, 1.0: facts improve
 /// during the fixpoint, and provenance re-selects derivations.
-pub fn tc_weighted(nodes: u32, edges: usize) -> Workload {
-    let mut w = tc_random("tc_weighted_1k", nodes, edges);
+pub fn tc_weighted(name: &'static str, nodes: u32, edges: usize) -> Workload {
+    let mut w = tc_random(name, nodes, edges);
     let mut rng = Rng::new(0xc0ff_ee00);
     let n = w.facts[0].1.len();
     w.confidences = Some(
@@ -460,6 +460,7 @@ pub const NAMES: &[&str] = &[
     "tc_8k",
     "tc_chain_1k",
     "tc_weighted_1k",
+    "tc_weighted_2k",
     "sg",
     "points_to",
     "points_to_3k",
@@ -479,7 +480,8 @@ pub fn by_name(name: &str) -> Option<Workload> {
         "tc_2k" => tc_random("tc_2k", 2_000, 4_000),
         "tc_8k" => tc_random("tc_8k", 8_000, 16_000),
         "tc_chain_1k" => tc_chain(1_000),
-        "tc_weighted_1k" => tc_weighted(1_000, 2_000),
+        "tc_weighted_1k" => tc_weighted("tc_weighted_1k", 1_000, 2_000),
+        "tc_weighted_2k" => tc_weighted("tc_weighted_2k", 2_000, 4_000),
         "sg" => same_generation(2_000, 40),
         "points_to" => points_to("points_to", 1_000, 1_600),
         "points_to_3k" => points_to("points_to_3k", 3_000, 6_000),
