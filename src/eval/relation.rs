@@ -2647,21 +2647,34 @@ mod tests {
 
     proptest::proptest! {
         /// The dedup table agrees with a std map across growth, reserves and
-        /// prefetches, for narrow and wide rows.
+        /// prefetches, for rows of every arity up to three, narrow and wide; and
+        /// the records a narrow view's look-ups find are the rows' own, as records
+        /// change, stop packing or get confidences of their own.
         #[test]
         fn dedup_matches_a_map(
-            rows in proptest::collection::vec((0u64..40, 0u64..4, 0u64..3), 0..600),
-            wide in proptest::bool::ANY,
+            rows in proptest::collection::vec(
+                ((0u64..40, 0u64..4, 0u64..3), (0u32..50, 0u32..6, 0usize..8)),
+                0..600,
+            ),
+            arity in 0usize..4,
             big_from in proptest::option::of(0usize..600),
+            odd_from in proptest::option::of(0usize..600),
         ) {
-            let arity = if wide { 3 } else { 2 };
             let mut r = Relation::new(arity);
             let mut map = std::collections::HashMap::new();
-            for (k, &(a, b, c)) in rows.iter().enumerate() {
+            for (k, &((a, b, c), (height, rule, change))) in rows.iter().enumerate() {
                 // From row `big_from` on, some first cells need two words.
                 let a = match big_from {
                     Some(from) if k >= from && a % 3 == 0 => a | 1 << 33,
                     _ => a,
+                };
+                // From row `odd_from` on, a record may not pack, or its confidence
+                // differ from the others'.
+                let odd = odd_from.is_some_and(|from| k >= from);
+                let meta = Meta {
+                    conf: if odd && change == 7 { 0.5 } else { 1.0 },
+                    height: if odd && change == 6 { 1 << 21 } else { height },
+                    rule,
                 };
                 let cells = [a, b, c];
                 let cells = &cells[..arity];
@@ -2672,20 +2685,50 @@ mod tests {
                 r.prefetch_slot(tag);
                 r.prefetch_row(tag);
                 let want = map.get(cells).copied();
-                let (row, new) = r.insert_tagged(cells, tag, Meta::input(1.0));
+                let before = want.map(|w| r.meta(w));
+                let (row, new) = r.insert_tagged(cells, tag, meta);
                 proptest::prop_assert_eq!(new, want.is_none());
                 if let Some(w) = want {
                     proptest::prop_assert_eq!(row, w);
+                    if change < 3 {
+                        r.set_meta(row, meta);
+                    }
                 } else {
                     map.insert(cells.to_vec(), row);
                 }
                 proptest::prop_assert_eq!(r.row(row).to_vec(), cells);
+                let kept = match before {
+                    Some(old) if change >= 3 => old,
+                    _ => meta,
+                };
+                proptest::prop_assert_eq!(r.meta(row), kept);
             }
             proptest::prop_assert_eq!(r.len() as usize, map.len());
             for (cells, &row) in &map {
                 proptest::prop_assert_eq!(r.find(cells), Some(row));
+                let Some(view) = r.narrow() else { continue };
+                let tag = tag_of(hash_cells(cells.iter().copied()));
+                let m = r.meta(row);
+                let found = match *cells.as_slice() {
+                    [] => view.find_meta::<0>(&[], tag),
+                    [x] => view.find_meta::<1>(&[x], tag),
+                    [x, y] => view.find_meta::<2>(&[x, y], tag),
+                    [x, y, z, ..] => view.find_meta::<3>(&[x, y, z], tag),
+                };
+                proptest::prop_assert_eq!(found, Some(m));
+                if !view.conf_col {
+                    let found = match *cells.as_slice() {
+                        [] => view.find_record::<0>(&[], tag),
+                        [x] => view.find_record::<1>(&[x], tag),
+                        [x, y] => view.find_record::<2>(&[x, y], tag),
+                        [x, y, z, ..] => view.find_record::<3>(&[x, y, z], tag),
+                    };
+                    proptest::prop_assert_eq!(found, Some((m.height, m.rule)));
+                }
             }
-            proptest::prop_assert_eq!(r.find(&[99, 99, 99][..arity]), None);
+            let absent = [99, 99, 99];
+            let nullary = arity == 0 && !map.is_empty();
+            proptest::prop_assert_eq!(r.find(&absent[..arity]), nullary.then_some(0));
         }
     }
 
