@@ -2617,7 +2617,27 @@ fn narrow_loop<const N: usize, const W: bool>(
     let look = out.look.on && (W || keeps.is_some());
     let keep_under = keeps.unwrap_or(0);
     let mut drops = 0;
-    for &row in rows {
+    // Unweighted, the rows whose derivations a look-up drops (nearly all, where
+    // look-ups pay) run in a loop of their own, which holds little but the probe;
+    // a row it stops at is kept, without a second look.
+    let dropping = !W && look;
+    let mut at = 0;
+    while at < rows.len() {
+        if dropping {
+            let skip = dropped_prefix(
+                (from, to),
+                &rows[at..],
+                binding,
+                (keep_under, provenance, plan.rule),
+            );
+            drops += skip;
+            at += skip;
+            if at == rows.len() {
+                break;
+            }
+        }
+        let row = rows[at];
+        at += 1;
         let words = if W {
             from.weighted_words(row)
         } else {
@@ -2625,11 +2645,7 @@ fn narrow_loop<const N: usize, const W: bool>(
         };
         let cells: [u64; N] =
             std::array::from_fn(|i| outer[i] | u64::from(words[col[i]]) & mask[i]);
-        let mut hasher = rustc_hash::FxHasher::default();
-        for &v in &cells {
-            hasher.write_u64(v);
-        }
-        let tag = tag_of(hasher.finish());
+        let tag = tag_of_cells(&cells);
         // The derivation's record, worked out where it is needed: most
         // derivations a look-up drops never need their height.
         let new = || Meta {
@@ -2645,22 +2661,13 @@ fn narrow_loop<const N: usize, const W: bool>(
             },
             rule: plan.rule,
         };
-        if look {
-            let dropped = if W {
-                to.find_meta(&cells, tag)
-                    .is_some_and(|old| !supersedes(new(), old, provenance).0)
-            } else {
-                // Decided without the candidate's height where `keep_under` does.
-                to.find_record(&cells, tag)
-                    .is_some_and(|(old_height, old_rule)| {
-                        old_height <= keep_under
-                            || (new().height, plan.rule) >= (old_height, old_rule)
-                    })
-            };
-            if dropped {
-                drops += 1;
-                continue;
-            }
+        if W && look
+            && to
+                .find_meta(&cells, tag)
+                .is_some_and(|old| !supersedes(new(), old, provenance).0)
+        {
+            drops += 1;
+            continue;
         }
         let new = new();
         out.cells.extend_from_slice(&cells);
@@ -2678,9 +2685,62 @@ fn narrow_loop<const N: usize, const W: bool>(
     }
     if look {
         // Every row was looked up.
-        out.look.settle(rows.len() as u32, drops);
+        out.look.settle(rows.len() as u32, drops as u32);
     }
     pause
+}
+
+/// The dedup digest of a derivation's head cells (as `hash_cells` makes it).
+#[inline(always)]
+fn tag_of_cells<const N: usize>(cells: &[u64; N]) -> u32 {
+    let mut hasher = rustc_hash::FxHasher::default();
+    for &v in cells {
+        hasher.write_u64(v);
+    }
+    tag_of(hasher.finish())
+}
+
+/// How many of `rows`, from the first, make (with `binding`, from unweighted narrow
+/// relation `from`) derivations that a look-up in unweighted narrow head `to`
+/// drops: their fact is there, stored no higher than `keep_under`, or else with a
+/// record at least as good as theirs (with `provenance`, a height one above the
+/// binding's and the row's; rule `rule`).
+#[inline(always)]
+fn dropped_prefix<const N: usize>(
+    (from, to): (Narrow<'_>, Narrow<'_>),
+    rows: &[u32],
+    binding: &Binding<N>,
+    (keep_under, provenance, rule): (u32, bool, u32),
+) -> usize {
+    let Binding {
+        outer,
+        col,
+        mask,
+        height,
+        ..
+    } = *binding;
+    for (k, &row) in rows.iter().enumerate() {
+        let words = from.words(row);
+        let cells: [u64; N] =
+            std::array::from_fn(|i| outer[i] | u64::from(words[col[i]]) & mask[i]);
+        let dropped =
+            to.find_record(&cells, tag_of_cells(&cells))
+                .is_some_and(|(old_height, old_rule)| {
+                    // Decided without the candidate's height where `keep_under` does.
+                    old_height <= keep_under || {
+                        let new = if provenance {
+                            height.max(from.height_rule(words).0).saturating_add(1)
+                        } else {
+                            0
+                        };
+                        (new, rule) >= (old_height, old_rule)
+                    }
+                });
+        if !dropped {
+            return k;
+        }
+    }
+    rows.len()
 }
 
 /// What finding a derivation's fact already stored means, when the derivation and
