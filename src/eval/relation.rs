@@ -746,11 +746,17 @@ impl Dedup {
         if groups.is_empty() {
             return None;
         }
-        let t = stored(tag);
-        let group = words(&groups[home(t, groups.len())]);
-        let m = matching(group, t);
-        (m != 0).then(|| group[GROUP + m.trailing_zeros() as usize])
+        peek_in(groups, tag)
     }
+}
+
+/// [`Dedup::peek`] in the table's groups (not none).
+#[inline(always)]
+fn peek_in(groups: &[Group], tag: u32) -> Option<u32> {
+    let t = stored(tag);
+    let group = words(&groups[home(t, groups.len())]);
+    let m = matching(group, t);
+    (m != 0).then(|| group[GROUP + m.trailing_zeros() as usize])
 }
 
 /// Quads of an old dedup table read between two give-backs in its growth: 2 MiB.
@@ -2208,11 +2214,16 @@ impl Relation {
     /// so that the misses overlap instead of queueing.
     #[inline(always)]
     pub fn prefetch_probes(&self, tags: &[u32], k: usize) {
+        // The groups found once for both.
+        let groups = self.dedup.groups();
+        if groups.is_empty() {
+            return;
+        }
         if let Some(&t) = tags.get(k + PROBE_AHEAD) {
-            self.prefetch_slot(t);
+            prefetch(&groups[home(stored(t), groups.len())]);
         }
         if let Some(&t) = tags.get(k + PROBE_AHEAD / 2) {
-            self.prefetch_row(t);
+            self.prefetch_row_of(peek_in(groups, t));
         }
     }
 
@@ -2226,7 +2237,13 @@ impl Relation {
     /// matches.
     #[inline]
     pub fn prefetch_row(&self, tag: u32) {
-        if let Some(r) = self.dedup.peek(tag)
+        self.prefetch_row_of(self.dedup.peek(tag));
+    }
+
+    /// [`Relation::prefetch_row`] of the row a peek found, if any.
+    #[inline(always)]
+    fn prefetch_row_of(&self, found: Option<u32>) {
+        if let Some(r) = found
             && r >= self.base_len
         {
             let b = (r - self.base_len) as usize * self.stride;
