@@ -462,7 +462,8 @@ impl<'a> Narrow<'a> {
 /// Whether every cell fits in a 32-bit word.
 #[inline]
 fn narrow(cells: &[u64]) -> bool {
-    cells.iter().all(|&c| c >> 32 == 0)
+    // (Without a branch a cell: a row's few cells are or-ed, then tested once.)
+    cells.iter().fold(0, |a, &c| a | c) >> 32 == 0
 }
 
 /// The 32-bit digest of a row's hash that the dedup table keeps.
@@ -650,11 +651,14 @@ impl Dedup {
             Ok(found) => return Some(found),
             Err(g) => g,
         };
-        let base = self.base;
-        let group = words_mut(&mut self.quads[base..].as_chunks_mut().0[g]);
+        // The group's quads by index, not through the table's groups again.
+        const QUADS: usize = GROUP_WORDS / 4;
+        let at = self.base + g * QUADS;
+        let group: &mut Group = (&mut self.quads[at..at + QUADS]).try_into().unwrap();
+        let group = words_mut(group);
         // Rows fill a group from its first slot: the first empty one follows those
-        // taken.
-        let i = matching(group, 0).trailing_zeros() as usize;
+        // taken (the probe ended at a group with one, so it is below GROUP).
+        let i = matching(group, 0).trailing_zeros() as usize & (GROUP - 1);
         group[i] = stored(tag);
         group[GROUP + i] = row;
         self.len += 1;
