@@ -754,7 +754,7 @@ impl Dedup {
     }
 }
 
-/// [`Dedup::peek`] in the table's groups (not none).
+/// [`Dedup::peek`] in the table's groups, of which there is at least one.
 #[inline(always)]
 fn peek_in(groups: &[Group], tag: u32) -> Option<u32> {
     let t = stored(tag);
