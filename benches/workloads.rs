@@ -40,7 +40,7 @@ fn each_workload(c: &mut Criterion) {
         group.bench_function("prooflog_no_provenance", |b| {
             b.iter(|| black_box(workloads::run_prooflog(&w, &prepared, false, 1)))
         });
-        if workloads::run_ascent(&w).is_some() {
+        if workloads::has_ascent(&w) {
             group.bench_function("ascent", |b| {
                 b.iter(|| black_box(workloads::run_ascent(&w)))
             });

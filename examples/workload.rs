@@ -1,7 +1,7 @@
 //! Benchmark workloads as files, and one run of one workload in its own process.
 //!
 //! ```text
-//! cargo run --release --example workload -- list [--heavy]
+//! cargo run --release --example workload -- list [--heavy] [--ascent]
 //! cargo run --release --example workload -- dump DIR [NAME…]
 //! cargo run --release --example workload -- run NAME VARIANT
 //! ```
@@ -29,9 +29,13 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("list") => {
-            let heavy = args.get(1).is_some_and(|a| a == "--heavy");
+            let flag = |f: &str| args[1..].iter().any(|a| a == f);
+            let (heavy, ascent) = (flag("--heavy"), flag("--ascent"));
             for name in workloads::NAMES {
-                if heavy || !workloads::HEAVY.contains(name) {
+                if (heavy || !workloads::HEAVY.contains(name))
+                    && (!ascent
+                        || workloads::by_name(name).is_some_and(|w| workloads::has_ascent(&w)))
+                {
                     println!("{name}");
                 }
             }
@@ -98,7 +102,9 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         _ => {
-            eprintln!("usage: workload list | dump DIR [NAME…] | run NAME VARIANT");
+            eprintln!(
+                "usage: workload list [--heavy] [--ascent] | dump DIR [NAME…] | run NAME VARIANT"
+            );
             ExitCode::from(2)
         }
     }

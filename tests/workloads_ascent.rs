@@ -56,6 +56,15 @@ fn workloads_match_ascent_row_for_row() {
 }
 
 #[test]
+fn only_the_workloads_ascent_can_run_say_they_have_a_version() {
+    for w in small_workloads() {
+        assert!(workloads::has_ascent(&w), "{}", w.name);
+    }
+    let lubm = workloads::lubm(1);
+    assert!(!workloads::has_ascent(&lubm) && workloads::ascent_output(&lubm).is_none());
+}
+
+#[test]
 fn the_weighted_workload_has_confidences_to_compare() {
     // Rows of one confidence would let a wrong lattice pass.
     let w = workloads::tc_weighted("tc_weighted_small", 300, 600);

@@ -669,6 +669,18 @@ ascent::ascent! {
     memory_alias(x, x) <-- assign(x, _);
 }
 
+/// The output relations ascent versions exist for (weighted: `path` only).
+const ASCENT_OUTPUTS: &[&str] = &["path", "sg", "points_to", "value_alias"];
+
+/// Whether the workload has an ascent version, without running it.
+pub fn has_ascent(w: &Workload) -> bool {
+    if w.confidences.is_some() {
+        w.output == "path"
+    } else {
+        ASCENT_OUTPUTS.contains(&w.output)
+    }
+}
+
 /// Evaluate with ascent; returns the row count of the output relation, or `None`
 /// for workloads without an ascent version (LUBM). Weighted TC runs as an ascent
 /// lattice.
@@ -708,10 +720,10 @@ impl AscentOutput {
 /// Evaluate with ascent: the output relation, or `None` for workloads without an
 /// ascent version.
 pub fn ascent_output(w: &Workload) -> Option<AscentOutput> {
+    if !has_ascent(w) {
+        return None;
+    }
     if let Some(confs) = &w.confidences {
-        if w.output != "path" {
-            return None;
-        }
         let edges = pairs(w, "edge");
         let mut p = AscentWeightedTc {
             edge: edges
@@ -761,7 +773,7 @@ pub fn ascent_output(w: &Workload) -> Option<AscentOutput> {
             p.run();
             std::mem::take(&mut p.value_alias)
         }
-        _ => return None,
+        other => unreachable!("{other} is in ASCENT_OUTPUTS without a version"),
     };
     Some(AscentOutput::Plain(rows))
 }
