@@ -159,6 +159,9 @@ struct LookUps {
     trusted: bool,
     /// Whether the head relation is past [`PROBE_ROWS`].
     large: bool,
+    /// Whether nearly all the look-ups of the last window dropped their
+    /// derivation (see [`Emitter::pairs_of`]).
+    mostly: bool,
 }
 
 /// Rows up to which a head relation is looked up as derivations are emitted
@@ -395,6 +398,9 @@ impl Pending {
             window: if trusted { PROBE_WINDOW } else { PROBE_TRIAL },
             forced,
             trusted,
+            // (Until a window says, a trusted rule's look-ups drop nearly all.
+            // Tests that force look-ups on take the loop for that everywhere.)
+            mostly: trusted || forced == Some(true),
             ..LookUps::default()
         };
     }
@@ -2410,6 +2416,7 @@ impl Emitter<'_> {
             new_conf,
             found: Found::of(new_conf, to.conf),
             premise_word,
+            first_kept: false,
         };
         narrow_loop::<N, W>(
             plan,
@@ -2428,9 +2435,39 @@ impl Emitter<'_> {
     /// loop over the candidates it finds, with what the row fixes set up for them.
     /// With `W`, any of the three views may be weighted (its rows hold their own
     /// confidences).
+    ///
+    /// While nearly every look-up drops its derivation, the run takes a loop of
+    /// its own ([`Emitter::pairs_run`] with `D`) that looks up each binding's
+    /// candidates before it sets up the narrow loop for them: most bindings then
+    /// drop all their candidates for little more than the look-ups. Elsewhere
+    /// that would set up twice the bindings that keep a derivation.
+    #[allow(clippy::type_complexity)]
+    #[inline(always)]
+    fn pairs_of<const N: usize, const W: bool, const F: bool>(
+        &mut self,
+        views: (Narrow<'_>, Narrow<'_>, Narrow<'_>),
+        args: (
+            &mut Frame,
+            &TailScan<'_>,
+            &PairScan<'_>,
+            &[u32],
+            usize,
+            f64,
+            u32,
+        ),
+    ) -> (Option<(usize, usize)>, u64) {
+        if !W && self.pending.look.on && self.pending.look.mostly {
+            self.pairs_run::<N, W, F, true>(views, args)
+        } else {
+            self.pairs_run::<N, W, F, false>(views, args)
+        }
+    }
+
+    /// [`Emitter::pairs_of`], with (`D`) or without the look-ups of a binding's
+    /// candidates before its narrow loop.
     #[allow(clippy::type_complexity)]
     #[inline(never)]
-    fn pairs_of<const N: usize, const W: bool, const F: bool>(
+    fn pairs_run<const N: usize, const W: bool, const F: bool, const D: bool>(
         &mut self,
         (before, from, to): (Narrow<'_>, Narrow<'_>, Narrow<'_>),
         (frame, scan, pair, rows, mut start, conf, height): (
@@ -2463,6 +2500,15 @@ impl Emitter<'_> {
         let shared = conf.min(before.conf);
         let new_conf = plan.confidence * shared.min(from.conf);
         let found = Found::of(new_conf, to.conf);
+        // With `D`, unweighted, where a found fact stored low enough keeps its
+        // record (any but a higher confidence), each binding's candidates are
+        // looked up here first, while look-ups are on: most bindings of a
+        // recursive rule drop them all, and then never set up the narrow loop.
+        // The candidate a look-up keeps starts it.
+        let first_drops = D && !W && !matches!(found, Found::Kept);
+        // The stored height under which a found fact keeps its record: the
+        // binding's, with provenance and equal confidences (see `narrow_loop`).
+        let tie_height = provenance && matches!(found, Found::Tie);
         // Premises as a derivation word: the two scanned rows change.
         let out = &mut *self.pending;
         let around = out
@@ -2494,13 +2540,40 @@ impl Emitter<'_> {
                 };
                 (found, exec::below(found, pair.limit))
             };
-            let first = std::mem::take(&mut start).min(n);
-            let cands = &found_rows[first..n];
+            let mut first = std::mem::take(&mut start).min(n);
+            let mut cands = &found_rows[first..n];
             if cands.is_empty() {
                 continue;
             }
             visited += cands.len() as u64;
             let out = &mut *self.pending;
+            let mut first_kept = false;
+            // (Only where no pause can fall among the candidates: one falls where
+            // the narrow loop would put it.)
+            if first_drops && out.look.on && out.derivations + (cands.len() as u64) < FLUSH as u64 {
+                let outer =
+                    std::array::from_fn(|i| fixed[i] | u64::from(words[col_b[i]]) & mask_b[i]);
+                let h = if provenance {
+                    height.max(before.height_rule(words).0)
+                } else {
+                    0
+                };
+                let keep_under = if tie_height { h } else { u32::MAX };
+                let skip = dropped_prefix::<N, true>(
+                    (from, to),
+                    cands,
+                    (&outer, &col, &mask, h),
+                    (keep_under, provenance, plan.rule),
+                );
+                out.derivations += skip as u64;
+                out.look.settle(skip as u32, skip as u32);
+                if skip == cands.len() {
+                    continue;
+                }
+                cands = &cands[skip..];
+                first += skip;
+                first_kept = true;
+            }
             let h = if provenance {
                 // (With premises as a word, the word holds this row: no premise
                 // list reads its fact.)
@@ -2524,6 +2597,7 @@ impl Emitter<'_> {
                 new_conf,
                 found,
                 premise_word: around.map(|(word, at, shift)| (word | u64::from(row) << at, shift)),
+                first_kept,
             };
             let pause = narrow_loop::<N, W>(
                 plan,
@@ -2562,6 +2636,9 @@ struct Binding<const N: usize> {
     /// With provenance, premises as a derivation word: the word but for the
     /// candidate's row, and where that row goes.
     premise_word: Option<(u64, u32)>,
+    /// Whether a look-up already found that the first candidate's derivation is
+    /// not dropped (it is not looked up again).
+    first_kept: bool,
 }
 
 /// The narrow loop: the derivations `binding` makes with each of `rows`,
@@ -2592,6 +2669,7 @@ fn narrow_loop<const N: usize, const W: bool>(
         new_conf,
         found,
         premise_word,
+        first_kept,
     } = *binding;
     // The rows taken before the buffer asks for a merge (dropped derivations
     // count too), and where the run then pauses.
@@ -2622,12 +2700,13 @@ fn narrow_loop<const N: usize, const W: bool>(
     // a row it stops at is kept, without a second look.
     let dropping = !W && look;
     let mut at = 0;
+    let mut checked = first_kept;
     while at < rows.len() {
-        if dropping {
-            let skip = dropped_prefix(
+        if dropping && !std::mem::take(&mut checked) {
+            let skip = dropped_prefix::<N, false>(
                 (from, to),
                 &rows[at..],
-                binding,
+                (&outer, &col, &mask, height),
                 (keep_under, provenance, plan.rule),
             );
             drops += skip;
@@ -2700,47 +2779,94 @@ fn tag_of_cells<const N: usize>(cells: &[u64; N]) -> u32 {
     tag_of(hasher.finish())
 }
 
-/// How many of `rows`, from the first, make (with `binding`, from unweighted narrow
+/// How many of `rows`, from the first, make (with a binding's head cells `outer`,
+/// `col` and `mask`, as [`Binding`]'s, and its height, from unweighted narrow
 /// relation `from`) derivations that a look-up in unweighted narrow head `to`
 /// drops: their fact is there, stored no higher than `keep_under`, or else with a
 /// record at least as good as theirs (with `provenance`, a height one above the
 /// binding's and the row's; rule `rule`).
+///
+/// With `S`, a head whose last cell alone comes from the candidate takes a loop
+/// of its own, which hashes the other cells once. (Pair scans that look up first
+/// take it. The narrow loop, which calls this again after each kept derivation,
+/// does not: there it measured no better.)
 #[inline(always)]
-fn dropped_prefix<const N: usize>(
+fn dropped_prefix<const N: usize, const S: bool>(
     (from, to): (Narrow<'_>, Narrow<'_>),
     rows: &[u32],
-    binding: &Binding<N>,
+    (outer, col, mask, height): (&[u64; N], &[usize; N], &[u64; N], u32),
     (keep_under, provenance, rule): (u32, bool, u32),
 ) -> usize {
-    let Binding {
-        outer,
-        col,
-        mask,
-        height,
-        ..
-    } = *binding;
+    // Whether a found fact's record makes the derivation with a candidate's
+    // `words` a drop: decided without the candidate's height where `keep_under`
+    // does.
+    let drops = |(old_height, old_rule): (u32, u32), words: &[u32]| {
+        old_height <= keep_under || {
+            let new = if provenance {
+                height.max(from.height_rule(words).0).saturating_add(1)
+            } else {
+                0
+            };
+            (new, rule) >= (old_height, old_rule)
+        }
+    };
+    // Most heads take one cell, their last, from the candidate: the hash of the
+    // others is then the binding's, worked out once.
+    if S && let Some(last) = N.checked_sub(1)
+        && mask[last] != 0
+        && mask[..last].iter().all(|&m| m == 0)
+    {
+        let c = col[last];
+        let state = hash_state(&outer[..last]);
+        let mut cells = *outer;
+        for (k, &row) in rows.iter().enumerate() {
+            let words = from.words(row);
+            let v = u64::from(words[c]);
+            cells[last] = v;
+            let dropped = to
+                .find_record(&cells, tag_after(state, v))
+                .is_some_and(|record| drops(record, words));
+            if !dropped {
+                return k;
+            }
+        }
+        return rows.len();
+    }
     for (k, &row) in rows.iter().enumerate() {
         let words = from.words(row);
         let cells: [u64; N] =
             std::array::from_fn(|i| outer[i] | u64::from(words[col[i]]) & mask[i]);
-        let dropped =
-            to.find_record(&cells, tag_of_cells(&cells))
-                .is_some_and(|(old_height, old_rule)| {
-                    // Decided without the candidate's height where `keep_under` does.
-                    old_height <= keep_under || {
-                        let new = if provenance {
-                            height.max(from.height_rule(words).0).saturating_add(1)
-                        } else {
-                            0
-                        };
-                        (new, rule) >= (old_height, old_rule)
-                    }
-                });
+        let dropped = to
+            .find_record(&cells, tag_of_cells(&cells))
+            .is_some_and(|record| drops(record, words));
         if !dropped {
             return k;
         }
     }
     rows.len()
+}
+
+/// How far `FxHasher::finish` rotates its state left.
+const FX_ROTATE: u32 = 26;
+
+/// The state of the hasher [`tag_of_cells`] uses once it has hashed `cells` (its
+/// digest, rotated back), for [`tag_after`].
+#[inline(always)]
+fn hash_state(cells: &[u64]) -> usize {
+    let mut hasher = rustc_hash::FxHasher::default();
+    for &v in cells {
+        hasher.write_u64(v);
+    }
+    hasher.finish().rotate_right(FX_ROTATE) as usize
+}
+
+/// The dedup digest of the head cells `cells` and `last` after them, from
+/// [`hash_state`] of `cells`: what [`tag_of_cells`] makes of them all.
+#[inline(always)]
+fn tag_after(state: usize, last: u64) -> u32 {
+    let mut hasher = rustc_hash::FxHasher::with_seed(state);
+    hasher.write_u64(last);
+    tag_of(hasher.finish())
 }
 
 /// What finding a derivation's fact already stored means, when the derivation and
@@ -2850,6 +2976,7 @@ impl LookUps {
     fn decide(&mut self) {
         let (probes, drops) = (u64::from(self.probes), u64::from(self.drops));
         self.on = self.forced.unwrap_or(pays(probes, drops, self.large));
+        self.mostly = self.forced == Some(true) || nearly_all(drops, probes);
         self.window = PROBE_WINDOW;
         self.seen.0 += u64::from(self.probes);
         self.seen.1 += u64::from(self.drops);
@@ -3157,10 +3284,41 @@ mod spare_tests {
             };
             look.settle(PROBE_WINDOW, PROBE_WINDOW / 4 * 3);
             assert_eq!(look.on, on, "large: {large}");
+            // Three quarters is not nearly all: joins set up every binding's
+            // narrow loop again.
+            assert!(!look.mostly);
             assert_eq!(
                 look.report(),
                 (PROBE_WINDOW.into(), (PROBE_WINDOW / 4 * 3).into())
             );
+        }
+    }
+
+    #[test]
+    fn look_ups_that_drop_nearly_all_take_the_joins_loop_for_that() {
+        let mut look = LookUps {
+            on: true,
+            window: PROBE_WINDOW,
+            large: true,
+            ..LookUps::default()
+        };
+        look.settle(PROBE_WINDOW, PROBE_WINDOW / 8 * 7);
+        assert!(look.on && look.mostly);
+        look.settle(PROBE_WINDOW, PROBE_WINDOW / 8 * 7 - 1);
+        assert!(!look.on && !look.mostly);
+    }
+
+    #[test]
+    fn a_digest_finished_from_the_hash_of_the_cells_before_is_the_whole_digest() {
+        let cells = [0, 1, 7, u64::from(u32::MAX), 1 << 40, u64::MAX];
+        for &a in &cells {
+            for &b in &cells {
+                assert_eq!(tag_after(hash_state(&[]), a), tag_of_cells(&[a]));
+                assert_eq!(tag_after(hash_state(&[a]), b), tag_of_cells(&[a, b]));
+                for &c in &cells {
+                    assert_eq!(tag_after(hash_state(&[a, b]), c), tag_of_cells(&[a, b, c]));
+                }
+            }
         }
     }
 
