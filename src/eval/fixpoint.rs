@@ -2206,61 +2206,20 @@ impl<'a> Engine<'a> {
         let rel = &mut self.rels[head];
         let queued = &mut self.queued[head];
         let next = &mut self.next_delta[head];
-        let mut raised = false;
-        let tags = &pending.tags;
-        let mut new_facts = 0;
-        // Derivations that change nothing.
-        let mut idle = 0;
         rel.reserve(n);
-        rel.prefetch_first_probes(&tags[..n]);
-        for k in 0..n {
-            rel.prefetch_probes(&tags[..n], k);
-            let (cells, meta) = pending.derivation(k, arity, plan.rule, provenance);
-            let (row, new) = rel.insert_tagged(cells, tags[k], meta);
-            if new {
-                new_facts += 1;
-                st.derived += 1;
-                if provenance && !record {
-                    rel.push_unrecorded();
-                } else if record && words {
-                    rel.push_word(pending.words[k]);
-                } else if record {
-                    let (a, b) = (pending.starts[k] as usize, pending.starts[k + 1] as usize);
-                    rel.push_derived(&pending.premises[a..b])?;
-                } else {
-                    rel.push_records(NO_EVIDENCE, None)?;
-                }
-                queued.push(true);
-                next.push(row);
-                continue;
-            }
-            let old = rel.meta(row);
-            raised |= meta.conf > old.conf && row < unread;
-            let (better, improved) = supersedes(meta, old, provenance);
-            if !better {
-                idle += 1;
-                continue;
-            }
-            if provenance {
-                if record && words {
-                    rel.set_word(row, pending.words[k]);
-                } else if record {
-                    let prem = &pending.premises
-                        [pending.starts[k] as usize..pending.starts[k + 1] as usize];
-                    rel.set_premises(row, prem)?;
-                }
-                rel.set_meta(row, meta);
-            } else {
-                rel.set_conf(row, meta.conf);
-            }
-            if improved {
-                st.improved += 1;
-                if !queued.get(row) {
-                    queued.set(row, true);
-                    next.push(row);
-                }
-            }
-        }
+        rel.prefetch_first_probes(&pending.tags[..n]);
+        // Rows of one to four cells into a relation that holds them narrow take an
+        // insert made for their width (those that do not fit, the general one).
+        let ctx = (plan, (provenance, record, words), unread);
+        let Merged {
+            new_facts,
+            idle,
+            raised,
+        } = if (1..=4).contains(&arity) && rel.narrow_inserts() {
+            merge_narrow(rel, queued, next, pending, ctx, st)?
+        } else {
+            merge_rows::<false>(rel, queued, next, pending, ctx, st)?
+        };
         pending.used = pending.used.max(n);
         // Whether the next wave's pieces filter their buffers for this relation:
         // when nearly every derivation made for it changed nothing.
@@ -2867,6 +2826,122 @@ fn tag_after(state: usize, last: u64) -> u32 {
     let mut hasher = rustc_hash::FxHasher::with_seed(state);
     hasher.write_u64(last);
     tag_of(hasher.finish())
+}
+
+/// What [`merge_rows`] did: facts it added, derivations that changed nothing, and
+/// whether it raised the confidence of a fact already read.
+struct Merged {
+    new_facts: usize,
+    idle: usize,
+    raised: bool,
+}
+
+/// [`merge_rows`] into a relation that holds its rows narrow, out of line: the
+/// general pass stays as it was laid out in the merge.
+#[inline(never)]
+fn merge_narrow(
+    rel: &mut Relation,
+    queued: &mut Queued,
+    next: &mut Vec<u32>,
+    pending: &Pending,
+    ctx: (&Plan, (bool, bool, bool), u32),
+    st: &mut StratumStats,
+) -> Result<Merged> {
+    merge_rows::<true>(rel, queued, next, pending, ctx, st)
+}
+
+/// The merge's pass over a buffer's derivations ([`Engine::merge`]): each inserted
+/// into `rel`, or else its record compared with the stored fact's. With `NARROW`,
+/// the relation holds its rows narrow ([`Relation::narrow_inserts`]), and rows
+/// that fit go through [`Relation::insert_narrow`].
+#[inline(always)]
+fn merge_rows<const NARROW: bool>(
+    rel: &mut Relation,
+    queued: &mut Queued,
+    next: &mut Vec<u32>,
+    pending: &Pending,
+    (plan, (provenance, record, words), unread): (&Plan, (bool, bool, bool), u32),
+    st: &mut StratumStats,
+) -> Result<Merged> {
+    let (n, arity) = (pending.len(), plan.head.len());
+    let mut raised = false;
+    let tags = &pending.tags;
+    let mut new_facts = 0;
+    // Derivations that change nothing.
+    let mut idle = 0;
+    // (Until a row or a record that does not fit widens the layout.)
+    let mut narrow = NARROW;
+    for k in 0..n {
+        rel.prefetch_probes(&tags[..n], k);
+        let (cells, meta) = pending.derivation(k, arity, plan.rule, provenance);
+        let fast = match (NARROW && narrow, cells) {
+            (false, _) => None,
+            (true, &[a]) => rel.insert_narrow(&[a], tags[k], meta),
+            (true, &[a, b]) => rel.insert_narrow(&[a, b], tags[k], meta),
+            (true, &[a, b, c]) => rel.insert_narrow(&[a, b, c], tags[k], meta),
+            (true, &[a, b, c, d]) => rel.insert_narrow(&[a, b, c, d], tags[k], meta),
+            (true, _) => None,
+        };
+        let (row, new) = match fast {
+            Some(inserted) => inserted,
+            None => {
+                let inserted = rel.insert_tagged(cells, tags[k], meta);
+                narrow = narrow && rel.narrow_inserts();
+                inserted
+            }
+        };
+        if new {
+            new_facts += 1;
+            st.derived += 1;
+            if provenance && !record {
+                rel.push_unrecorded();
+            } else if record && words {
+                rel.push_word(pending.words[k]);
+            } else if record {
+                let (a, b) = (pending.starts[k] as usize, pending.starts[k + 1] as usize);
+                rel.push_derived(&pending.premises[a..b])?;
+            } else {
+                rel.push_records(NO_EVIDENCE, None)?;
+            }
+            queued.push(true);
+            next.push(row);
+            continue;
+        }
+        let old = rel.meta(row);
+        raised |= meta.conf > old.conf && row < unread;
+        let (better, improved) = supersedes(meta, old, provenance);
+        if !better {
+            idle += 1;
+            continue;
+        }
+        if provenance {
+            if record && words {
+                rel.set_word(row, pending.words[k]);
+            } else if record {
+                let prem =
+                    &pending.premises[pending.starts[k] as usize..pending.starts[k + 1] as usize];
+                rel.set_premises(row, prem)?;
+            }
+            rel.set_meta(row, meta);
+        } else {
+            rel.set_conf(row, meta.conf);
+        }
+        // (A record that does not pack, or a confidence of its own, widens the
+        // layout.)
+        narrow = narrow && rel.narrow_inserts();
+        if improved {
+            st.improved += 1;
+            if !queued.get(row) {
+                queued.set(row, true);
+                next.push(row);
+            }
+        }
+    }
+    Ok(Merged {
+        new_facts,
+        idle,
+        raised,
+    })
 }
 
 /// What finding a derivation's fact already stored means, when the derivation and

@@ -2001,6 +2001,65 @@ impl Relation {
         self.insert_tagged(cells, tag_of(hash_cells(cells.iter().copied())), meta)
     }
 
+    /// Whether [`Relation::insert_narrow`] may insert here: the relation is plain
+    /// (not a layer), holds its rows narrow (a word a cell, then a packed record)
+    /// with a shared confidence, and has rows (so that the confidence is set).
+    #[inline]
+    pub fn narrow_inserts(&self) -> bool {
+        self.base.is_none()
+            && self.base_len == 0
+            && self.layout.cell_words == 1
+            && self.layout.meta_words == 1
+            && !self.layout.conf_col
+            && !self.data.is_empty()
+    }
+
+    /// [`Relation::insert_tagged`] for a row of `N` cells (the relation's arity)
+    /// where [`Relation::narrow_inserts`] holds, if the row fits that layout: its
+    /// cells fit 32 bits, its record packs, and its confidence is the relation's.
+    /// `None` where it does not.
+    #[inline(always)]
+    pub fn insert_narrow<const N: usize>(
+        &mut self,
+        cells: &[u64; N],
+        tag: u32,
+        meta: Meta,
+    ) -> Option<(u32, bool)> {
+        debug_assert!(self.narrow_inserts());
+        debug_assert_eq!(self.arity, N);
+        let w = pack(meta)?;
+        if meta.conf.to_bits() != self.uniform || !narrow(cells) {
+            return None;
+        }
+        let row = self.len;
+        let (data, stride) = (&self.data, self.stride);
+        let same = |r: u32| {
+            let words = &data[r as usize * stride..][..N];
+            (0..N).all(|i| u64::from(words[i]) == cells[i])
+        };
+        if let Some(found) = self.dedup.find_or_insert(tag, row, same) {
+            return Some((found, false));
+        }
+        self.data.reserve(N + 1);
+        for &c in cells {
+            self.data.push(c as u32);
+        }
+        self.data.push(w);
+        self.len += 1;
+        let rows = Rows {
+            base: None,
+            base_len: 0,
+            data: &self.data,
+            cells_words: N,
+            wide: false,
+            stride,
+        };
+        for index in &mut self.indexes {
+            index_add(index, rows, row);
+        }
+        Some((row, true))
+    }
+
     /// [`Relation::insert`] for cells whose digest `tag_of(hash_cells(cells))` is
     /// already known.
     #[inline]
@@ -2668,7 +2727,8 @@ mod tests {
 
     proptest::proptest! {
         /// The dedup table agrees with a std map across growth, reserves and
-        /// prefetches, for rows of every arity up to three, narrow and wide; and
+        /// prefetches, for rows of every arity up to three, narrow and wide,
+        /// inserted in general or (every other row, where they fit) narrow; and
         /// the records a narrow view's look-ups find are the rows' own, as records
         /// change, stop packing or get confidences of their own.
         #[test]
@@ -2707,7 +2767,27 @@ mod tests {
                 r.prefetch_row(tag);
                 let want = map.get(cells).copied();
                 let before = want.map(|w| r.meta(w));
-                let (row, new) = r.insert_tagged(cells, tag, meta);
+                // Every other row through the narrow insert where the relation
+                // takes it (`None`: the row does not fit, the general one takes it).
+                let len = r.len();
+                let narrow = if k % 2 == 1 && r.narrow_inserts() {
+                    match *cells {
+                        [] => r.insert_narrow::<0>(&[], tag, meta),
+                        [x] => r.insert_narrow(&[x], tag, meta),
+                        [x, y] => r.insert_narrow(&[x, y], tag, meta),
+                        [x, y, z] => r.insert_narrow(&[x, y, z], tag, meta),
+                        _ => None,
+                    }
+                } else {
+                    None
+                };
+                let (row, new) = match narrow {
+                    Some(inserted) => inserted,
+                    None => {
+                        proptest::prop_assert_eq!(r.len(), len);
+                        r.insert_tagged(cells, tag, meta)
+                    }
+                };
                 proptest::prop_assert_eq!(new, want.is_none());
                 if let Some(w) = want {
                     proptest::prop_assert_eq!(row, w);
