@@ -2216,9 +2216,13 @@ impl<'a> Engine<'a> {
             idle,
             raised,
         } = if (1..=4).contains(&arity) && rel.narrow_inserts() {
-            merge_narrow(rel, queued, next, pending, ctx, st)?
+            if rel.own_confidences() {
+                merge_narrow::<true>(rel, queued, next, pending, ctx, st)?
+            } else {
+                merge_narrow::<false>(rel, queued, next, pending, ctx, st)?
+            }
         } else {
-            merge_rows::<false>(rel, queued, next, pending, ctx, st)?
+            merge_rows::<false, false>(rel, queued, next, pending, ctx, st)?
         };
         pending.used = pending.used.max(n);
         // Whether the next wave's pieces filter their buffers for this relation:
@@ -2839,7 +2843,7 @@ struct Merged {
 /// [`merge_rows`] into a relation that holds its rows narrow, out of line: the
 /// general pass stays as it was laid out in the merge.
 #[inline(never)]
-fn merge_narrow(
+fn merge_narrow<const C: bool>(
     rel: &mut Relation,
     queued: &mut Queued,
     next: &mut Vec<u32>,
@@ -2847,7 +2851,7 @@ fn merge_narrow(
     ctx: (&Plan, (bool, bool, bool), u32),
     st: &mut StratumStats,
 ) -> Result<Merged> {
-    merge_rows::<true>(rel, queued, next, pending, ctx, st)
+    merge_rows::<true, C>(rel, queued, next, pending, ctx, st)
 }
 
 /// The merge's pass over a buffer's derivations ([`Engine::merge`]): each inserted
@@ -2855,7 +2859,7 @@ fn merge_narrow(
 /// the relation holds its rows narrow ([`Relation::narrow_inserts`]), and rows
 /// that fit go through [`Relation::insert_narrow`].
 #[inline(always)]
-fn merge_rows<const NARROW: bool>(
+fn merge_rows<const NARROW: bool, const C: bool>(
     rel: &mut Relation,
     queued: &mut Queued,
     next: &mut Vec<u32>,
@@ -2876,17 +2880,17 @@ fn merge_rows<const NARROW: bool>(
         let (cells, meta) = pending.derivation(k, arity, plan.rule, provenance);
         let fast = match (NARROW && narrow, cells) {
             (false, _) => None,
-            (true, &[a]) => rel.insert_narrow(&[a], tags[k], meta),
-            (true, &[a, b]) => rel.insert_narrow(&[a, b], tags[k], meta),
-            (true, &[a, b, c]) => rel.insert_narrow(&[a, b, c], tags[k], meta),
-            (true, &[a, b, c, d]) => rel.insert_narrow(&[a, b, c, d], tags[k], meta),
+            (true, &[a]) => rel.insert_narrow::<1, C>(&[a], tags[k], meta),
+            (true, &[a, b]) => rel.insert_narrow::<2, C>(&[a, b], tags[k], meta),
+            (true, &[a, b, c]) => rel.insert_narrow::<3, C>(&[a, b, c], tags[k], meta),
+            (true, &[a, b, c, d]) => rel.insert_narrow::<4, C>(&[a, b, c, d], tags[k], meta),
             (true, _) => None,
         };
         let (row, new) = match fast {
             Some(inserted) => inserted,
             None => {
                 let inserted = rel.insert_tagged(cells, tags[k], meta);
-                narrow = narrow && rel.narrow_inserts();
+                narrow = narrow && rel.narrow_inserts() && rel.own_confidences() == C;
                 inserted
             }
         };
@@ -2928,7 +2932,7 @@ fn merge_rows<const NARROW: bool>(
         }
         // (A record that does not pack, or a confidence of its own, widens the
         // layout.)
-        narrow = narrow && rel.narrow_inserts();
+        narrow = narrow && rel.narrow_inserts() && rel.own_confidences() == C;
         if improved {
             st.improved += 1;
             if !queued.get(row) {

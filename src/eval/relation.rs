@@ -2002,33 +2002,42 @@ impl Relation {
     }
 
     /// Whether [`Relation::insert_narrow`] may insert here: the relation is plain
-    /// (not a layer), holds its rows narrow (a word a cell, then a packed record)
-    /// with a shared confidence, and has rows (so that the confidence is set).
+    /// (not a layer), holds its rows narrow (a word a cell, then a packed record,
+    /// then the row's confidence or none, when its rows share one), and has rows
+    /// (so that a shared confidence is set).
     #[inline]
     pub fn narrow_inserts(&self) -> bool {
         self.base.is_none()
             && self.base_len == 0
             && self.layout.cell_words == 1
             && self.layout.meta_words == 1
-            && !self.layout.conf_col
             && !self.data.is_empty()
     }
 
+    /// Whether own rows hold their own confidences.
+    #[inline]
+    pub fn own_confidences(&self) -> bool {
+        self.layout.conf_col
+    }
+
     /// [`Relation::insert_tagged`] for a row of `N` cells (the relation's arity)
-    /// where [`Relation::narrow_inserts`] holds, if the row fits that layout: its
-    /// cells fit 32 bits, its record packs, and its confidence is the relation's.
-    /// `None` where it does not.
+    /// where [`Relation::narrow_inserts`] holds and rows hold their own
+    /// confidences or not as `C` says ([`Relation::own_confidences`]), if the row
+    /// fits that layout: its cells fit 32 bits, its record packs, and its
+    /// confidence is the relation's where the rows share one. `None` where it
+    /// does not.
     #[inline(always)]
-    pub fn insert_narrow<const N: usize>(
+    pub fn insert_narrow<const N: usize, const C: bool>(
         &mut self,
         cells: &[u64; N],
         tag: u32,
         meta: Meta,
     ) -> Option<(u32, bool)> {
-        debug_assert!(self.narrow_inserts());
+        debug_assert!(self.narrow_inserts() && self.own_confidences() == C);
         debug_assert_eq!(self.arity, N);
         let w = pack(meta)?;
-        if meta.conf.to_bits() != self.uniform || !narrow(cells) {
+        let conf = meta.conf.to_bits();
+        if !C && conf != self.uniform || !narrow(cells) {
             return None;
         }
         let row = self.len;
@@ -2040,11 +2049,14 @@ impl Relation {
         if let Some(found) = self.dedup.find_or_insert(tag, row, same) {
             return Some((found, false));
         }
-        self.data.reserve(N + 1);
+        self.data.reserve(N + 1 + if C { CONF_WORDS } else { 0 });
         for &c in cells {
             self.data.push(c as u32);
         }
         self.data.push(w);
+        if C {
+            self.data.extend([conf as u32, (conf >> 32) as u32]);
+        }
         self.len += 1;
         let rows = Rows {
             base: None,
@@ -2772,10 +2784,18 @@ mod tests {
                 let len = r.len();
                 let narrow = if k % 2 == 1 && r.narrow_inserts() {
                     match *cells {
-                        [] => r.insert_narrow::<0>(&[], tag, meta),
-                        [x] => r.insert_narrow(&[x], tag, meta),
-                        [x, y] => r.insert_narrow(&[x, y], tag, meta),
-                        [x, y, z] => r.insert_narrow(&[x, y, z], tag, meta),
+                        [] if r.own_confidences() => r.insert_narrow::<0, true>(&[], tag, meta),
+                        [] => r.insert_narrow::<0, false>(&[], tag, meta),
+                        [x] if r.own_confidences() => r.insert_narrow::<1, true>(&[x], tag, meta),
+                        [x] => r.insert_narrow::<1, false>(&[x], tag, meta),
+                        [x, y] if r.own_confidences() => {
+                            r.insert_narrow::<2, true>(&[x, y], tag, meta)
+                        }
+                        [x, y] => r.insert_narrow::<2, false>(&[x, y], tag, meta),
+                        [x, y, z] if r.own_confidences() => {
+                            r.insert_narrow::<3, true>(&[x, y, z], tag, meta)
+                        }
+                        [x, y, z] => r.insert_narrow::<3, false>(&[x, y, z], tag, meta),
                         _ => None,
                     }
                 } else {
