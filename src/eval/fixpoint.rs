@@ -2404,20 +2404,11 @@ impl Emitter<'_> {
     /// candidates before it sets up the narrow loop for them: most bindings then
     /// drop all their candidates for little more than the look-ups. Elsewhere
     /// that would set up twice the bindings that keep a derivation.
-    #[allow(clippy::type_complexity)]
     #[inline(always)]
     fn pairs_of<const N: usize, const W: bool, const F: bool>(
         &mut self,
         views: (Narrow<'_>, Narrow<'_>, Narrow<'_>),
-        args: (
-            &mut Frame,
-            &TailScan<'_>,
-            &PairScan<'_>,
-            &[u32],
-            usize,
-            f64,
-            u32,
-        ),
+        args: PairArgs<'_>,
     ) -> (Option<(usize, usize)>, u64) {
         if !W && self.pending.look.on && self.pending.look.mostly {
             self.pairs_run::<N, W, F, true>(views, args)
@@ -2428,20 +2419,11 @@ impl Emitter<'_> {
 
     /// [`Emitter::pairs_of`], with (`D`) or without the look-ups of a binding's
     /// candidates before its narrow loop.
-    #[allow(clippy::type_complexity)]
     #[inline(never)]
     fn pairs_run<const N: usize, const W: bool, const F: bool, const D: bool>(
         &mut self,
         (before, from, to): (Narrow<'_>, Narrow<'_>, Narrow<'_>),
-        (frame, scan, pair, rows, mut start, conf, height): (
-            &mut Frame,
-            &TailScan<'_>,
-            &PairScan<'_>,
-            &[u32],
-            usize,
-            f64,
-            u32,
-        ),
+        (frame, scan, pair, rows, mut start, conf, height): PairArgs<'_>,
     ) -> (Option<(usize, usize)>, u64) {
         let (plan, provenance) = (self.plan, self.provenance);
         let p = pair.pair;
@@ -2579,6 +2561,19 @@ impl Emitter<'_> {
         (None, visited)
     }
 }
+
+/// What [`Emitter::pairs_of`] takes besides the views: the join's frame, the
+/// tail's scan, the pair's, the rows before the tail, the candidate of the first
+/// of them to start from, and the binding's confidence and height.
+type PairArgs<'a> = (
+    &'a mut Frame,
+    &'a TailScan<'a>,
+    &'a PairScan<'a>,
+    &'a [u32],
+    usize,
+    f64,
+    u32,
+);
 
 /// What a binding fixes for the narrow loop over its tail candidates.
 struct Binding<const N: usize> {

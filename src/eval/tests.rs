@@ -1636,6 +1636,27 @@ fn points_to_naively(facts: &[(usize, i64, i64)]) -> Vec<Vec<i64>> {
     }
 }
 
+/// [`POINTS_TO`], its input facts `facts` (relation `0..4`: address_of, assign,
+/// load, store; two numbers) and the options to evaluate it with.
+fn points_to_run(
+    facts: &[(usize, i64, i64)],
+    provenance: bool,
+    threads: usize,
+) -> (Arc<Program>, Vec<InputFact>, EvalOptions) {
+    let program = Arc::new(Program::from_source("pt.dl", POINTS_TO).unwrap());
+    let names = ["address_of", "assign", "load", "store"];
+    let inputs: Vec<InputFact> = facts
+        .iter()
+        .map(|&(r, a, b)| input(program.relation_id(names[r]).unwrap(), &[a, b], 1.0))
+        .collect();
+    let options = EvalOptions {
+        provenance,
+        threads,
+        ..EvalOptions::default()
+    };
+    (program, inputs, options)
+}
+
 proptest::proptest! {
     /// A scan that makes the next step's look-up as it binds each of its rows,
     /// passing over the rows it finds nothing for and handing the rows found on
@@ -1648,17 +1669,7 @@ proptest::proptest! {
         provenance in proptest::bool::ANY,
         threads in 1usize..3,
     ) {
-        let program = Arc::new(Program::from_source("pt.dl", POINTS_TO).unwrap());
-        let names = ["address_of", "assign", "load", "store"];
-        let inputs: Vec<InputFact> = facts
-            .iter()
-            .map(|&(r, a, b)| input(program.relation_id(names[r]).unwrap(), &[a, b], 1.0))
-            .collect();
-        let options = EvalOptions {
-            provenance,
-            threads,
-            ..EvalOptions::default()
-        };
+        let (program, inputs, options) = points_to_run(&facts, provenance, threads);
         let fb = evaluate(program.clone(), &inputs, &options).unwrap();
         let points_to = fb.relation_id("points_to").unwrap();
         proptest::prop_assert_eq!(nums(&fb, points_to), points_to_naively(&facts));
@@ -1678,17 +1689,7 @@ proptest::proptest! {
         provenance in proptest::bool::ANY,
         threads in 1usize..3,
     ) {
-        let program = Arc::new(Program::from_source("pt.dl", POINTS_TO).unwrap());
-        let names = ["address_of", "assign", "load", "store"];
-        let inputs: Vec<InputFact> = facts
-            .iter()
-            .map(|&(r, a, b)| input(program.relation_id(names[r]).unwrap(), &[a, b], 1.0))
-            .collect();
-        let options = EvalOptions {
-            provenance,
-            threads,
-            ..EvalOptions::default()
-        };
+        let (program, inputs, options) = points_to_run(&facts, provenance, threads);
         let points_to = program.relation_id("points_to").unwrap();
         let run = |probe: Option<bool>| {
             fixpoint::FORCE_PROBE.with(|f| f.set(probe));
