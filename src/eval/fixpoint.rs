@@ -2215,14 +2215,10 @@ impl<'a> Engine<'a> {
             new_facts,
             idle,
             raised,
-        } = if (1..=4).contains(&arity) && rel.narrow_inserts() {
-            if rel.own_confidences() {
-                merge_narrow::<true>(rel, queued, next, pending, ctx, st)?
-            } else {
-                merge_narrow::<false>(rel, queued, next, pending, ctx, st)?
-            }
-        } else {
-            merge_rows::<false, false>(rel, queued, next, pending, ctx, st)?
+        } = match rel.narrow_layout().filter(|_| (1..=4).contains(&arity)) {
+            Some(true) => merge_narrow::<true>(rel, queued, next, pending, ctx, st)?,
+            Some(false) => merge_narrow::<false>(rel, queued, next, pending, ctx, st)?,
+            None => merge_rows::<false, false>(rel, queued, next, pending, ctx, st)?,
         };
         pending.used = pending.used.max(n);
         // Whether the next wave's pieces filter their buffers for this relation:
@@ -2851,7 +2847,7 @@ fn merge_narrow<const C: bool>(
 
 /// The merge's pass over a buffer's derivations ([`Engine::merge`]): each inserted
 /// into `rel`, or else its record compared with the stored fact's. With `NARROW`,
-/// the relation holds its rows narrow ([`Relation::narrow_inserts`]), and rows
+/// the relation holds its rows narrow ([`Relation::narrow_layout`] is `Some(C)`), and rows
 /// that fit go through [`Relation::insert_narrow`].
 #[inline(always)]
 fn merge_rows<const NARROW: bool, const C: bool>(
@@ -2885,7 +2881,7 @@ fn merge_rows<const NARROW: bool, const C: bool>(
             Some(inserted) => inserted,
             None => {
                 let inserted = rel.insert_tagged(cells, tags[k], meta);
-                narrow = narrow && rel.narrow_inserts() && rel.own_confidences() == C;
+                narrow = narrow && rel.narrow_layout() == Some(C);
                 inserted
             }
         };
@@ -2927,7 +2923,7 @@ fn merge_rows<const NARROW: bool, const C: bool>(
         }
         // (A record that does not pack, or a confidence of its own, widens the
         // layout.)
-        narrow = narrow && rel.narrow_inserts() && rel.own_confidences() == C;
+        narrow = narrow && rel.narrow_layout() == Some(C);
         if improved {
             st.improved += 1;
             if !queued.get(row) {

@@ -2001,31 +2001,25 @@ impl Relation {
         self.insert_tagged(cells, tag_of(hash_cells(cells.iter().copied())), meta)
     }
 
-    /// Whether [`Relation::insert_narrow`] may insert here: the relation is plain
-    /// (not a layer), holds its rows narrow (a word a cell, then a packed record,
-    /// then the row's confidence or none, when its rows share one), and has rows
-    /// (so that a shared confidence is set).
+    /// Whether [`Relation::insert_narrow`] may insert here, and with which `C`:
+    /// `Some(own)` when the relation is plain (not a layer), holds its rows narrow
+    /// (a word a cell, then a packed record, then the row's confidence if `own`,
+    /// none when its rows share one), and has rows (so that a shared confidence
+    /// is set); `None` otherwise.
     #[inline]
-    pub fn narrow_inserts(&self) -> bool {
-        self.base.is_none()
+    pub fn narrow_layout(&self) -> Option<bool> {
+        (self.base.is_none()
             && self.base_len == 0
             && self.layout.cell_words == 1
             && self.layout.meta_words == 1
-            && !self.data.is_empty()
-    }
-
-    /// Whether own rows hold their own confidences.
-    #[inline]
-    pub fn own_confidences(&self) -> bool {
-        self.layout.conf_col
+            && !self.data.is_empty())
+        .then_some(self.layout.conf_col)
     }
 
     /// [`Relation::insert_tagged`] for a row of `N` cells (the relation's arity)
-    /// where [`Relation::narrow_inserts`] holds and rows hold their own
-    /// confidences or not as `C` says ([`Relation::own_confidences`]), if the row
-    /// fits that layout: its cells fit 32 bits, its record packs, and its
-    /// confidence is the relation's where the rows share one. `None` where it
-    /// does not.
+    /// where [`Relation::narrow_layout`] is `Some(C)`, if the row fits that
+    /// layout: its cells fit 32 bits, its record packs, and its confidence is the
+    /// relation's where the rows share one. `None` where it does not.
     #[inline(always)]
     pub fn insert_narrow<const N: usize, const C: bool>(
         &mut self,
@@ -2033,7 +2027,7 @@ impl Relation {
         tag: u32,
         meta: Meta,
     ) -> Option<(u32, bool)> {
-        debug_assert!(self.narrow_inserts() && self.own_confidences() == C);
+        debug_assert_eq!(self.narrow_layout(), Some(C));
         debug_assert_eq!(self.arity, N);
         let w = pack(meta)?;
         let conf = meta.conf.to_bits();
@@ -2782,24 +2776,19 @@ mod tests {
                 // Every other row through the narrow insert where the relation
                 // takes it (`None`: the row does not fit, the general one takes it).
                 let len = r.len();
-                let narrow = if k % 2 == 1 && r.narrow_inserts() {
-                    match *cells {
-                        [] if r.own_confidences() => r.insert_narrow::<0, true>(&[], tag, meta),
-                        [] => r.insert_narrow::<0, false>(&[], tag, meta),
-                        [x] if r.own_confidences() => r.insert_narrow::<1, true>(&[x], tag, meta),
-                        [x] => r.insert_narrow::<1, false>(&[x], tag, meta),
-                        [x, y] if r.own_confidences() => {
-                            r.insert_narrow::<2, true>(&[x, y], tag, meta)
-                        }
-                        [x, y] => r.insert_narrow::<2, false>(&[x, y], tag, meta),
-                        [x, y, z] if r.own_confidences() => {
-                            r.insert_narrow::<3, true>(&[x, y, z], tag, meta)
-                        }
-                        [x, y, z] => r.insert_narrow::<3, false>(&[x, y, z], tag, meta),
+                let narrow = match (k % 2 == 1).then(|| r.narrow_layout()).flatten() {
+                    Some(own) => match (own, cells) {
+                        (true, &[]) => r.insert_narrow::<0, true>(&[], tag, meta),
+                        (false, &[]) => r.insert_narrow::<0, false>(&[], tag, meta),
+                        (true, &[x]) => r.insert_narrow::<1, true>(&[x], tag, meta),
+                        (false, &[x]) => r.insert_narrow::<1, false>(&[x], tag, meta),
+                        (true, &[x, y]) => r.insert_narrow::<2, true>(&[x, y], tag, meta),
+                        (false, &[x, y]) => r.insert_narrow::<2, false>(&[x, y], tag, meta),
+                        (true, &[x, y, z]) => r.insert_narrow::<3, true>(&[x, y, z], tag, meta),
+                        (false, &[x, y, z]) => r.insert_narrow::<3, false>(&[x, y, z], tag, meta),
                         _ => None,
-                    }
-                } else {
-                    None
+                    },
+                    None => None,
                 };
                 let (row, new) = match narrow {
                     Some(inserted) => inserted,
