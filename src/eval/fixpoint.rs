@@ -601,6 +601,8 @@ fn merge_bound(derivations: u64, merged: u64) -> bool {
 /// What one piece of a plan's run reads.
 struct Reads<'r> {
     rels: &'r [Relation],
+    /// Per relation: whether it holds input facts only ([`Engine::inputs_only`]).
+    inputs_only: &'r [bool],
     old: &'r [u32],
     full: &'r [u32],
     delta: &'r [u32],
@@ -703,7 +705,8 @@ impl Piece {
         ctx.deadline = reads.deadline;
         // Runs only read: the narrow views hold until the next merge.
         let views = plan.tail.as_ref().and_then(|t| {
-            let from = reads.rels[t.rel as usize].narrow()?;
+            let r = t.rel as usize;
+            let from = reads.rels[r].narrow()?.inputs_only(reads.inputs_only[r]);
             Some((from, head.narrow()?))
         });
         let (narrow, weighted) = match views {
@@ -719,6 +722,7 @@ impl Piece {
             weighted,
             syms: ctx.syms,
             provenance: reads.provenance,
+            inputs_only: reads.inputs_only,
             pending,
             faults: Faults::default(),
         };
@@ -749,6 +753,8 @@ struct Emitter<'a> {
     weighted: Option<(Narrow<'a>, Narrow<'a>)>,
     syms: Syms<'a>,
     provenance: bool,
+    /// Per relation: whether it holds input facts only ([`Engine::inputs_only`]).
+    inputs_only: &'a [bool],
     pending: &'a mut Pending,
     /// Derivations whose head arithmetic failed.
     faults: Faults,
@@ -799,7 +805,8 @@ impl exec::Sink for Emitter<'_> {
             (None, Some(views)) => (views, true),
             (None, None) => return None,
         };
-        let before = pair.rel.narrow()?;
+        let r = pair.pair.rel as usize;
+        let before = pair.rel.narrow()?.inputs_only(self.inputs_only[r]);
         let views = (before, from, to);
         let args = (frame, scan, pair, rows, start, conf, height);
         // Head cells in an array of their number, as in `narrow_rows`.
@@ -1080,6 +1087,9 @@ pub(crate) struct Engine<'a> {
     order: Option<Order>,
     /// Per relation: whether it belongs to the stratum being evaluated.
     in_stratum: Vec<bool>,
+    /// Per relation: whether no rule derives it, so that it holds input facts only
+    /// (each of height 0).
+    inputs_only: Vec<bool>,
     /// Per relation: the rows of its full (`full_len`) and old (`old_len`) versions in
     /// the current round. Only the current stratum's entries change within it.
     full_len: Vec<u32>,
@@ -1175,6 +1185,10 @@ impl<'a> Engine<'a> {
         };
         let full_len: Vec<u32> = rels.iter().map(|r| r.len()).collect();
         let fact_count = full_len.iter().map(|&l| l as usize).sum();
+        let mut inputs_only: Vec<bool> = (0..n).map(|r| r < program.relations.len()).collect();
+        for rule in &program.rules {
+            inputs_only[rule.head.rel as usize] = false;
+        }
         let mut engine = Engine {
             program,
             options,
@@ -1190,6 +1204,7 @@ impl<'a> Engine<'a> {
             layered: false,
             order: None,
             in_stratum: vec![false; n],
+            inputs_only,
             old_len: full_len.clone(),
             full_len,
             cur_delta: vec![Vec::new(); n],
@@ -2026,6 +2041,7 @@ impl<'a> Engine<'a> {
                 }
             };
             let rels = &self.rels;
+            let inputs_only = &self.inputs_only[..];
             let filters = &self.filters;
             // (Read here: workers do not see this thread's test settings.)
             let forced = forced_filter();
@@ -2033,6 +2049,7 @@ impl<'a> Engine<'a> {
                 let head = plans[piece.plan].head_rel as usize;
                 let reads = Reads {
                     rels,
+                    inputs_only,
                     old,
                     full,
                     delta: delta_of(piece),
@@ -2215,10 +2232,12 @@ impl<'a> Engine<'a> {
             new_facts,
             idle,
             raised,
-        } = match rel.narrow_layout().filter(|_| (1..=4).contains(&arity)) {
-            Some(true) => merge_narrow::<true>(rel, queued, next, pending, ctx, st)?,
-            Some(false) => merge_narrow::<false>(rel, queued, next, pending, ctx, st)?,
-            None => merge_rows::<false, false>(rel, queued, next, pending, ctx, st)?,
+        } = match rel
+            .narrow_layout()
+            .filter(|_| (1..=NARROW_MERGE).contains(&arity))
+        {
+            Some(c) => merge_narrow(arity, c, rel, queued, next, pending, ctx, st)?,
+            None => merge_rows::<0, false>(rel, queued, next, pending, ctx, st)?,
         };
         pending.used = pending.used.max(n);
         // Whether the next wave's pieces filter their buffers for this relation:
@@ -2495,7 +2514,7 @@ impl Emitter<'_> {
                 let outer =
                     std::array::from_fn(|i| fixed[i] | u64::from(words[col_b[i]]) & mask_b[i]);
                 let h = if provenance {
-                    height.max(before.height_rule(words).0)
+                    height.max(before.height(words))
                 } else {
                     0
                 };
@@ -2521,7 +2540,7 @@ impl Emitter<'_> {
                 if around.is_none() {
                     frame.facts[p.fact] = FactId { rel: p.rel, row };
                 }
-                height.max(before.height_rule(words).0)
+                height.max(before.height(words))
             } else {
                 0
             };
@@ -2688,7 +2707,7 @@ fn narrow_loop<const N: usize, const W: bool>(
                 new_conf
             },
             height: if provenance {
-                height.max(from.height_rule(words).0).saturating_add(1)
+                height.max(from.height(words)).saturating_add(1)
             } else {
                 0
             },
@@ -2757,7 +2776,7 @@ fn dropped_prefix<const N: usize, const S: bool>(
     let drops = |(old_height, old_rule): (u32, u32), words: &[u32]| {
         old_height <= keep_under || {
             let new = if provenance {
-                height.max(from.height_rule(words).0).saturating_add(1)
+                height.max(from.height(words)).saturating_add(1)
             } else {
                 0
             };
@@ -2831,10 +2850,16 @@ struct Merged {
     raised: bool,
 }
 
-/// [`merge_rows`] into a relation that holds its rows narrow, out of line: the
-/// general pass stays as it was laid out in the merge.
-#[inline(never)]
-fn merge_narrow<const C: bool>(
+/// The widest rows (in cells) a merge into a narrow relation takes with an insert
+/// made for their width ([`merge_narrow`]).
+const NARROW_MERGE: usize = 4;
+
+/// [`merge_rows`] into a relation of `arity` cells (1 to [`NARROW_MERGE`]) that
+/// holds its rows narrow, their confidences their own (`own`) or shared.
+#[allow(clippy::too_many_arguments)]
+fn merge_narrow(
+    arity: usize,
+    own: bool,
     rel: &mut Relation,
     queued: &mut Queued,
     next: &mut Vec<u32>,
@@ -2842,15 +2867,40 @@ fn merge_narrow<const C: bool>(
     ctx: (&Plan, (bool, bool, bool), u32),
     st: &mut StratumStats,
 ) -> Result<Merged> {
-    merge_rows::<true, C>(rel, queued, next, pending, ctx, st)
+    match (arity, own) {
+        (1, false) => merge_width::<1, false>(rel, queued, next, pending, ctx, st),
+        (2, false) => merge_width::<2, false>(rel, queued, next, pending, ctx, st),
+        (3, false) => merge_width::<3, false>(rel, queued, next, pending, ctx, st),
+        (4, false) => merge_width::<4, false>(rel, queued, next, pending, ctx, st),
+        (1, true) => merge_width::<1, true>(rel, queued, next, pending, ctx, st),
+        (2, true) => merge_width::<2, true>(rel, queued, next, pending, ctx, st),
+        (3, true) => merge_width::<3, true>(rel, queued, next, pending, ctx, st),
+        (4, true) => merge_width::<4, true>(rel, queued, next, pending, ctx, st),
+        _ => merge_rows::<0, false>(rel, queued, next, pending, ctx, st),
+    }
+}
+
+/// [`merge_rows`] for rows of `N` cells, out of line: the general pass stays as it
+/// was laid out in the merge.
+#[inline(never)]
+fn merge_width<const N: usize, const C: bool>(
+    rel: &mut Relation,
+    queued: &mut Queued,
+    next: &mut Vec<u32>,
+    pending: &Pending,
+    ctx: (&Plan, (bool, bool, bool), u32),
+    st: &mut StratumStats,
+) -> Result<Merged> {
+    merge_rows::<N, C>(rel, queued, next, pending, ctx, st)
 }
 
 /// The merge's pass over a buffer's derivations ([`Engine::merge`]): each inserted
-/// into `rel`, or else its record compared with the stored fact's. With `NARROW`,
-/// the relation holds its rows narrow ([`Relation::narrow_layout`] is `Some(C)`), and rows
-/// that fit go through [`Relation::insert_narrow`].
+/// into `rel`, or else its record compared with the stored fact's. With `N` above
+/// 0, the relation holds its rows narrow ([`Relation::narrow_layout`] is
+/// `Some(C)`) and they have `N` cells: rows that fit go through
+/// [`Relation::insert_narrow`].
 #[inline(always)]
-fn merge_rows<const NARROW: bool, const C: bool>(
+fn merge_rows<const N: usize, const C: bool>(
     rel: &mut Relation,
     queued: &mut Queued,
     next: &mut Vec<u32>,
@@ -2864,18 +2914,22 @@ fn merge_rows<const NARROW: bool, const C: bool>(
     let mut new_facts = 0;
     // Derivations that change nothing.
     let mut idle = 0;
+    debug_assert!(N == 0 || N == arity);
     // (Until a row or a record that does not fit widens the layout.)
-    let mut narrow = NARROW;
+    let mut narrow = N > 0;
+    // Probes of a table that the caches hold need nothing fetched ahead.
+    let ahead = rel.probes_miss();
     for k in 0..n {
-        rel.prefetch_probes(&tags[..n], k);
-        let (cells, meta) = pending.derivation(k, arity, plan.rule, provenance);
-        let fast = match (NARROW && narrow, cells) {
-            (false, _) => None,
-            (true, &[a]) => rel.insert_narrow::<1, C>(&[a], tags[k], meta),
-            (true, &[a, b]) => rel.insert_narrow::<2, C>(&[a, b], tags[k], meta),
-            (true, &[a, b, c]) => rel.insert_narrow::<3, C>(&[a, b, c], tags[k], meta),
-            (true, &[a, b, c, d]) => rel.insert_narrow::<4, C>(&[a, b, c, d], tags[k], meta),
-            (true, _) => None,
+        if ahead {
+            rel.prefetch_probes(&tags[..n], k);
+        }
+        let (cells, meta) =
+            pending.derivation(k, if N > 0 { N } else { arity }, plan.rule, provenance);
+        let fast = if N > 0 && narrow {
+            let cells: &[u64; N] = cells.try_into().expect("a row of the head's arity");
+            rel.insert_narrow::<N, C>(cells, tags[k], meta)
+        } else {
+            None
         };
         let (row, new) = match fast {
             Some(inserted) => inserted,

@@ -368,6 +368,9 @@ pub(crate) struct Narrow<'a> {
     pub conf: f64,
     /// Whether each row holds its own confidence, in two words after its packed word.
     pub conf_col: bool,
+    /// Whether every row's height is 0 (the relation holds input facts only, see
+    /// [`Narrow::inputs_only`]): a join then never reads it.
+    flat: bool,
 }
 
 impl<'a> Narrow<'a> {
@@ -410,6 +413,27 @@ impl<'a> Narrow<'a> {
     #[inline(always)]
     pub fn height_rule(&self, words: &[u32]) -> (u32, u32) {
         unpack(words[self.arity])
+    }
+
+    /// The height of a row whose words are `words`: 0 in a view of input facts,
+    /// without reading them.
+    #[inline(always)]
+    pub fn height(&self, words: &[u32]) -> u32 {
+        if self.flat {
+            0
+        } else {
+            self.height_rule(words).0
+        }
+    }
+
+    /// The view, knowing that its relation holds input facts only (no rule
+    /// derives it), if `inputs` says so. An input fact's height is 0.
+    #[inline]
+    pub fn inputs_only(self, inputs: bool) -> Narrow<'a> {
+        Narrow {
+            flat: inputs,
+            ..self
+        }
     }
 
     /// The confidence of a row whose words ([`Narrow::weighted_words`]) are `words`.
@@ -471,6 +495,11 @@ fn narrow(cells: &[u64]) -> bool {
 pub(crate) fn tag_of(h: u64) -> u32 {
     (h ^ (h >> 32)) as u32
 }
+
+/// The size from which a dedup table's probes fetch ahead
+/// ([`Relation::probes_miss`]): half a core's second-level cache here, as most
+/// machines have at least.
+const PREFETCH_BYTES: usize = 1 << 20;
 
 /// How far ahead of its probes a pass over digests in order fetches their slots
 /// ([`Relation::prefetch_probes`]).
@@ -1020,6 +1049,9 @@ impl Index {
 
 /// Words of a row's own confidence (low word first).
 const CONF_WORDS: usize = 2;
+/// The most words a row [`Relation::insert_narrow`] takes has: four cells, its
+/// packed record, its own confidence.
+const NARROW_ROW: usize = 4 + 1 + CONF_WORDS;
 /// Bits of a rule id in a packed record word (above them: the height).
 const PACKED_RULE_BITS: u32 = 12;
 
@@ -1439,6 +1471,7 @@ impl Relation {
                 rows: (self.data.len() / self.stride.max(1)) as u32,
                 conf: f64::from_bits(self.uniform),
                 conf_col: self.layout.conf_col,
+                flat: false,
             },
         )
     }
@@ -2043,14 +2076,21 @@ impl Relation {
         if let Some(found) = self.dedup.find_or_insert(tag, row, same) {
             return Some((found, false));
         }
-        self.data.reserve(N + 1 + if C { CONF_WORDS } else { 0 });
-        for &c in cells {
-            self.data.push(c as u32);
+        // The row's words in one copy: its cells, its packed record, and its own
+        // confidence if it has one.
+        let mut row_words = [0u32; NARROW_ROW];
+        for (word, &c) in row_words.iter_mut().zip(cells) {
+            *word = c as u32;
         }
-        self.data.push(w);
-        if C {
-            self.data.extend([conf as u32, (conf >> 32) as u32]);
-        }
+        row_words[N] = w;
+        let width = if C {
+            row_words[N + 1..N + 1 + CONF_WORDS]
+                .copy_from_slice(&[conf as u32, (conf >> 32) as u32]);
+            N + 1 + CONF_WORDS
+        } else {
+            N + 1
+        };
+        self.data.extend_from_slice(&row_words[..width]);
         self.len += 1;
         let rows = Rows {
             base: None,
@@ -2275,6 +2315,14 @@ impl Relation {
         for &t in &tags[..tags.len().min(PROBE_AHEAD)] {
             self.prefetch_slot(t);
         }
+    }
+
+    /// Whether probes of the dedup table are likely to miss the caches: whether
+    /// it takes [`PREFETCH_BYTES`] or more. Below that, fetching ahead only costs
+    /// instructions.
+    #[inline]
+    pub fn probes_miss(&self) -> bool {
+        self.dedup.quads.len() * 16 >= PREFETCH_BYTES
     }
 
     /// In a pass that probes for each of `tags` in order, before the probe for
