@@ -2363,3 +2363,59 @@ fn a_closure_takes_its_delta_rows_with_their_candidates() {
         assert_eq!(calls(false, weighted), 0, "weighted: {weighted}");
     }
 }
+
+/// Least edge counts between nodes (breadth first from each source): a path
+/// fact's least height.
+fn hops(edges: &[(i64, i64)]) -> std::collections::BTreeMap<(i64, i64), u32> {
+    let mut out = std::collections::BTreeMap::new();
+    let sources: std::collections::BTreeSet<i64> = edges.iter().map(|e| e.0).collect();
+    for &s in &sources {
+        let mut frontier = vec![s];
+        let mut depth = 0;
+        while !frontier.is_empty() {
+            depth += 1;
+            let mut next = Vec::new();
+            for &a in &frontier {
+                for &(_, b) in edges.iter().filter(|e| e.0 == a) {
+                    if let std::collections::btree_map::Entry::Vacant(v) = out.entry((s, b)) {
+                        v.insert(depth);
+                        next.push(b);
+                    }
+                }
+            }
+            frontier = next;
+        }
+    }
+    out
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+
+    /// Every path fact's recorded height is its least edge count, whichever side
+    /// of the recursive rule reads the input relation (whose rows a join reads as
+    /// height 0 without looking), on one thread or two.
+    #[test]
+    fn closure_heights_are_least_edge_counts(
+        edges in proptest::collection::vec((0i64..14, 0i64..14), 0..70),
+        left in proptest::bool::ANY,
+        threads in 1usize..3,
+    ) {
+        let (p, edge, path) = tc_program(left);
+        let inputs: Vec<InputFact> = edges.iter().map(|&(a, b)| input(edge, &[a, b], 1.0)).collect();
+        let fb = evaluate(p, &inputs, &prov().with_threads(threads)).unwrap();
+        let heights: std::collections::BTreeMap<(i64, i64), u32> = fb
+            .facts(path)
+            .into_iter()
+            .map(|f| {
+                let n = |v: &Value| match v {
+                    Value::Number(i) => *i,
+                    other => panic!("not a number: {other}"),
+                };
+                let args = fb.args(f);
+                ((n(&args[0]), n(&args[1])), fb.derivation(f).unwrap().height)
+            })
+            .collect();
+        proptest::prop_assert_eq!(heights, hops(&edges));
+    }
+}
