@@ -2406,7 +2406,6 @@ proptest::proptest! {
         let fb = evaluate(p, &inputs, &prov().with_threads(threads)).unwrap();
         let heights: std::collections::BTreeMap<(i64, i64), u32> = fb
             .facts(path)
-            .into_iter()
             .map(|f| {
                 let n = |v: &Value| match v {
                     Value::Number(i) => *i,
