@@ -2101,7 +2101,11 @@ impl Relation {
             stride,
         };
         for index in &mut self.indexes {
-            index_add(index, rows, row);
+            // (A dense index's key is a cell at hand: the row is not read back.)
+            let dense = matches!(index.keys, Keys::Dense { .. });
+            if !dense || !dense_add(index, cells[index.cols[0]], row) {
+                index_add(index, rows, row);
+            }
         }
         Some((row, true))
     }
@@ -2496,24 +2500,8 @@ fn arena_full() -> crate::diag::Error {
 
 fn index_add(index: &mut Index, rows: Rows<'_>, row: u32) {
     let cells = rows.row(row);
-    if let Keys::Dense { slots, keys } = &mut index.keys {
-        let k = usize::try_from(cells.get(index.cols[0])).unwrap_or(usize::MAX);
-        let limit = dense_limit(*keys + 1);
-        if k >= slots.len() && k < limit {
-            if k >= slots.capacity() {
-                // Doubling, up to the limit.
-                let cap = (slots.capacity() * 2).clamp(k + 1, limit);
-                slots.reserve_exact(cap - slots.len());
-            }
-            slots.resize_with(k + 1, RowList::new);
-        }
-        if let Some(list) = slots.get_mut(k) {
-            if list.is_empty() {
-                *keys += 1;
-            }
-            let before = heap_bytes(list);
-            list.push(row);
-            index.row_bytes += heap_bytes(list) - before;
+    if matches!(index.keys, Keys::Dense { .. }) {
+        if dense_add(index, cells.get(index.cols[0]), row) {
             return;
         }
         index.make_hashed();
@@ -2545,6 +2533,40 @@ fn index_add(index: &mut Index, rows: Rows<'_>, row: u32) {
         };
         table.insert_unique(h, bucket, |b| b.hash);
     }
+}
+
+/// Add `row`, whose key is `key`, to dense index `index`; `false` (and nothing
+/// added) when the key is past the index's limit, or the index is hashed.
+#[inline]
+fn dense_add(index: &mut Index, key: u64, row: u32) -> bool {
+    let Keys::Dense { slots, keys } = &mut index.keys else {
+        return false;
+    };
+    let k = usize::try_from(key).unwrap_or(usize::MAX);
+    if k >= slots.len() {
+        let limit = dense_limit(*keys + 1);
+        if k >= limit {
+            return false;
+        }
+        if k >= slots.capacity() {
+            // Doubling, up to the limit.
+            let cap = (slots.capacity() * 2).clamp(k + 1, limit);
+            slots.reserve_exact(cap - slots.len());
+        }
+        slots.resize_with(k + 1, RowList::new);
+    }
+    let list = &mut slots[k];
+    if list.is_empty() {
+        *keys += 1;
+    }
+    // Bytes change only when the list moves to (or within) the heap.
+    let cap = list.capacity();
+    let before = heap_bytes(list);
+    list.push(row);
+    if list.capacity() != cap {
+        index.row_bytes += heap_bytes(list) - before;
+    }
+    true
 }
 
 #[cfg(test)]
