@@ -45,14 +45,24 @@ use crate::ir::{Functor, Literal, Program, RuleId};
 /// that they pause and resume joins everywhere).
 const FLUSH: usize = if cfg!(test) { 5 } else { 1 << 12 };
 
+/// A buffered derivation's record, but for its head cells and its premises: its
+/// digest, confidence and height kept together, so that buffering them takes one
+/// push (16 bytes), with provenance or without.
+#[derive(Clone, Copy, Default)]
+struct Rec {
+    conf: f64,
+    /// Dedup digest of the tuple's cells.
+    tag: u32,
+    /// With provenance, the derivation's height; else 0.
+    height: u32,
+}
+
 /// Derived tuples waiting to be merged into their relation.
 #[derive(Default)]
 struct Pending {
     cells: Vec<u64>,
-    /// Dedup digest of each tuple's cells.
-    tags: Vec<u32>,
-    conf: Vec<f64>,
-    height: Vec<u32>,
+    /// Each tuple's record.
+    recs: Vec<Rec>,
     /// Premise list bounds (with provenance): `premises[starts[k]..starts[k + 1]]`.
     starts: Vec<u32>,
     premises: Vec<FactId>,
@@ -382,7 +392,7 @@ fn forced_probe() -> Option<bool> {
 
 impl Pending {
     fn len(&self) -> usize {
-        self.conf.len()
+        self.recs.len()
     }
 
     /// Empty, with fresh look-up statistics, for a new piece. It looks derivations
@@ -408,8 +418,8 @@ impl Pending {
     /// Bytes the buffer has allocated.
     fn bytes(&self) -> usize {
         self.cells.capacity() * 8
-            + (self.tags.capacity() + self.height.capacity() + self.starts.capacity()) * 4
-            + self.conf.capacity() * 8
+            + self.recs.capacity() * std::mem::size_of::<Rec>()
+            + self.starts.capacity() * 4
             + self.premises.capacity() * std::mem::size_of::<FactId>()
             + self.words.capacity() * 8
     }
@@ -422,7 +432,7 @@ impl Pending {
     /// for the rest of the evaluation, when the relations, which only grow, are
     /// largest.)
     fn kept(self) -> Pending {
-        if self.bytes() > SPARE_BYTES && self.used * 4 < self.conf.capacity() {
+        if self.bytes() > SPARE_BYTES && self.used * 4 < self.recs.capacity() {
             Pending::default()
         } else {
             self
@@ -431,9 +441,7 @@ impl Pending {
 
     fn clear(&mut self) {
         self.cells.clear();
-        self.tags.clear();
-        self.conf.clear();
-        self.height.clear();
+        self.recs.clear();
         self.starts.clear();
         self.premises.clear();
         self.words.clear();
@@ -444,9 +452,10 @@ impl Pending {
     #[inline(always)]
     fn derivation(&self, k: usize, arity: usize, rule: RuleId, heights: bool) -> (&[u64], Meta) {
         let cells = &self.cells[k * arity..k * arity + arity];
+        let rec = &self.recs[k];
         let meta = Meta {
-            conf: self.conf[k],
-            height: if heights { self.height[k] } else { 0 },
+            conf: rec.conf,
+            height: if heights { rec.height } else { 0 },
             rule,
         };
         (cells, meta)
@@ -484,30 +493,23 @@ impl Pending {
     ) {
         let n = self.len();
         let arity = plan.head.len();
-        let (heights, words, lists) = (
-            !self.height.is_empty(),
-            !self.words.is_empty(),
-            !self.starts.is_empty(),
-        );
+        let (words, lists) = (!self.words.is_empty(), !self.starts.is_empty());
         // Prefetching as the merge does.
-        head.prefetch_first_probes(&self.tags[..n]);
+        head.prefetch_first_probes(self.recs.iter().map(|r| r.tag));
         let (mut w, mut at) = (0, 0);
         for k in 0..n {
-            head.prefetch_probes(&self.tags[..n], k);
-            let (cells, new) = self.derivation(k, arity, plan.rule, heights);
-            let dropped =
-                find(cells, self.tags[k]).is_some_and(|old| !supersedes(new, old, provenance).0);
+            head.prefetch_probes(|i| self.recs.get(i).map(|r| r.tag), k);
+            // (Heights are 0 without provenance.)
+            let (cells, new) = self.derivation(k, arity, plan.rule, true);
+            let dropped = find(cells, self.recs[k].tag)
+                .is_some_and(|old| !supersedes(new, old, provenance).0);
             if dropped {
                 continue;
             }
             if w < k {
                 self.cells
                     .copy_within(k * arity..k * arity + arity, w * arity);
-                self.tags[w] = self.tags[k];
-                self.conf[w] = self.conf[k];
-                if heights {
-                    self.height[w] = self.height[k];
-                }
+                self.recs[w] = self.recs[k];
                 if words {
                     self.words[w] = self.words[k];
                 }
@@ -524,11 +526,7 @@ impl Pending {
         }
         self.filtered += n - w;
         self.cells.truncate(w * arity);
-        self.tags.truncate(w);
-        self.conf.truncate(w);
-        if heights {
-            self.height.truncate(w);
-        }
+        self.recs.truncate(w);
         if words {
             self.words.truncate(w);
         }
@@ -2197,18 +2195,14 @@ impl<'a> Engine<'a> {
         let n = pending.len();
         // What storing every buffered tuple as a new fact could allocate, checked
         // before anything grows.
-        let heights = if provenance {
-            &pending.height[..n]
-        } else {
-            &[]
-        };
+        let recs = &pending.recs[..n];
         let growth = self.rels[head].growth_bound(
             n,
             pending.premises.len(),
             &pending.cells,
             plan.rule,
-            heights,
-            &pending.conf[..n],
+            recs.iter().map(|r| r.height),
+            recs.iter().map(|r| r.conf),
         ) + self.queued[head].growth_bound(n)
             + grow_bytes(
                 self.next_delta[head].len(),
@@ -2224,7 +2218,7 @@ impl<'a> Engine<'a> {
         let queued = &mut self.queued[head];
         let next = &mut self.next_delta[head];
         rel.reserve(n);
-        rel.prefetch_first_probes(&pending.tags[..n]);
+        rel.prefetch_first_probes(pending.recs.iter().map(|r| r.tag));
         // Rows of one to four cells into a relation that holds them narrow take an
         // insert made for their width (those that do not fit, the general one).
         let ctx = (plan, (provenance, record, words), unread);
@@ -2910,7 +2904,7 @@ fn merge_rows<const N: usize, const C: bool>(
 ) -> Result<Merged> {
     let (n, arity) = (pending.len(), plan.head.len());
     let mut raised = false;
-    let tags = &pending.tags;
+    let recs = &pending.recs;
     let mut new_facts = 0;
     // Derivations that change nothing.
     let mut idle = 0;
@@ -2921,20 +2915,20 @@ fn merge_rows<const N: usize, const C: bool>(
     let ahead = rel.probes_miss();
     for k in 0..n {
         if ahead {
-            rel.prefetch_probes(&tags[..n], k);
+            rel.prefetch_probes(|i| recs.get(i).map(|r| r.tag), k);
         }
         let (cells, meta) =
             pending.derivation(k, if N > 0 { N } else { arity }, plan.rule, provenance);
         let fast = if N > 0 && narrow {
             let cells: &[u64; N] = cells.try_into().expect("a row of the head's arity");
-            rel.insert_narrow::<N, C>(cells, tags[k], meta)
+            rel.insert_narrow::<N, C>(cells, recs[k].tag, meta)
         } else {
             None
         };
         let (row, new) = match fast {
             Some(inserted) => inserted,
             None => {
-                let inserted = rel.insert_tagged(cells, tags[k], meta);
+                let inserted = rel.insert_tagged(cells, recs[k].tag, meta);
                 narrow = narrow && rel.narrow_layout() == Some(C);
                 inserted
             }
@@ -3136,19 +3130,23 @@ impl Pending {
     /// (with provenance, recording premises as words).
     #[inline(always)]
     fn keep_word(&mut self, tag: u32, new: Meta, word: u64) {
-        self.tags.push(tag);
-        self.conf.push(new.conf);
-        self.height.push(new.height);
+        self.recs.push(Rec {
+            conf: new.conf,
+            tag,
+            height: new.height,
+        });
         self.words.push(word);
     }
 
     /// Buffer the record of a derivation whose head cells were just appended.
     #[inline(always)]
     fn keep(&mut self, plan: &Plan, frame: &Frame, tag: u32, new: Meta, provenance: bool) {
-        self.tags.push(tag);
-        self.conf.push(new.conf);
+        self.recs.push(Rec {
+            conf: new.conf,
+            tag,
+            height: if provenance { new.height } else { 0 },
+        });
         if provenance {
-            self.height.push(new.height);
             if !self.record {
                 return;
             }
@@ -3450,19 +3448,22 @@ mod spare_tests {
     fn a_finished_piece_keeps_a_small_buffer_and_gives_a_large_one_back() {
         let mut small = Pending::default();
         small.cells.reserve(16);
-        small.tags.reserve(8);
+        small.recs.reserve(8);
         let kept = small.kept();
-        assert!(kept.cells.capacity() >= 16 && kept.tags.capacity() >= 8);
+        assert!(kept.cells.capacity() >= 16 && kept.recs.capacity() >= 8);
 
         let mut large = Pending::default();
-        large.conf.reserve(SPARE_BYTES / 8 + 1);
+        large
+            .recs
+            .reserve(SPARE_BYTES / std::mem::size_of::<Rec>() + 1);
         assert!(large.bytes() > SPARE_BYTES);
-        large.used = large.conf.capacity() / 4 - 1;
+        large.used = large.recs.capacity() / 4 - 1;
         assert_eq!(large.kept().bytes(), 0);
 
         let mut busy = Pending::default();
-        busy.conf.reserve(SPARE_BYTES / 8 + 1);
-        busy.used = busy.conf.capacity() / 2;
+        busy.recs
+            .reserve(SPARE_BYTES / std::mem::size_of::<Rec>() + 1);
+        busy.used = busy.recs.capacity() / 2;
         assert!(busy.kept().bytes() > SPARE_BYTES);
     }
 }

@@ -1140,21 +1140,19 @@ impl Layout {
         self,
         cells: &[u64],
         rule: u32,
-        heights: &[u32],
-        confs: &[f64],
+        heights: impl Iterator<Item = u32>,
+        mut confs: impl Iterator<Item = f64> + Clone,
         uniform: Option<u64>,
     ) -> Layout {
         let mut l = self;
         if l.cell_words == 1 && cells.iter().fold(0, |a, &c| a | c) >> 32 != 0 {
             l.cell_words = 2;
         }
-        if confs.is_empty() {
+        if confs.clone().next().is_none() {
             return l;
         }
         // Heights are stored plus one (wrapping): the largest of those must fit.
-        let top = heights
-            .iter()
-            .fold(1, |a: u32, &h| a.max(h.wrapping_add(1)));
+        let top = heights.fold(1, |a: u32, h| a.max(h.wrapping_add(1)));
         if l.meta_words == 1
             && pack(Meta {
                 conf: 0.0,
@@ -1166,7 +1164,7 @@ impl Layout {
             l.meta_words = 2;
         }
         if let Some(u) = uniform
-            && confs.iter().fold(0, |a, c| a | (c.to_bits() ^ u)) != 0
+            && confs.any(|c| c.to_bits() != u)
         {
             l.conf_col = true;
         }
@@ -2226,13 +2224,13 @@ impl Relation {
         premises: usize,
         cells: &[u64],
         rule: u32,
-        heights: &[u32],
-        confs: &[f64],
+        heights: impl Iterator<Item = u32>,
+        confs: impl Iterator<Item = f64> + Clone,
     ) -> usize {
         use crate::eval::fixpoint::grow_bytes;
         // A cell, a record or a confidence that does not fit the own rows' layout
         // makes every row wider: a new vector, while the old one still exists.
-        let shared = match confs.first() {
+        let shared = match confs.clone().next() {
             _ if self.layout.conf_col => None,
             Some(c) if self.data.is_empty() => Some(c.to_bits()),
             _ => Some(self.uniform),
@@ -2315,8 +2313,8 @@ impl Relation {
     /// Before a pass that probes for each of `tags` in order: start loading the
     /// slots of the first [`PROBE_AHEAD`] (see [`Relation::prefetch_probes`]).
     #[inline]
-    pub fn prefetch_first_probes(&self, tags: &[u32]) {
-        for &t in &tags[..tags.len().min(PROBE_AHEAD)] {
+    pub fn prefetch_first_probes(&self, tags: impl Iterator<Item = u32>) {
+        for t in tags.take(PROBE_AHEAD) {
             self.prefetch_slot(t);
         }
     }
@@ -2329,21 +2327,22 @@ impl Relation {
         self.dedup.quads.len() * 16 >= PREFETCH_BYTES
     }
 
-    /// In a pass that probes for each of `tags` in order, before the probe for
-    /// `tags[k]`: probes of a large table miss the cache, so fetch the slot of the
-    /// digest [`PROBE_AHEAD`] places on, and the row that slot names half as far on,
-    /// so that the misses overlap instead of queueing.
+    /// In a pass that probes for digests in order, `tag_at(k)` the `k`-th (`None`
+    /// past the last), before the probe for the `k`-th: probes of a large table
+    /// miss the cache, so fetch the slot of the digest [`PROBE_AHEAD`] places on,
+    /// and the row that slot names half as far on, so that the misses overlap
+    /// instead of queueing.
     #[inline(always)]
-    pub fn prefetch_probes(&self, tags: &[u32], k: usize) {
+    pub fn prefetch_probes(&self, tag_at: impl Fn(usize) -> Option<u32>, k: usize) {
         // The groups found once for both.
         let groups = self.dedup.groups();
         if groups.is_empty() {
             return;
         }
-        if let Some(&t) = tags.get(k + PROBE_AHEAD) {
+        if let Some(t) = tag_at(k + PROBE_AHEAD) {
             prefetch(&groups[home(stored(t), groups.len())]);
         }
-        if let Some(&t) = tags.get(k + PROBE_AHEAD / 2) {
+        if let Some(t) = tag_at(k + PROBE_AHEAD / 2) {
             self.prefetch_row_of(peek_in(groups, t));
         }
     }
@@ -2667,8 +2666,22 @@ mod tests {
         }
         assert!(!r.layout.conf_col);
         assert_eq!(r.data.len(), 50 * 3, "two cells and a record word a row");
-        let growth_same = r.growth_bound(10, 0, &[], 7, &[1; 10], &[0.5; 10]);
-        let growth_new = r.growth_bound(10, 0, &[], 7, &[1; 2], &[0.5, 0.25]);
+        let growth_same = r.growth_bound(
+            10,
+            0,
+            &[],
+            7,
+            [1; 10].iter().copied(),
+            [0.5; 10].iter().copied(),
+        );
+        let growth_new = r.growth_bound(
+            10,
+            0,
+            &[],
+            7,
+            [1; 2].iter().copied(),
+            [0.5, 0.25].iter().copied(),
+        );
         assert!(
             growth_new >= 60 * 5 * 4 && growth_new > growth_same,
             "{growth_new} {growth_same}"
@@ -2715,8 +2728,13 @@ mod tests {
         assert_eq!((r.layout.cell_words, r.data.len()), (1, 20 * 3));
         // Growing to a cell past 32 bits counts the copy of every row.
         let big = [1u64 << 40, 7];
-        assert!(r.growth_bound(1, 0, &big, 3, &[1], &[0.5]) >= 21 * 5 * 4);
-        assert!(r.growth_bound(1, 0, &[5, 7], 3, &[1], &[0.5]) < 21 * 5 * 4);
+        assert!(
+            r.growth_bound(1, 0, &big, 3, [1].iter().copied(), [0.5].iter().copied()) >= 21 * 5 * 4
+        );
+        assert!(
+            r.growth_bound(1, 0, &[5, 7], 3, [1].iter().copied(), [0.5].iter().copied())
+                < 21 * 5 * 4
+        );
         // A negative number is a cell past 32 bits.
         let minus = (-3i64) as u64;
         assert_eq!(r.insert(&[minus, 7], meta(0.5, 1, 2)), (20, true));
@@ -2753,13 +2771,29 @@ mod tests {
         r.insert(&[1], meta(1.0, u32::MAX, 4094));
         r.insert(&[2], meta(1.0, (1 << 20) - 2, 0));
         assert_eq!((r.layout.meta_words, r.data.len()), (1, 3 * 2));
-        let wide = r.growth_bound(1, 0, &[3], 4095, &[1], &[1.0]);
-        let packs = r.growth_bound(1, 0, &[3], 4094, &[1], &[1.0]);
+        let wide = r.growth_bound(1, 0, &[3], 4095, [1].iter().copied(), [1.0].iter().copied());
+        let packs = r.growth_bound(1, 0, &[3], 4094, [1].iter().copied(), [1.0].iter().copied());
         assert!(wide >= 4 * 3 * 4 && wide > packs);
         // So does a height past 2^20 - 2 (u32::MAX, "no height yet", packs).
-        assert!(r.growth_bound(1, 0, &[3], 1, &[5, 1 << 20], &[1.0; 2]) > packs);
+        assert!(
+            r.growth_bound(
+                1,
+                0,
+                &[3],
+                1,
+                [5, 1 << 20].iter().copied(),
+                [1.0; 2].iter().copied()
+            ) > packs
+        );
         assert_eq!(
-            r.growth_bound(1, 0, &[3], 1, &[5, u32::MAX], &[1.0; 2]),
+            r.growth_bound(
+                1,
+                0,
+                &[3],
+                1,
+                [5, u32::MAX].iter().copied(),
+                [1.0; 2].iter().copied()
+            ),
             packs
         );
         // A rule past 4094 widens every record; so would a height past 2^20 - 2.
