@@ -362,7 +362,8 @@ pub(crate) struct Narrow<'a> {
     groups: &'a [Group],
     arity: usize,
     stride: usize,
-    /// `data.len() / stride`: a row below it lies wholly in `data`.
+    /// Rows wholly in `data` (at most `data.len() / stride`): a row below it lies
+    /// wholly in `data`.
     rows: u32,
     /// The confidence every row shares (meaningless when `conf_col`).
     pub conf: f64,
@@ -390,8 +391,9 @@ impl<'a> Narrow<'a> {
         assert!(row < self.rows);
         let (b, width) = (row as usize * self.stride, width.min(self.stride));
         debug_assert!(b + width <= self.data.len());
-        // SAFETY: `row < rows = data.len() / stride`, so the row's `stride` words
-        // from `row * stride` (no overflow: that is less than `data.len()`) lie in
+        // SAFETY: `row < rows`, and `rows * stride <= data.len()` (checked where
+        // the view is made, `Relation::narrow`), so the row's `stride` words from
+        // `row * stride` (no overflow: that is less than `data.len()`) lie in
         // `data`, and so do the first `width <= stride` of them.
         unsafe { self.data.get_unchecked(b..b + width) }
     }
@@ -1461,15 +1463,22 @@ impl Relation {
             ..Layout::NARROW
         };
         (self.base.is_none() && (self.layout == Layout::NARROW || self.layout == weighted)).then(
-            || Narrow {
-                data: &self.data,
-                groups: self.dedup.groups(),
-                arity: self.arity,
-                stride: self.stride,
-                rows: (self.data.len() / self.stride.max(1)) as u32,
-                conf: f64::from_bits(self.uniform),
-                conf_col: self.layout.conf_col,
-                flat: false,
+            || {
+                // The rows wholly in `data`: all of them (a plain relation's rows
+                // are its own), checked with a product rather than worked out
+                // with a division, which a pair scan would pay at every call.
+                let rows = self.len - self.base_len;
+                assert!(rows as usize * self.stride <= self.data.len());
+                Narrow {
+                    data: &self.data,
+                    groups: self.dedup.groups(),
+                    arity: self.arity,
+                    stride: self.stride,
+                    rows,
+                    conf: f64::from_bits(self.uniform),
+                    conf_col: self.layout.conf_col,
+                    flat: false,
+                }
             },
         )
     }
