@@ -53,7 +53,8 @@ struct Rec {
     conf: f64,
     /// Dedup digest of the tuple's cells.
     tag: u32,
-    /// With provenance, the derivation's height; else 0.
+    /// With provenance, the derivation's height; else 0 ([`Pending::keep`] makes
+    /// it so).
     height: u32,
 }
 
@@ -448,14 +449,14 @@ impl Pending {
     }
 
     /// Buffered derivation `k`: its head cells (`arity` of them) and its record,
-    /// made by rule `rule` (its height 0 unless `heights` are buffered).
+    /// made by rule `rule` (its height 0 without provenance).
     #[inline(always)]
-    fn derivation(&self, k: usize, arity: usize, rule: RuleId, heights: bool) -> (&[u64], Meta) {
+    fn derivation(&self, k: usize, arity: usize, rule: RuleId) -> (&[u64], Meta) {
         let cells = &self.cells[k * arity..k * arity + arity];
         let rec = &self.recs[k];
         let meta = Meta {
             conf: rec.conf,
-            height: if heights { rec.height } else { 0 },
+            height: rec.height,
             rule,
         };
         (cells, meta)
@@ -499,8 +500,7 @@ impl Pending {
         let (mut w, mut at) = (0, 0);
         for k in 0..n {
             head.prefetch_probes(|i| self.recs.get(i).map(|r| r.tag), k);
-            // (Heights are 0 without provenance.)
-            let (cells, new) = self.derivation(k, arity, plan.rule, true);
+            let (cells, new) = self.derivation(k, arity, plan.rule);
             let dropped = find(cells, self.recs[k].tag)
                 .is_some_and(|old| !supersedes(new, old, provenance).0);
             if dropped {
@@ -2917,8 +2917,7 @@ fn merge_rows<const N: usize, const C: bool>(
         if ahead {
             rel.prefetch_probes(|i| recs.get(i).map(|r| r.tag), k);
         }
-        let (cells, meta) =
-            pending.derivation(k, if N > 0 { N } else { arity }, plan.rule, provenance);
+        let (cells, meta) = pending.derivation(k, if N > 0 { N } else { arity }, plan.rule);
         let fast = if N > 0 && narrow {
             let cells: &[u64; N] = cells.try_into().expect("a row of the head's arity");
             rel.insert_narrow::<N, C>(cells, recs[k].tag, meta)

@@ -2109,8 +2109,7 @@ impl Relation {
         };
         for index in &mut self.indexes {
             // (A dense index's key is a cell at hand: the row is not read back.)
-            let dense = matches!(index.keys, Keys::Dense { .. });
-            if !dense || !dense_add(index, cells[index.cols[0]], row) {
+            if !dense_add(index, cells[index.cols[0]], row) {
                 index_add(index, rows, row);
             }
         }
