@@ -574,17 +574,48 @@ const PIECE: usize = if cfg!(test) { 3 } else { 1 << 8 };
 const SPARE_BYTES: usize = 1 << 15;
 /// Pieces per wave: what runs between two merges.
 const WAVE: usize = if cfg!(test) { 3 } else { 32 };
-/// Derivations the wave before must have made for a wave to be shared out among
-/// worker threads: below that, waking them costs more than they save. (Which waves
-/// run on which threads never changes a result.)
+/// Derivations a wave must be expected to make ([`Engine::expected`]) to be shared
+/// out among worker threads: below that, waking them costs more than they save.
+/// (Which waves run on which threads never changes a result.)
 const SHARE_MIN: u64 = if cfg!(test) { 1 } else { 1 << 13 };
 
-/// Whether the wave after one that made `derivations`, `merged` of which reached
-/// the merge, is shared out among worker threads: when it made enough
-/// ([`SHARE_MIN`]) and its merge is not most of the work (see [`merge_bound`]).
-/// In tests every wave that may be is shared, so that both paths are taken.
-fn shared(derivations: u64, merged: u64) -> bool {
-    derivations >= SHARE_MIN && (cfg!(test) || !merge_bound(derivations, merged))
+/// Whether a wave expected to make `expected` derivations ([`Engine::expected`]),
+/// after one that made `derivations`, `merged` of which reached the merge, is
+/// shared out among worker threads: when it is expected to make enough
+/// ([`SHARE_MIN`]) and the wave before was not bound by its merge (see
+/// [`merge_bound`]). In tests every wave that may be is shared, so that both paths
+/// are taken.
+fn shared(expected: u64, derivations: u64, merged: u64) -> bool {
+    expected >= SHARE_MIN && (cfg!(test) || !merge_bound(derivations, merged))
+}
+
+/// Derivations a piece of `rows` delta rows that has made `made` so far is
+/// expected to make in its next run, its rule's finished pieces having made
+/// `rate.0` over `rate.1` rows: [`FLUSH`] (as many as a run makes before it
+/// pauses) once it has paused; `prior` before any piece of its rule has finished;
+/// otherwise its rows at its rule's rate, up to [`FLUSH`].
+fn piece_expected(made: u64, rows: usize, rate: (u64, u64), prior: u64) -> u64 {
+    let flush = FLUSH as u64;
+    if made > 0 {
+        return flush;
+    }
+    if rate.1 == 0 {
+        return prior.min(flush);
+    }
+    (rows as u64)
+        .saturating_mul(rate.0)
+        .div_ceil(rate.1)
+        .min(flush)
+}
+
+/// A rule's rate (derivations, delta rows) after a piece of `rows` rows that made
+/// `made` finished: each sum loses an eighth first, so that the rate follows the
+/// rule's latest pieces as its rounds grow or shrink.
+fn decayed((d, r): (u64, u64), made: u64, rows: usize) -> (u64, u64) {
+    (
+        (d - d / 8).saturating_add(made),
+        (r - r / 8).saturating_add(rows as u64),
+    )
 }
 
 /// Whether a wave whose `merged` of `derivations` reached the merge is bound by
@@ -635,6 +666,8 @@ struct Piece {
     faults: Faults,
     /// Why the last run stopped (`None`: the piece is done).
     stop: Option<Stop>,
+    /// Derivations its runs have made so far.
+    made: u64,
 }
 
 impl Piece {
@@ -664,6 +697,7 @@ impl Piece {
             pending,
             faults: Faults::default(),
             stop: None,
+            made: 0,
         }
     }
 
@@ -1114,8 +1148,14 @@ pub(crate) struct Engine<'a> {
     scratch: Scratch,
     /// Worker threads, when evaluation uses more than one.
     pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+    /// Per rule: derivations its finished pieces made and the delta rows they
+    /// covered, each sum decayed by an eighth at every piece, so that their ratio
+    /// follows the rule's latest rounds (see [`Engine::expected`]).
+    rates: Vec<(u64, u64)>,
     /// Derivations made by the last wave of pieces.
     last_wave: u64,
+    /// Of those, what a piece made on average ([`FLUSH`] before the first wave).
+    last_piece: u64,
     /// Of those, the derivations the merge took (not dropped in the pieces).
     last_merged: u64,
     /// Per relation: whether its last merge found nearly every derivation
@@ -1216,7 +1256,9 @@ impl<'a> Engine<'a> {
             frames: Vec::new(),
             scratch: Scratch::default(),
             pool: pool(options.threads),
+            rates: vec![(0, 0); program.rules.len()],
             last_wave: u64::MAX,
+            last_piece: FLUSH as u64,
             last_merged: 0,
             filters: vec![false; n],
             buffer_mem: 0,
@@ -1951,6 +1993,22 @@ impl<'a> Engine<'a> {
     /// what a piece derives never depends on the others of its wave, and nothing
     /// about a wave depends on the number of threads, so every thread count derives
     /// the same facts with the same derivations, merged in the same order.
+    /// Derivations a wave of these pieces is expected to make: a piece that
+    /// paused (its buffer full) as many as a run may make before it pauses again
+    /// ([`FLUSH`]); a fresh one its rows at its rule's rate so far (of the pieces
+    /// that finished), or, before any has, what a piece of the last wave made on
+    /// average. (The wave before is no guide on its own: a round's first wave
+    /// follows its last, often a remainder of a few pieces, and one rule's pieces
+    /// follow another's. Which waves are shared never changes a result.)
+    fn expected(&self, plans: &[&Plan], wave: &[Piece]) -> u64 {
+        wave.iter()
+            .map(|piece| {
+                let rate = self.rates[plans[piece.plan].rule as usize];
+                piece_expected(piece.made, piece.rows.len(), rate, self.last_piece)
+            })
+            .sum()
+    }
+
     fn run_pieces(
         &mut self,
         plans: &[&Plan],
@@ -2067,7 +2125,7 @@ impl<'a> Engine<'a> {
             // outcome).
             let parallel = self.pool.as_ref().filter(|_| {
                 wave.len() > 1
-                    && shared(self.last_wave, self.last_merged)
+                    && shared(self.expected(plans, wave), self.last_wave, self.last_merged)
                     && wave.iter().all(|piece| !makes_symbols(plans[piece.plan]))
             });
             match parallel {
@@ -2089,6 +2147,7 @@ impl<'a> Engine<'a> {
             // Merge in piece order; a piece that ran out of time stops everything.
             let mut expired = None;
             self.last_wave = wave.iter().map(|piece| piece.pending.derivations).sum();
+            self.last_piece = self.last_wave / wave.len() as u64;
             self.last_merged = wave.iter().map(|piece| piece.pending.len() as u64).sum();
             self.buffer_mem = wave
                 .iter()
@@ -2097,6 +2156,7 @@ impl<'a> Engine<'a> {
                 + self.spare.iter().map(Pending::bytes).sum::<usize>();
             for piece in wave.iter_mut() {
                 let plan = plans[piece.plan];
+                piece.made += piece.pending.derivations;
                 self.record_faults(plan.rule, std::mem::take(&mut piece.faults))?;
                 st.derivations += std::mem::take(&mut piece.pending.derivations);
                 self.merge(plan, &mut piece.pending, full[plan.head_rel as usize], st)?;
@@ -2114,6 +2174,8 @@ impl<'a> Engine<'a> {
             next.clear();
             for mut piece in queue.drain(..n) {
                 if piece.stop.is_none() {
+                    let rate = &mut self.rates[plans[piece.plan].rule as usize];
+                    *rate = decayed(*rate, piece.made, piece.rows.len());
                     self.spare.push(piece.pending.kept());
                     self.frames.push(piece.frame);
                     continue;
@@ -3379,13 +3441,50 @@ mod spare_tests {
     fn a_wave_whose_derivations_nearly_all_reach_the_merge_is_merge_bound() {
         assert!(merge_bound(8_000, 7_000) && merge_bound(8_000, 8_000));
         assert!(!merge_bound(8_000, 6_999) && !merge_bound(8_000, 0));
-        // Waves too small are never shared (in tests, every one is).
-        assert!(!shared(SHARE_MIN - 1, 0));
-        assert!(shared(SHARE_MIN, SHARE_MIN));
+        // Waves expected to make too few are never shared (in tests, every other
+        // one is).
+        assert!(!shared(SHARE_MIN - 1, u64::MAX, 0));
+        assert!(shared(SHARE_MIN, SHARE_MIN, SHARE_MIN));
         // Before the first wave the count is u64::MAX: a wave that is not merge
         // bound, with no overflow (a debug build checks).
         assert!(!merge_bound(u64::MAX, 0) && merge_bound(u64::MAX, u64::MAX));
-        assert!(shared(u64::MAX, 0));
+        assert!(shared(SHARE_MIN, u64::MAX, 0));
+    }
+
+    #[test]
+    fn a_piece_is_expected_to_make_its_rows_at_its_rules_rate_up_to_a_buffer() {
+        let flush = FLUSH as u64;
+        // Once the piece paused: a buffer's worth.
+        assert_eq!(piece_expected(1, 10, (30, 10), 0), flush);
+        // Before any piece of the rule finished: the prior, up to a buffer's worth.
+        assert_eq!(piece_expected(0, 10, (0, 0), 1), 1);
+        assert_eq!(piece_expected(0, 10, (0, 0), u64::MAX), flush);
+        // Otherwise its rows at the rate, rounded up, at most a buffer's worth
+        // (a few derivations in tests).
+        assert_eq!(piece_expected(0, 2, (1, 1), 0), 2.min(flush));
+        assert_eq!(piece_expected(0, 3, (1, 2), 0), 2.min(flush));
+        assert_eq!(piece_expected(0, 0, (25, 10), flush), 0);
+        assert_eq!(piece_expected(0, 10, (25, 10), 0), 25.min(flush));
+        assert_eq!(piece_expected(0, usize::MAX, (u64::MAX, 1), 0), flush);
+    }
+
+    #[test]
+    fn a_rules_rate_follows_its_latest_pieces() {
+        let mut rate = (0, 0);
+        for _ in 0..40 {
+            rate = decayed(rate, 1_000, 100);
+        }
+        // (Each eighth is rounded down: about 10 a row.)
+        assert!((9 * rate.1..=11 * rate.1).contains(&rate.0), "{rate:?}");
+        // The rule's pieces now make ten times as much a row: within 20 pieces
+        // the rate is more than eight times what it was.
+        for _ in 0..20 {
+            rate = decayed(rate, 10_000, 100);
+        }
+        assert!(rate.0 > 80 * rate.1, "{rate:?}");
+        // No overflow, however much is made.
+        let big = decayed((u64::MAX, u64::MAX), u64::MAX, usize::MAX);
+        assert!(big.0 >= u64::MAX / 8 * 7 && big.1 >= u64::MAX / 8 * 7);
     }
 
     #[test]
