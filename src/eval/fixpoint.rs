@@ -1227,6 +1227,7 @@ impl<'a> Engine<'a> {
         for rule in &program.rules {
             inputs_only[rule.head.rel as usize] = false;
         }
+
         let mut engine = Engine {
             program,
             options,
@@ -2308,6 +2309,12 @@ impl<'a> Engine<'a> {
         // while trusted, as they would have paid: counting every derivation, those
         // its look-ups dropped and those the merge (or the filter) found idle.
         let (probes, drops) = pending.look.report();
+        // A relation into which look-ups drop derivations (half of them or more)
+        // keeps its rows by their cells while that is small (a grid, read by the
+        // look-ups in place of the dedup table).
+        if probes > 0 && drops * 2 >= probes {
+            self.rels[head].keep_grid();
+        }
         let large = large(&self.rels[head]);
         let (probes, drops) = if large {
             (made as u64 + drops, idle as u64 + drops)
@@ -2318,6 +2325,7 @@ impl<'a> Engine<'a> {
             self.looks[plan.rule as usize] = pays(probes, drops, large);
         }
         pending.clear();
+        self.rels[head].settle_grid();
         self.conf_raised |= raised;
         self.derived_total += new_facts;
         self.fact_count += new_facts;
@@ -2839,6 +2847,25 @@ fn dropped_prefix<const N: usize, const S: bool>(
             (new, rule) >= (old_height, old_rule)
         }
     };
+    // A head of two cells whose rows the relation keeps by their cells (a grid)
+    // is looked up there, without a hash, while the cells are in its range.
+    if N == 2
+        && let Some(grid) = to.grid
+    {
+        for (k, &row) in rows.iter().enumerate() {
+            let words = from.words(row);
+            let cells: [u64; N] =
+                std::array::from_fn(|i| outer[i] | u64::from(words[col[i]]) & mask[i]);
+            let record = match grid.row(cells[0], cells[N - 1]) {
+                Some(found) => found.map(|r| to.record(r)),
+                None => to.find_record(&cells, tag_of_cells(&cells)),
+            };
+            if !record.is_some_and(|record| drops(record, words)) {
+                return k;
+            }
+        }
+        return rows.len();
+    }
     // Most heads take one cell, their last, from the candidate: the hash of the
     // others is then the binding's, worked out once.
     if S && let Some(last) = N.checked_sub(1)

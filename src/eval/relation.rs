@@ -372,6 +372,8 @@ pub(crate) struct Narrow<'a> {
     /// Whether every row's height is 0 (the relation holds input facts only, see
     /// [`Narrow::inputs_only`]): a join then never reads it.
     flat: bool,
+    /// The rows by their cells, where the relation keeps a [`Grid`].
+    pub grid: Option<GridView<'a>>,
 }
 
 impl<'a> Narrow<'a> {
@@ -415,6 +417,12 @@ impl<'a> Narrow<'a> {
     #[inline(always)]
     pub fn height_rule(&self, words: &[u32]) -> (u32, u32) {
         unpack(words[self.arity])
+    }
+
+    /// The height and rule of row `row`.
+    #[inline(always)]
+    pub fn record(&self, row: u32) -> (u32, u32) {
+        unpack(self.row_words(row, self.arity + 1)[self.arity])
     }
 
     /// The height of a row whose words are `words`: 0 in a view of input facts,
@@ -529,6 +537,73 @@ struct Dedup {
     len: usize,
     /// The rows past which the table grows, as of the last growth.
     limit: usize,
+}
+
+/// Bytes a relation's grid may take ([`Grid`]): a second-level cache's share,
+/// so that a join's look-ups into it stay cached.
+const GRID_BYTES: u64 = 2 << 20;
+/// Bytes a grid may take beyond twice its dedup table's ([`Relation::grid_fits`]):
+/// none, but in tests, whose relations are small, enough for a grid of 32 by 32
+/// cells, so that grids are on in them and turn off as they outgrow that.
+const GRID_SLACK: u64 = if cfg!(test) { 4096 } else { 0 };
+
+/// The rows of a relation of two cells by their cells, while both are small and
+/// the rows dense among them: the row of cells `(a, b)` (plus one: 0 where there
+/// is none) at `a * dim.1 + b`, for `a < dim.0` and `b < dim.1`. A join's look-up
+/// of a derivation's fact reads one word here, where the dedup table would hash
+/// the cells, compare a group of digests, then the row's cells. Kept beside the
+/// dedup table, for the relations the engine asks it of ([`Relation::keep_grid`]),
+/// while it takes no more than [`GRID_BYTES`] nor twice the dedup table's bytes
+/// ([`Relation::grid_fits`]); off while it would take more, and made anew when the
+/// rows are dense enough again ([`Relation::settle_grid`]).
+#[derive(Clone, Default)]
+struct Grid {
+    slots: Vec<u32>,
+    dim: (u32, u32),
+    /// Whether the slots hold every row (else they are empty).
+    on: bool,
+    /// Whether the engine asked for a grid.
+    want: bool,
+    /// The dedup table's bytes when a grid that was off was last tried: it is
+    /// tried again only once that table has grown.
+    tried: usize,
+}
+
+impl Grid {
+    /// The dimension that holds cells up to `top`: half as large again as `now` at
+    /// least, in multiples of 16.
+    fn grown(now: u32, top: u64) -> u64 {
+        (top.saturating_add(1))
+            .max(u64::from(now) + u64::from(now) / 2)
+            .next_multiple_of(16)
+    }
+
+    /// Record `row` under cells `(a, b)`, which must be in range.
+    #[inline(always)]
+    fn put(&mut self, a: u64, b: u64, row: u32) {
+        let at = a as usize * self.dim.1 as usize + b as usize;
+        self.slots[at] = row + 1;
+    }
+}
+
+/// A relation's [`Grid`], read.
+#[derive(Clone, Copy)]
+pub(crate) struct GridView<'a> {
+    slots: &'a [u32],
+    dim: (u32, u32),
+}
+
+impl GridView<'_> {
+    /// The row of cells `(a, b)`: `Some(None)` where there is none, `None` where
+    /// the cells are out of the grid's range (the dedup table then answers).
+    #[inline(always)]
+    pub fn row(&self, a: u64, b: u64) -> Option<Option<u32>> {
+        if a >= u64::from(self.dim.0) || b >= u64::from(self.dim.1) {
+            return None;
+        }
+        let r = self.slots[a as usize * self.dim.1 as usize + b as usize];
+        Some(r.checked_sub(1))
+    }
 }
 
 /// Slots a dedup group holds.
@@ -1246,6 +1321,8 @@ pub(crate) struct Relation {
     patches: FxHashMap<u32, Patch>,
     /// Rows with an input record, when listed (see [`Relation::list_inputs`]).
     inputs: Option<Vec<u32>>,
+    /// The rows by their cells, while small ([`Grid`]).
+    grid: Grid,
 }
 
 /// A relation of a shared, frozen fact base.
@@ -1317,6 +1394,7 @@ impl Relation {
             lead_evidence: 0,
             patches: FxHashMap::default(),
             inputs: None,
+            grid: Grid::default(),
         }
     }
 
@@ -1358,6 +1436,7 @@ impl Relation {
             lead_evidence: 0,
             patches: FxHashMap::default(),
             inputs: None,
+            grid: Grid::default(),
         }
     }
 
@@ -1407,6 +1486,7 @@ impl Relation {
         size_of::<Relation>()
             + self.data.capacity() * 4
             + self.dedup.quads.capacity() * 16
+            + self.grid.slots.capacity() * 4
             + indexes
             + self.deriv.capacity() * size_of::<DerivRec>()
             + self.premises.capacity() * 4
@@ -1478,6 +1558,10 @@ impl Relation {
                     conf: f64::from_bits(self.uniform),
                     conf_col: self.layout.conf_col,
                     flat: false,
+                    grid: self.grid.on.then_some(GridView {
+                        slots: &self.grid.slots,
+                        dim: self.grid.dim,
+                    }),
                 }
             },
         )
@@ -2113,6 +2197,9 @@ impl Relation {
                 index_add(index, rows, row);
             }
         }
+        if N == 2 && self.grid.on {
+            self.grid_add(cells[0], cells[N - 1], row);
+        }
         Some((row, true))
     }
 
@@ -2177,7 +2264,116 @@ impl Relation {
         for index in &mut self.indexes {
             index_add(index, rows, row);
         }
+        if self.grid.on {
+            self.grid_add(cells[0], cells[1], row);
+        }
         (row, true)
+    }
+
+    /// Keep a [`Grid`] of this relation's rows (of two cells, not a layer's)
+    /// whenever it fits ([`Relation::grid_fits`]).
+    pub fn keep_grid(&mut self) {
+        if self.arity == 2 && self.base.is_none() && !self.grid.want {
+            self.grid.want = true;
+            self.settle_grid();
+        }
+    }
+
+    /// The dedup table's bytes.
+    fn dedup_bytes(&self) -> usize {
+        self.dedup.quads.capacity() * 16
+    }
+
+    /// Whether a grid of `dim` fits: no more than [`GRID_BYTES`], nor twice the
+    /// bytes of the dedup table (so that the rows are dense among its cells).
+    fn grid_fits(&self, (a, b): (u64, u64)) -> bool {
+        let dedup = self.dedup_bytes() as u64;
+        a.checked_mul(b)
+            .and_then(|n| n.checked_mul(4))
+            .is_some_and(|bytes| bytes <= GRID_BYTES.min(2 * dedup + GRID_SLACK))
+    }
+
+    /// Turn a wanted grid that is off on, if it now fits: tried after each merge,
+    /// and again only once the dedup table has grown (which is what lets a grid
+    /// fit that did not).
+    pub fn settle_grid(&mut self) {
+        let bytes = self.dedup_bytes();
+        if self.grid.want && !self.grid.on && self.len > 0 && self.grid.tried != bytes {
+            self.grid.tried = bytes;
+            self.regrid();
+        }
+    }
+
+    /// Record row `row`, of cells `(a, b)`, in the grid, which is on: growing it
+    /// if they are out of its range (or turning it off where it would not fit).
+    #[inline(always)]
+    fn grid_add(&mut self, a: u64, b: u64, row: u32) {
+        if a < u64::from(self.grid.dim.0) && b < u64::from(self.grid.dim.1) {
+            self.grid.put(a, b, row);
+        } else {
+            self.regrid();
+        }
+    }
+
+    /// Make the grid anew from every row, large enough for their cells and half
+    /// again (or just large enough, where that does not fit), or turn it off
+    /// where neither fits.
+    #[cold]
+    #[inline(never)]
+    fn regrid(&mut self) {
+        self.grid.slots = Vec::new();
+        self.grid.on = false;
+        // A grid has a slot for each row at least (rows' cells differ).
+        if !self.grid_fits((u64::from(self.len), 1)) {
+            self.grid.dim = (0, 0);
+            return;
+        }
+        // The largest first and second cells (a layout of a word a cell read as
+        // it lies).
+        let mut top = (0, 0);
+        if self.layout.cell_words == 1 {
+            for row in self.data.chunks_exact(self.stride) {
+                top = (top.0.max(row[0]), top.1.max(row[1]));
+            }
+        } else {
+            let rows = self.rows();
+            for r in 0..self.len {
+                let cells = rows.row(r);
+                top = (
+                    top.0.max(cells.get(0) as u32),
+                    top.1.max(cells.get(1) as u32),
+                );
+                if cells.get(0) > u64::from(u32::MAX) || cells.get(1) > u64::from(u32::MAX) {
+                    top = (u32::MAX, u32::MAX);
+                    break;
+                }
+            }
+        }
+        let top = (u64::from(top.0), u64::from(top.1));
+        let now = self.grid.dim;
+        let grown = (Grid::grown(now.0, top.0), Grid::grown(now.1, top.1));
+        let least = (
+            top.0.saturating_add(1).next_multiple_of(16),
+            top.1.saturating_add(1).next_multiple_of(16),
+        );
+        self.grid.slots = Vec::new();
+        self.grid.on = false;
+        let dim = if self.grid_fits(grown) {
+            grown
+        } else if self.grid_fits(least) {
+            least
+        } else {
+            self.grid.dim = (0, 0);
+            return;
+        };
+        self.grid.slots = vec![0; (dim.0 * dim.1) as usize];
+        self.grid.dim = (dim.0 as u32, dim.1 as u32);
+        self.grid.on = true;
+        for r in 0..self.len {
+            let cells = self.rows().row(r);
+            let (x, y) = (cells.get(0), cells.get(1));
+            self.grid.put(x, y, r);
+        }
     }
 
     /// Append a row's cells and record in a layout wider than the narrowest (widening
@@ -2219,6 +2415,7 @@ impl Relation {
             + self.evidence.capacity() * 4
             + self.patches.capacity() * (std::mem::size_of::<Patch>() + 8)
             + self.inputs.as_ref().map_or(0, |i| i.capacity() * 4)
+            + self.grid.slots.capacity() * 4
     }
 
     /// At most how many bytes inserting `rows` new rows with `premises` premises in
@@ -2287,6 +2484,11 @@ impl Relation {
         g += grow_bytes(self.deriv.len(), self.deriv.capacity(), rows, 8);
         g += grow_bytes(self.premises.len(), self.premises.capacity(), premises, 4);
         g += self.shapes.growth_bound(rows, premises);
+        // A grid a row falls outside of is made anew (or one turned on after the
+        // merge, when the dedup table has grown): as large as a grid may be.
+        if self.grid.want {
+            g += GRID_BYTES as usize;
+        }
         // (Merged rows are derived: they add no evidence entries.)
         g
     }
@@ -3249,6 +3451,86 @@ mod tests {
         off.insert(&[1], Meta::input(1.0));
         off.push_records(NO_EVIDENCE, None).unwrap();
         assert!(off.premises_of(0).is_none());
+    }
+
+    proptest::proptest! {
+        /// A relation that keeps a grid finds every row there by its cells, and
+        /// no row where it has none, while the cells are in the grid's range;
+        /// the grid grows with the cells, turns off while it would not fit, and
+        /// on again once the dedup table has grown.
+        #[test]
+        fn a_grid_finds_what_the_dedup_table_finds(
+            rows in proptest::collection::vec((0u64..48, 0u64..48), 0..700),
+            wide_at in proptest::option::of(0usize..700),
+            want_at in 0usize..700,
+        ) {
+            let mut r = Relation::new(2);
+            for (k, &(a, b)) in rows.iter().enumerate() {
+                if k == want_at {
+                    r.keep_grid();
+                }
+                // From row `wide_at` on, a cell may need two words.
+                let a = match wide_at {
+                    Some(at) if k >= at && a % 7 == 0 => a | 1 << 40,
+                    _ => a,
+                };
+                r.insert(&[a, b], Meta::input(1.0));
+                if k % 50 == 0 {
+                    r.settle_grid();
+                }
+            }
+            r.settle_grid();
+            proptest::prop_assert!(r.grid.on || r.grid.slots.is_empty());
+            let Some(view) = r.narrow() else {
+                // A wide layout has no narrow view: its grid is never read.
+                return Ok(());
+            };
+            let Some(grid) = view.grid else {
+                proptest::prop_assert!(!r.grid.on);
+                return Ok(());
+            };
+            for a in 0..64u64 {
+                for b in 0..64u64 {
+                    match grid.row(a, b) {
+                        Some(found) => proptest::prop_assert_eq!(found, r.find(&[a, b])),
+                        None => proptest::prop_assert!(
+                            a >= u64::from(r.grid.dim.0) || b >= u64::from(r.grid.dim.1)
+                        ),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_grid_turns_on_only_where_it_fits_and_off_past_that() {
+        // Asked for before any row: on once rows come and a merge settles it.
+        let mut r = Relation::new(2);
+        r.keep_grid();
+        proptest_free_insert(&mut r, &[(1, 2), (3, 4)]);
+        r.settle_grid();
+        assert!(r.grid.on);
+        assert_eq!(
+            r.narrow().and_then(|v| v.grid).map(|g| g.row(3, 4)),
+            Some(Some(Some(1)))
+        );
+        // A cell far out makes it too large: off, and the dedup table answers.
+        proptest_free_insert(&mut r, &[(1 << 20, 0)]);
+        assert!(!r.grid.on && r.grid.slots.is_empty());
+        assert!(r.narrow().is_some_and(|v| v.grid.is_none()));
+        assert_eq!(r.find(&[1 << 20, 0]), Some(2));
+        // Not for relations of other arities, nor for layers.
+        let mut one = Relation::new(1);
+        one.keep_grid();
+        one.insert(&[5], Meta::input(1.0));
+        one.settle_grid();
+        assert!(!one.grid.want && !one.grid.on);
+    }
+
+    fn proptest_free_insert(r: &mut Relation, rows: &[(u64, u64)]) {
+        for &(a, b) in rows {
+            r.insert(&[a, b], Meta::input(1.0));
+        }
     }
 
     #[test]
