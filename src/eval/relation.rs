@@ -539,9 +539,10 @@ struct Dedup {
     limit: usize,
 }
 
-/// Bytes a relation's grid may take ([`Grid`]): a second-level cache's share,
-/// so that a join's look-ups into it stay cached.
-const GRID_BYTES: u64 = 2 << 20;
+/// Bytes a relation's grid may take ([`Grid`]), however dense its rows: about
+/// where a random read leaves a core's second-level cache on common machines.
+/// (Below it, a grid takes at most twice its dedup table's bytes.)
+const GRID_BYTES: u64 = 4 << 20;
 /// Bytes a grid may take beyond twice its dedup table's ([`Relation::grid_fits`]):
 /// none, but in tests, whose relations are small, enough for a grid of 32 by 32
 /// cells, so that grids are on in them and turn off as they outgrow that.
@@ -1722,6 +1723,11 @@ impl Relation {
         self.layout = to;
         self.cells_words = self.arity * to.cell_words;
         self.stride = stride;
+        // Rows of their own confidence: no look-up reads a grid (see
+        // `Relation::keep_grid`).
+        if to.conf_col {
+            self.grid = Grid::default();
+        }
     }
 
     /// Replace the confidence of a row.
@@ -2270,10 +2276,12 @@ impl Relation {
         (row, true)
     }
 
-    /// Keep a [`Grid`] of this relation's rows (of two cells, not a layer's)
-    /// whenever it fits ([`Relation::grid_fits`]).
+    /// Keep a [`Grid`] of this relation's rows (of two cells, sharing one
+    /// confidence, not a layer's) whenever it fits ([`Relation::grid_fits`]).
+    /// (The look-ups that read a grid are those into heads whose rows share their
+    /// confidence; rows of their own, later, give the grid up for good.)
     pub fn keep_grid(&mut self) {
-        if self.arity == 2 && self.base.is_none() && !self.grid.want {
+        if self.arity == 2 && self.base.is_none() && !self.layout.conf_col && !self.grid.want {
             self.grid.want = true;
             self.settle_grid();
         }
@@ -2323,6 +2331,10 @@ impl Relation {
     fn regrid(&mut self) {
         self.grid.slots = Vec::new();
         self.grid.on = false;
+        if self.layout.conf_col {
+            self.grid = Grid::default();
+            return;
+        }
         // A grid has a slot for each row at least (rows' cells differ).
         if !self.grid_fits((u64::from(self.len), 1)) {
             self.grid.dim = (0, 0);
@@ -3519,6 +3531,16 @@ mod tests {
         assert!(!r.grid.on && r.grid.slots.is_empty());
         assert!(r.narrow().is_some_and(|v| v.grid.is_none()));
         assert_eq!(r.find(&[1 << 20, 0]), Some(2));
+        // Rows of their own confidence give it up for good: no look-up reads it.
+        let mut own = Relation::new(2);
+        own.keep_grid();
+        proptest_free_insert(&mut own, &[(1, 2)]);
+        own.settle_grid();
+        assert!(own.grid.on);
+        own.insert(&[3, 4], Meta::input(0.5));
+        assert!(!own.grid.want && !own.grid.on && own.grid.slots.is_empty());
+        own.keep_grid();
+        assert!(!own.grid.want);
         // Not for relations of other arities, nor for layers.
         let mut one = Relation::new(1);
         one.keep_grid();
