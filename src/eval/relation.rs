@@ -422,7 +422,13 @@ impl<'a> Narrow<'a> {
     /// The height and rule of row `row`.
     #[inline(always)]
     pub fn record(&self, row: u32) -> (u32, u32) {
-        unpack(self.row_words(row, self.arity + 1)[self.arity])
+        assert!(row < self.rows);
+        let at = row as usize * self.stride + self.arity;
+        debug_assert!(at < self.data.len());
+        // SAFETY: `row < rows`, `rows * stride <= data.len()` and `arity < stride`
+        // (both checked where the view is made, `Relation::narrow`), so the row's
+        // packed word, `arity` words in, lies in `data`.
+        unpack(unsafe { *self.data.get_unchecked(at) })
     }
 
     /// The height of a row whose words are `words`: 0 in a view of input facts,
@@ -602,7 +608,11 @@ impl GridView<'_> {
         if a >= u64::from(self.dim.0) || b >= u64::from(self.dim.1) {
             return None;
         }
-        let r = self.slots[a as usize * self.dim.1 as usize + b as usize];
+        let at = a as usize * self.dim.1 as usize + b as usize;
+        debug_assert!(at < self.slots.len());
+        // SAFETY: `a < dim.0` and `b < dim.1`, so `at < dim.0 * dim.1`, which is
+        // the slots' length (checked where the view is made, `Relation::narrow`).
+        let r = unsafe { *self.slots.get_unchecked(at) };
         Some(r.checked_sub(1))
     }
 }
@@ -1550,6 +1560,9 @@ impl Relation {
                 // with a division, which a pair scan would pay at every call.
                 let rows = self.len - self.base_len;
                 assert!(rows as usize * self.stride <= self.data.len());
+                assert!(self.arity < self.stride);
+                let (slots, dim) = (&self.grid.slots, self.grid.dim);
+                assert!(!self.grid.on || slots.len() == dim.0 as usize * dim.1 as usize);
                 Narrow {
                     data: &self.data,
                     groups: self.dedup.groups(),
@@ -1559,10 +1572,7 @@ impl Relation {
                     conf: f64::from_bits(self.uniform),
                     conf_col: self.layout.conf_col,
                     flat: false,
-                    grid: self.grid.on.then_some(GridView {
-                        slots: &self.grid.slots,
-                        dim: self.grid.dim,
-                    }),
+                    grid: self.grid.on.then_some(GridView { slots, dim }),
                 }
             },
         )
@@ -3486,7 +3496,12 @@ mod tests {
                     Some(at) if k >= at && a % 7 == 0 => a | 1 << 40,
                     _ => a,
                 };
-                r.insert(&[a, b], Meta::input(1.0));
+                let meta = Meta {
+                    conf: 1.0,
+                    height: (k % 7) as u32,
+                    rule: (k % 3) as u32,
+                };
+                r.insert(&[a, b], meta);
                 if k % 50 == 0 {
                     r.settle_grid();
                 }
@@ -3504,7 +3519,13 @@ mod tests {
             for a in 0..64u64 {
                 for b in 0..64u64 {
                     match grid.row(a, b) {
-                        Some(found) => proptest::prop_assert_eq!(found, r.find(&[a, b])),
+                        Some(found) => {
+                            proptest::prop_assert_eq!(found, r.find(&[a, b]));
+                            if let Some(row) = found {
+                                let m = r.meta(row);
+                                proptest::prop_assert_eq!(view.record(row), (m.height, m.rule));
+                            }
+                        }
                         None => proptest::prop_assert!(
                             a >= u64::from(r.grid.dim.0) || b >= u64::from(r.grid.dim.1)
                         ),
