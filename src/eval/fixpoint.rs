@@ -845,23 +845,28 @@ impl exec::Sink for Emitter<'_> {
         // A tail whose candidates are the same for every row (`F`) has a loop of
         // its own, so that the loop that looks them up per row stays as it is.
         let w = weighted || before.conf_col;
+        // A head of two cells kept in a grid (see `dropped_prefix`) has loops of
+        // its own (`G`), so that the others' stay as they are.
+        let grid = to.grid.is_some();
         let taken = match (scan.tail.head.len(), w, pair.fixed.is_some()) {
-            (1, false, false) => Some(self.pairs_of::<1, false, false>(views, args)),
-            (2, false, false) => Some(self.pairs_of::<2, false, false>(views, args)),
-            (3, false, false) => Some(self.pairs_of::<3, false, false>(views, args)),
-            (4, false, false) => Some(self.pairs_of::<4, false, false>(views, args)),
-            (1, true, false) => Some(self.pairs_of::<1, true, false>(views, args)),
-            (2, true, false) => Some(self.pairs_of::<2, true, false>(views, args)),
-            (3, true, false) => Some(self.pairs_of::<3, true, false>(views, args)),
-            (4, true, false) => Some(self.pairs_of::<4, true, false>(views, args)),
-            (1, false, true) => Some(self.pairs_of::<1, false, true>(views, args)),
-            (2, false, true) => Some(self.pairs_of::<2, false, true>(views, args)),
-            (3, false, true) => Some(self.pairs_of::<3, false, true>(views, args)),
-            (4, false, true) => Some(self.pairs_of::<4, false, true>(views, args)),
-            (1, true, true) => Some(self.pairs_of::<1, true, true>(views, args)),
-            (2, true, true) => Some(self.pairs_of::<2, true, true>(views, args)),
-            (3, true, true) => Some(self.pairs_of::<3, true, true>(views, args)),
-            (4, true, true) => Some(self.pairs_of::<4, true, true>(views, args)),
+            (2, false, false) if grid => Some(self.pairs_of::<2, false, false, true>(views, args)),
+            (2, false, true) if grid => Some(self.pairs_of::<2, false, true, true>(views, args)),
+            (1, false, false) => Some(self.pairs_of::<1, false, false, false>(views, args)),
+            (2, false, false) => Some(self.pairs_of::<2, false, false, false>(views, args)),
+            (3, false, false) => Some(self.pairs_of::<3, false, false, false>(views, args)),
+            (4, false, false) => Some(self.pairs_of::<4, false, false, false>(views, args)),
+            (1, true, false) => Some(self.pairs_of::<1, true, false, false>(views, args)),
+            (2, true, false) => Some(self.pairs_of::<2, true, false, false>(views, args)),
+            (3, true, false) => Some(self.pairs_of::<3, true, false, false>(views, args)),
+            (4, true, false) => Some(self.pairs_of::<4, true, false, false>(views, args)),
+            (1, false, true) => Some(self.pairs_of::<1, false, true, false>(views, args)),
+            (2, false, true) => Some(self.pairs_of::<2, false, true, false>(views, args)),
+            (3, false, true) => Some(self.pairs_of::<3, false, true, false>(views, args)),
+            (4, false, true) => Some(self.pairs_of::<4, false, true, false>(views, args)),
+            (1, true, true) => Some(self.pairs_of::<1, true, true, false>(views, args)),
+            (2, true, true) => Some(self.pairs_of::<2, true, true, false>(views, args)),
+            (3, true, true) => Some(self.pairs_of::<3, true, true, false>(views, args)),
+            (4, true, true) => Some(self.pairs_of::<4, true, true, false>(views, args)),
             _ => None,
         };
         #[cfg(test)]
@@ -887,16 +892,24 @@ impl exec::Sink for Emitter<'_> {
             // Head cells in an array of their number: loops over them unroll.
             match scan.tail.head.len() {
                 1 => {
-                    return self.narrow_rows::<1, false>(frame, scan, from, to, rows, conf, height);
+                    return self
+                        .narrow_rows::<1, false, false>(frame, scan, from, to, rows, conf, height);
+                }
+                2 if to.grid.is_some() => {
+                    return self
+                        .narrow_rows::<2, false, true>(frame, scan, from, to, rows, conf, height);
                 }
                 2 => {
-                    return self.narrow_rows::<2, false>(frame, scan, from, to, rows, conf, height);
+                    return self
+                        .narrow_rows::<2, false, false>(frame, scan, from, to, rows, conf, height);
                 }
                 3 => {
-                    return self.narrow_rows::<3, false>(frame, scan, from, to, rows, conf, height);
+                    return self
+                        .narrow_rows::<3, false, false>(frame, scan, from, to, rows, conf, height);
                 }
                 4 => {
-                    return self.narrow_rows::<4, false>(frame, scan, from, to, rows, conf, height);
+                    return self
+                        .narrow_rows::<4, false, false>(frame, scan, from, to, rows, conf, height);
                 }
                 _ => {}
             }
@@ -2402,10 +2415,10 @@ impl Emitter<'_> {
         height: u32,
     ) -> Option<Option<usize>> {
         Some(match scan.tail.head.len() {
-            1 => self.narrow_rows::<1, true>(frame, scan, from, to, rows, conf, height),
-            2 => self.narrow_rows::<2, true>(frame, scan, from, to, rows, conf, height),
-            3 => self.narrow_rows::<3, true>(frame, scan, from, to, rows, conf, height),
-            4 => self.narrow_rows::<4, true>(frame, scan, from, to, rows, conf, height),
+            1 => self.narrow_rows::<1, true, false>(frame, scan, from, to, rows, conf, height),
+            2 => self.narrow_rows::<2, true, false>(frame, scan, from, to, rows, conf, height),
+            3 => self.narrow_rows::<3, true, false>(frame, scan, from, to, rows, conf, height),
+            4 => self.narrow_rows::<4, true, false>(frame, scan, from, to, rows, conf, height),
             _ => return None,
         })
     }
@@ -2417,7 +2430,7 @@ impl Emitter<'_> {
     /// row's columns put in.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn narrow_rows<const N: usize, const W: bool>(
+    fn narrow_rows<const N: usize, const W: bool, const G: bool>(
         &mut self,
         frame: &mut Frame,
         scan: &TailScan<'_>,
@@ -2460,7 +2473,7 @@ impl Emitter<'_> {
             premise_word,
             first_kept: false,
         };
-        narrow_loop::<N, W>(
+        narrow_loop::<N, W, G>(
             plan,
             out,
             provenance,
@@ -2484,22 +2497,22 @@ impl Emitter<'_> {
     /// drop all their candidates for little more than the look-ups. Elsewhere
     /// that would set up twice the bindings that keep a derivation.
     #[inline(always)]
-    fn pairs_of<const N: usize, const W: bool, const F: bool>(
+    fn pairs_of<const N: usize, const W: bool, const F: bool, const G: bool>(
         &mut self,
         views: (Narrow<'_>, Narrow<'_>, Narrow<'_>),
         args: PairArgs<'_>,
     ) -> (Option<(usize, usize)>, u64) {
         if !W && self.pending.look.on && self.pending.look.mostly {
-            self.pairs_run::<N, W, F, true>(views, args)
+            self.pairs_run::<N, W, F, true, G>(views, args)
         } else {
-            self.pairs_run::<N, W, F, false>(views, args)
+            self.pairs_run::<N, W, F, false, G>(views, args)
         }
     }
 
     /// [`Emitter::pairs_of`], with (`D`) or without the look-ups of a binding's
     /// candidates before its narrow loop.
     #[inline(never)]
-    fn pairs_run<const N: usize, const W: bool, const F: bool, const D: bool>(
+    fn pairs_run<const N: usize, const W: bool, const F: bool, const D: bool, const G: bool>(
         &mut self,
         (before, from, to): (Narrow<'_>, Narrow<'_>, Narrow<'_>),
         (frame, scan, pair, rows, mut start, conf, height): PairArgs<'_>,
@@ -2583,7 +2596,7 @@ impl Emitter<'_> {
                     0
                 };
                 let keep_under = if tie_height { h } else { u32::MAX };
-                let skip = dropped_prefix::<N, true>(
+                let skip = dropped_prefix::<N, true, G>(
                     (from, to),
                     cands,
                     (&outer, &col, &mask, h),
@@ -2623,7 +2636,7 @@ impl Emitter<'_> {
                 premise_word: around.map(|(word, at, shift)| (word | u64::from(row) << at, shift)),
                 first_kept,
             };
-            let pause = narrow_loop::<N, W>(
+            let pause = narrow_loop::<N, W, G>(
                 plan,
                 out,
                 provenance,
@@ -2687,7 +2700,7 @@ struct Binding<const N: usize> {
 /// run pauses.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn narrow_loop<const N: usize, const W: bool>(
+fn narrow_loop<const N: usize, const W: bool, const G: bool>(
     plan: &Plan,
     out: &mut Pending,
     provenance: bool,
@@ -2740,7 +2753,7 @@ fn narrow_loop<const N: usize, const W: bool>(
     let mut checked = first_kept;
     while at < rows.len() {
         if dropping && !std::mem::take(&mut checked) {
-            let skip = dropped_prefix::<N, false>(
+            let skip = dropped_prefix::<N, false, G>(
                 (from, to),
                 &rows[at..],
                 (&outer, &col, &mask, height),
@@ -2828,7 +2841,7 @@ fn tag_of_cells<const N: usize>(cells: &[u64; N]) -> u32 {
 /// take it. The narrow loop, which calls this again after each kept derivation,
 /// does not: there it measured no better.)
 #[inline(always)]
-fn dropped_prefix<const N: usize, const S: bool>(
+fn dropped_prefix<const N: usize, const S: bool, const G: bool>(
     (from, to): (Narrow<'_>, Narrow<'_>),
     rows: &[u32],
     (outer, col, mask, height): (&[u64; N], &[usize; N], &[u64; N], u32),
@@ -2849,9 +2862,34 @@ fn dropped_prefix<const N: usize, const S: bool>(
     };
     // A head of two cells whose rows the relation keeps by their cells (a grid)
     // is looked up there, without a hash, while the cells are in its range.
-    if N == 2
+    if G && N == 2
         && let Some(grid) = to.grid
     {
+        // Most heads take their last cell from the candidate and the first from
+        // the binding: the slots of that first cell are found once, and a
+        // candidate's cell past them goes to the dedup table.
+        if mask[0] == 0
+            && mask[N - 1] != 0
+            && let Some(line) = grid.line(outer[0])
+        {
+            let c = col[N - 1];
+            let mut cells = *outer;
+            for (k, &row) in rows.iter().enumerate() {
+                let words = from.words(row);
+                let v = u64::from(words[c]);
+                let record = match line.get(v as usize) {
+                    Some(&slot) => slot.checked_sub(1).map(|r| to.record(r)),
+                    None => {
+                        cells[N - 1] = v;
+                        to.find_record(&cells, tag_of_cells(&cells))
+                    }
+                };
+                if !record.is_some_and(|record| drops(record, words)) {
+                    return k;
+                }
+            }
+            return rows.len();
+        }
         for (k, &row) in rows.iter().enumerate() {
             let words = from.words(row);
             let cells: [u64; N] =

@@ -425,9 +425,10 @@ impl<'a> Narrow<'a> {
         assert!(row < self.rows);
         let at = row as usize * self.stride + self.arity;
         debug_assert!(at < self.data.len());
-        // SAFETY: `row < rows`, `rows * stride <= data.len()` and `arity < stride`
-        // (both checked where the view is made, `Relation::narrow`), so the row's
-        // packed word, `arity` words in, lies in `data`.
+        // SAFETY: `row < rows` and `rows * stride <= data.len()` (checked where
+        // the view is made, `Relation::narrow`), and `arity < stride` (a narrow
+        // layout's row is its `arity` cells, then its packed word, then any
+        // confidence), so the row's packed word, `arity` words in, lies in `data`.
         unpack(unsafe { *self.data.get_unchecked(at) })
     }
 
@@ -611,9 +612,21 @@ impl GridView<'_> {
         let at = a as usize * self.dim.1 as usize + b as usize;
         debug_assert!(at < self.slots.len());
         // SAFETY: `a < dim.0` and `b < dim.1`, so `at < dim.0 * dim.1`, which is
-        // the slots' length (checked where the view is made, `Relation::narrow`).
+        // the slots' length: a grid that is on has the slots `Relation::regrid`
+        // made for its `dim`, the only place either is set but the empty default.
         let r = unsafe { *self.slots.get_unchecked(at) };
         Some(r.checked_sub(1))
+    }
+
+    /// The slots of the rows whose first cell is `a` (slot `b` holds the row of
+    /// `(a, b)`, plus one), if `a` is in the grid's range.
+    #[inline(always)]
+    pub fn line(&self, a: u64) -> Option<&[u32]> {
+        if a >= u64::from(self.dim.0) {
+            return None;
+        }
+        let d1 = self.dim.1 as usize;
+        self.slots.get(a as usize * d1..(a as usize + 1) * d1)
     }
 }
 
@@ -1560,9 +1573,13 @@ impl Relation {
                 // with a division, which a pair scan would pay at every call.
                 let rows = self.len - self.base_len;
                 assert!(rows as usize * self.stride <= self.data.len());
-                assert!(self.arity < self.stride);
+                // (A narrow layout's row is its cells, its packed word, and any
+                // confidence: `Narrow::record` reads inside it. A grid's slots are
+                // its cells, as `Relation::regrid` makes them: `GridView::row`
+                // reads inside them.)
+                debug_assert!(self.arity < self.stride);
                 let (slots, dim) = (&self.grid.slots, self.grid.dim);
-                assert!(!self.grid.on || slots.len() == dim.0 as usize * dim.1 as usize);
+                debug_assert!(!self.grid.on || slots.len() == dim.0 as usize * dim.1 as usize);
                 Narrow {
                     data: &self.data,
                     groups: self.dedup.groups(),
