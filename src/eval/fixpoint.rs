@@ -2510,7 +2510,8 @@ impl Emitter<'_> {
     }
 
     /// [`Emitter::pairs_of`], with (`D`) or without the look-ups of a binding's
-    /// candidates before its narrow loop.
+    /// candidates before its narrow loop; with `G`, into a head kept in a grid
+    /// (see [`dropped_prefix`]).
     #[inline(never)]
     fn pairs_run<const N: usize, const W: bool, const F: bool, const D: bool, const G: bool>(
         &mut self,
@@ -2840,6 +2841,12 @@ fn tag_of_cells<const N: usize>(cells: &[u64; N]) -> u32 {
 /// of its own, which hashes the other cells once. (Pair scans that look up first
 /// take it. The narrow loop, which calls this again after each kept derivation,
 /// does not: there it measured no better.)
+///
+/// With `G`, a head of two cells that keeps a grid of its rows by their cells
+/// (`Narrow::grid`) is looked up there while the cells are in its range: one
+/// word and the row's record, no hash. Callers into other heads take the
+/// instances without it, so that their loops compile as they would without
+/// grids.
 #[inline(always)]
 fn dropped_prefix<const N: usize, const S: bool, const G: bool>(
     (from, to): (Narrow<'_>, Narrow<'_>),
