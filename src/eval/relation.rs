@@ -2356,62 +2356,43 @@ impl Relation {
     #[cold]
     #[inline(never)]
     fn regrid(&mut self) {
-        self.grid.slots = Vec::new();
-        self.grid.on = false;
-        if self.layout.conf_col {
+        let now = self.grid.dim;
+        (self.grid.slots, self.grid.dim, self.grid.on) = (Vec::new(), (0, 0), false);
+        // Rows of their own confidence: no look-up reads a grid. A cell of two
+        // words: no grid fits, nor will (a layout never narrows again).
+        if self.layout.conf_col || self.layout.cell_words != 1 {
             self.grid = Grid::default();
             return;
         }
         // A grid has a slot for each row at least (rows' cells differ).
         if !self.grid_fits((u64::from(self.len), 1)) {
-            self.grid.dim = (0, 0);
             return;
         }
-        // The largest first and second cells (a layout of a word a cell read as
-        // it lies).
-        let mut top = (0, 0);
-        if self.layout.cell_words == 1 {
-            for row in self.data.chunks_exact(self.stride) {
-                top = (top.0.max(row[0]), top.1.max(row[1]));
-            }
-        } else {
-            let rows = self.rows();
-            for r in 0..self.len {
-                let cells = rows.row(r);
-                top = (
-                    top.0.max(cells.get(0) as u32),
-                    top.1.max(cells.get(1) as u32),
-                );
-                if cells.get(0) > u64::from(u32::MAX) || cells.get(1) > u64::from(u32::MAX) {
-                    top = (u32::MAX, u32::MAX);
-                    break;
-                }
-            }
-        }
+        // The largest first and second cells, read as the rows lie.
+        let top = self
+            .data
+            .chunks_exact(self.stride)
+            .fold((0, 0), |t: (u32, u32), row| {
+                (t.0.max(row[0]), t.1.max(row[1]))
+            });
         let top = (u64::from(top.0), u64::from(top.1));
-        let now = self.grid.dim;
         let grown = (Grid::grown(now.0, top.0), Grid::grown(now.1, top.1));
         let least = (
-            top.0.saturating_add(1).next_multiple_of(16),
-            top.1.saturating_add(1).next_multiple_of(16),
+            (top.0 + 1).next_multiple_of(16),
+            (top.1 + 1).next_multiple_of(16),
         );
-        self.grid.slots = Vec::new();
-        self.grid.on = false;
         let dim = if self.grid_fits(grown) {
             grown
         } else if self.grid_fits(least) {
             least
         } else {
-            self.grid.dim = (0, 0);
             return;
         };
         self.grid.slots = vec![0; (dim.0 * dim.1) as usize];
         self.grid.dim = (dim.0 as u32, dim.1 as u32);
         self.grid.on = true;
-        for r in 0..self.len {
-            let cells = self.rows().row(r);
-            let (x, y) = (cells.get(0), cells.get(1));
-            self.grid.put(x, y, r);
+        for (r, row) in (0..).zip(self.data.chunks_exact(self.stride)) {
+            self.grid.put(u64::from(row[0]), u64::from(row[1]), r);
         }
     }
 
@@ -3557,7 +3538,7 @@ mod tests {
         // Asked for before any row: on once rows come and a merge settles it.
         let mut r = Relation::new(2);
         r.keep_grid();
-        proptest_free_insert(&mut r, &[(1, 2), (3, 4)]);
+        insert_rows(&mut r, &[(1, 2), (3, 4)]);
         r.settle_grid();
         assert!(r.grid.on);
         assert_eq!(
@@ -3565,14 +3546,14 @@ mod tests {
             Some(Some(Some(1)))
         );
         // A cell far out makes it too large: off, and the dedup table answers.
-        proptest_free_insert(&mut r, &[(1 << 20, 0)]);
+        insert_rows(&mut r, &[(1 << 20, 0)]);
         assert!(!r.grid.on && r.grid.slots.is_empty());
         assert!(r.narrow().is_some_and(|v| v.grid.is_none()));
         assert_eq!(r.find(&[1 << 20, 0]), Some(2));
         // Rows of their own confidence give it up for good: no look-up reads it.
         let mut own = Relation::new(2);
         own.keep_grid();
-        proptest_free_insert(&mut own, &[(1, 2)]);
+        insert_rows(&mut own, &[(1, 2)]);
         own.settle_grid();
         assert!(own.grid.on);
         own.insert(&[3, 4], Meta::input(0.5));
@@ -3587,7 +3568,7 @@ mod tests {
         assert!(!one.grid.want && !one.grid.on);
     }
 
-    fn proptest_free_insert(r: &mut Relation, rows: &[(u64, u64)]) {
+    fn insert_rows(r: &mut Relation, rows: &[(u64, u64)]) {
         for &(a, b) in rows {
             r.insert(&[a, b], Meta::input(1.0));
         }
