@@ -2843,8 +2843,8 @@ fn tag_of_cells<const N: usize>(cells: &[u64; N]) -> u32 {
 /// does not: there it measured no better.)
 ///
 /// With `G`, a head of two cells that keeps a grid of its rows by their cells
-/// (`Narrow::grid`) is looked up there while the cells are in its range: one
-/// word and the row's record, no hash. Callers into other heads take the
+/// (`Narrow::grid`) is looked up there: one word and the row's record, no hash
+/// (cells out of the grid's range are no row's). Callers into other heads take the
 /// instances without it, so that their loops compile as they would without
 /// grids.
 #[inline(always)]
@@ -2868,29 +2868,24 @@ fn dropped_prefix<const N: usize, const S: bool, const G: bool>(
         }
     };
     // A head of two cells whose rows the relation keeps by their cells (a grid)
-    // is looked up there, without a hash, while the cells are in its range.
+    // is looked up there, without a hash: the grid holds every row, so cells
+    // out of its range are no row's.
     if G && N == 2
         && let Some(grid) = to.grid
     {
         // Most heads take their last cell from the candidate and the first from
-        // the binding: the slots of that first cell are found once, and a
-        // candidate's cell past them goes to the dedup table.
+        // the binding: the slots of that first cell are found once.
         if mask[0] == 0
             && mask[N - 1] != 0
             && let Some(line) = grid.line(outer[0])
         {
             let c = col[N - 1];
-            let mut cells = *outer;
             for (k, &row) in rows.iter().enumerate() {
                 let words = from.words(row);
-                let v = u64::from(words[c]);
-                let record = match line.get(v as usize) {
-                    Some(&slot) => slot.checked_sub(1).map(|r| to.record(r)),
-                    None => {
-                        cells[N - 1] = v;
-                        to.find_record(&cells, tag_of_cells(&cells))
-                    }
-                };
+                let record = line
+                    .get(words[c] as usize)
+                    .and_then(|&slot| slot.checked_sub(1))
+                    .map(|r| to.record(r));
                 if !record.is_some_and(|record| drops(record, words)) {
                     return k;
                 }
@@ -2901,10 +2896,7 @@ fn dropped_prefix<const N: usize, const S: bool, const G: bool>(
             let words = from.words(row);
             let cells: [u64; N] =
                 std::array::from_fn(|i| outer[i] | u64::from(words[col[i]]) & mask[i]);
-            let record = match grid.row(cells[0], cells[N - 1]) {
-                Some(found) => found.map(|r| to.record(r)),
-                None => to.find_record(&cells, tag_of_cells(&cells)),
-            };
+            let record = grid.find(cells[0], cells[N - 1]).map(|r| to.record(r));
             if !record.is_some_and(|record| drops(record, words)) {
                 return k;
             }

@@ -19,7 +19,9 @@
 //!   first time a row needs it. So 12 bytes for a binary row of small numbers or
 //!   symbols, 28 at the widest;
 //! - the dedup table: a 32-bit digest and the row number (`u32`) a slot, in groups
-//!   of eight slots that each take one cache line, at load at most 7/8;
+//!   of eight slots that each take one cache line, at load at most 7/8; or, for a
+//!   relation of two small cells that the joins look up, a [`Grid`] of its row
+//!   numbers by their cells standing in for it;
 //! - each index: the row's number (`u32`) in its key's row list. An index on one
 //!   column whose keys are small (numbers or symbol ids: every key below twice the
 //!   keys plus 2,048) finds a key's list at that position of a vector, 24 bytes a
@@ -358,7 +360,7 @@ impl<'a> RowCells<'a> {
 #[derive(Clone, Copy)]
 pub(crate) struct Narrow<'a> {
     data: &'a [u32],
-    /// The dedup table's groups.
+    /// The dedup table's groups (none while a grid stands in for it).
     groups: &'a [Group],
     arity: usize,
     stride: usize,
@@ -469,6 +471,17 @@ impl<'a> Narrow<'a> {
     #[inline(always)]
     pub fn find_meta<const N: usize>(&self, cells: &[u64; N], tag: u32) -> Option<Meta> {
         debug_assert_eq!(N, self.arity);
+        // No dedup table: no rows, or a grid stands in for it. (The probe tests
+        // this too: on the way to a table, no test is added.)
+        if self.groups.is_empty() {
+            let (height, rule) = self.grid_record(cells)?;
+            // (A grid's rows share the relation's confidence.)
+            return Some(Meta {
+                conf: self.conf,
+                height,
+                rule,
+            });
+        }
         let width = N + 1 + self.conf_words();
         let mut words: &[u32] = &[];
         find_in(self.groups, tag, |r| {
@@ -489,6 +502,11 @@ impl<'a> Narrow<'a> {
     #[inline(always)]
     pub fn find_record<const N: usize>(&self, cells: &[u64; N], tag: u32) -> Option<(u32, u32)> {
         debug_assert_eq!(N, self.arity);
+        // No dedup table: no rows, or a grid stands in for it (see
+        // `Narrow::find_meta`).
+        if self.groups.is_empty() {
+            return self.grid_record(cells);
+        }
         let mut packed = 0;
         find_in(self.groups, tag, |r| {
             // The cells and the packed word after them.
@@ -497,6 +515,14 @@ impl<'a> Narrow<'a> {
             words[..N].iter().zip(cells).all(|(&w, &x)| w as u64 == x)
         })?;
         Some(unpack(packed))
+    }
+
+    /// The height and rule of the row holding exactly these cells, looked up in
+    /// the view's grid (none without one).
+    #[inline(always)]
+    fn grid_record<const N: usize>(&self, cells: &[u64; N]) -> Option<(u32, u32)> {
+        let grid = self.grid.filter(|_| N == 2)?;
+        grid.find(cells[0], cells[N - 1]).map(|r| self.record(r))
     }
 }
 
@@ -548,9 +574,10 @@ struct Dedup {
 
 /// Bytes a relation's grid may take ([`Grid`]), however dense its rows: about
 /// where a random read leaves a core's second-level cache on common machines.
-/// (Below it, a grid takes at most twice its dedup table's bytes.)
+/// (Below it, a grid takes at most twice the bytes of the dedup table it stands
+/// in for.)
 const GRID_BYTES: u64 = 4 << 20;
-/// Bytes a grid may take beyond twice its dedup table's ([`Relation::grid_fits`]):
+/// Bytes a grid may take beyond twice a dedup table's ([`Relation::grid_fits`]):
 /// none, but in tests, whose relations are small, enough for a grid of 32 by 32
 /// cells, so that grids are on in them and turn off as they outgrow that.
 const GRID_SLACK: u64 = if cfg!(test) { 4096 } else { 0 };
@@ -559,21 +586,28 @@ const GRID_SLACK: u64 = if cfg!(test) { 4096 } else { 0 };
 /// the rows dense among them: the row of cells `(a, b)` (plus one: 0 where there
 /// is none) at `a * dim.1 + b`, for `a < dim.0` and `b < dim.1`. A join's look-up
 /// of a derivation's fact reads one word here, where the dedup table would hash
-/// the cells, compare a group of digests, then the row's cells. Kept beside the
-/// dedup table, for the relations the engine asks it of ([`Relation::keep_grid`]),
-/// while it takes no more than [`GRID_BYTES`] nor twice the dedup table's bytes
+/// the cells, compare a group of digests, then the row's cells. Kept for the
+/// relations the engine asks it of ([`Relation::keep_grid`]), while it takes no
+/// more than [`GRID_BYTES`] nor twice the bytes of a dedup table of the rows
 /// ([`Relation::grid_fits`]); off while it would take more, and made anew when the
 /// rows are dense enough again ([`Relation::settle_grid`]).
+///
+/// A grid that is on holds every row, so a row whose cells are out of its range
+/// is not there: it stands in for the dedup table, which is given back while the
+/// grid is on and made anew from the rows when it turns off
+/// ([`Relation::grid_off`]). Every look-up of a row by its cells reads the grid
+/// first.
 #[derive(Clone, Default)]
 struct Grid {
     slots: Vec<u32>,
     dim: (u32, u32),
-    /// Whether the slots hold every row (else they are empty).
+    /// Whether the slots hold every row (else they are empty), standing in for
+    /// the dedup table (then empty).
     on: bool,
     /// Whether the engine asked for a grid.
     want: bool,
-    /// The dedup table's bytes when a grid that was off was last tried: it is
-    /// tried again only once that table has grown.
+    /// A dedup table's bytes ([`Relation::dedup_bytes`]) when a grid that was
+    /// off was last tried: it is tried again only once that has grown.
     tried: usize,
 }
 
@@ -584,6 +618,17 @@ impl Grid {
         (top.saturating_add(1))
             .max(u64::from(now) + u64::from(now) / 2)
             .next_multiple_of(16)
+    }
+
+    /// The row of exactly these cells, of a grid that is on (which holds every
+    /// row).
+    #[inline(always)]
+    fn find(&self, cells: &[u64]) -> Option<u32> {
+        let &[a, b] = cells else { return None };
+        if a >= u64::from(self.dim.0) || b >= u64::from(self.dim.1) {
+            return None;
+        }
+        self.slots[a as usize * self.dim.1 as usize + b as usize].checked_sub(1)
     }
 
     /// Record `row` under cells `(a, b)`, which must be in range.
@@ -603,7 +648,7 @@ pub(crate) struct GridView<'a> {
 
 impl GridView<'_> {
     /// The row of cells `(a, b)`: `Some(None)` where there is none, `None` where
-    /// the cells are out of the grid's range (the dedup table then answers).
+    /// the cells are out of the grid's range (where there is none either).
     #[inline(always)]
     pub fn row(&self, a: u64, b: u64) -> Option<Option<u32>> {
         if a >= u64::from(self.dim.0) || b >= u64::from(self.dim.1) {
@@ -616,6 +661,13 @@ impl GridView<'_> {
         // made for its `dim`, the only place either is set but the empty default.
         let r = unsafe { *self.slots.get_unchecked(at) };
         Some(r.checked_sub(1))
+    }
+
+    /// The row of cells `(a, b)`, if there is one: a grid holds every row, so
+    /// none is out of its range.
+    #[inline(always)]
+    pub fn find(&self, a: u64, b: u64) -> Option<u32> {
+        self.row(a, b).flatten()
     }
 
     /// The slots of the rows whose first cell is `a` (slot `b` holds the row of
@@ -696,9 +748,9 @@ fn home(t: u32, groups: usize) -> usize {
     ((t as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & (groups - 1)
 }
 
-/// [`Dedup::find`] in the table's groups: the row whose digest is `tag` and for
-/// which `eq` holds. (A loop that probes one table many times takes its groups
-/// once, [`Narrow`], rather than working them out at every probe.)
+/// The row of a dedup table's groups whose digest is `tag` and for which `eq`
+/// holds. (A loop that probes one table many times takes its groups once,
+/// [`Narrow`], rather than working them out at every probe.)
 #[inline(always)]
 fn find_in(groups: &[Group], tag: u32, eq: impl FnMut(u32) -> bool) -> Option<u32> {
     probe(groups, tag, eq).ok()
@@ -767,7 +819,7 @@ impl Dedup {
     }
 
     /// The row whose digest is `tag` and for which `eq` holds.
-    #[inline(always)]
+    #[cfg(test)]
     fn find(&self, tag: u32, eq: impl FnMut(u32) -> bool) -> Option<u32> {
         find_in(self.groups(), tag, eq)
     }
@@ -777,6 +829,19 @@ impl Dedup {
     #[inline]
     fn find_or_insert(&mut self, tag: u32, row: u32, eq: impl Fn(u32) -> bool) -> Option<u32> {
         self.reserve(1);
+        self.find_or_place(tag, row, eq)
+    }
+
+    /// Whether one more row would take the table past its load (or it has none).
+    #[inline(always)]
+    fn full(&self) -> bool {
+        self.len >= self.limit
+    }
+
+    /// [`Dedup::find_or_insert`] in a table that is not [`Dedup::full`].
+    #[inline(always)]
+    fn find_or_place(&mut self, tag: u32, row: u32, eq: impl Fn(u32) -> bool) -> Option<u32> {
+        debug_assert!(!self.full());
         let g = match probe(self.groups(), tag, eq) {
             Ok(found) => return Some(found),
             Err(g) => g,
@@ -821,6 +886,23 @@ impl Dedup {
             n *= 2;
         }
         n
+    }
+
+    /// The slots a table needs to hold `rows` rows within its load, from none.
+    fn slots_needed(rows: usize) -> usize {
+        Dedup::default().slots_for(rows)
+    }
+
+    /// A table of `rows` rows, row `r` (of `from..from + rows`) under digest
+    /// `tag(r)`: made anew when a grid that stood in for it turns off.
+    fn of_rows(from: u32, rows: usize, tag: impl Fn(u32) -> u32) -> Dedup {
+        let mut d = Dedup::default();
+        d.reserve(rows);
+        for r in (from..).take(rows) {
+            d.place(stored(tag(r)), r);
+        }
+        d.len = rows;
+        d
     }
 
     /// [`Dedup::reserve`] when the table must grow.
@@ -1751,8 +1833,9 @@ impl Relation {
         self.cells_words = self.arity * to.cell_words;
         self.stride = stride;
         // Rows of their own confidence: no look-up reads a grid (see
-        // `Relation::keep_grid`).
-        if to.conf_col {
+        // `Relation::keep_grid`); cells of two words: none fits.
+        if to.conf_col || to.cell_words != 1 {
+            self.grid_off();
             self.grid = Grid::default();
         }
     }
@@ -2125,13 +2208,22 @@ impl Relation {
         self.find_own(cells, tag)
     }
 
-    /// The own row with these cells (the dedup table holds own rows only).
+    /// The own row with these cells (the dedup table, or the grid standing in for
+    /// it, holds own rows only).
     #[inline(always)]
     fn find_own(&self, cells: &[u64], tag: u32) -> Option<u32> {
+        // No dedup table: no rows, or a grid stands in for it (which finds none
+        // while it is off). The probe tests this too: on the way to a table, no
+        // test is added.
+        let groups = self.dedup.groups();
+        if groups.is_empty() {
+            return self.grid.find(cells);
+        }
         let (data, stride, len, base_len) =
             (&self.data, self.stride, self.cells_words, self.base_len);
         let wide = self.layout.cell_words == 2;
-        self.dedup.find(
+        find_in(
+            groups,
             tag,
             #[inline(always)]
             |r| {
@@ -2197,7 +2289,16 @@ impl Relation {
             let words = &data[r as usize * stride..][..N];
             (0..N).all(|i| u64::from(words[i]) == cells[i])
         };
-        if let Some(found) = self.dedup.find_or_insert(tag, row, same) {
+        // A table with room first (so that on the way to it no test is added):
+        // a grid stands in for none.
+        let found = if !self.dedup.full() {
+            self.dedup.find_or_place(tag, row, same)
+        } else if N == 2 && self.grid.on {
+            self.grid.find(cells)
+        } else {
+            self.dedup.find_or_insert(tag, row, same)
+        };
+        if let Some(found) = found {
             return Some((found, false));
         }
         // The row's words in one copy: its cells, its packed record, and its own
@@ -2246,19 +2347,31 @@ impl Relation {
             return (found, false);
         }
         let row = self.len;
-        let rows = Rows {
-            base: None,
-            base_len: self.base_len,
-            data: &self.data,
-            cells_words: self.cells_words,
-            wide: self.layout.cell_words == 2,
-            stride: self.stride,
-        };
-        if let Some(found) = self
-            .dedup
-            .find_or_insert(tag, row, |r| rows.row(r).same(cells))
-        {
-            return (found, false);
+        if self.grid.on {
+            if let Some(found) = self.grid.find(cells) {
+                return (found, false);
+            }
+            // A row the grid cannot hold turns it off before the row is stored
+            // (its dedup table is then made from the rows stored before it).
+            if !self.grid_holds(cells, meta) {
+                self.grid_off();
+            }
+        }
+        if !self.grid.on {
+            let rows = Rows {
+                base: None,
+                base_len: self.base_len,
+                data: &self.data,
+                cells_words: self.cells_words,
+                wide: self.layout.cell_words == 2,
+                stride: self.stride,
+            };
+            if let Some(found) = self
+                .dedup
+                .find_or_insert(tag, row, |r| rows.row(r).same(cells))
+            {
+                return (found, false);
+            }
         }
         let conf = meta.conf.to_bits();
         if !self.layout.conf_col && self.data.is_empty() {
@@ -2314,13 +2427,15 @@ impl Relation {
         }
     }
 
-    /// The dedup table's bytes.
+    /// The bytes of a dedup table of the own rows, as it is or as it would be
+    /// (while a grid stands in for it).
     fn dedup_bytes(&self) -> usize {
-        self.dedup.quads.capacity() * 16
+        Dedup::slots_needed((self.len - self.base_len) as usize) * (GROUP_WORDS / GROUP) * 4
     }
 
     /// Whether a grid of `dim` fits: no more than [`GRID_BYTES`], nor twice the
-    /// bytes of the dedup table (so that the rows are dense among its cells).
+    /// bytes of a dedup table of the rows (so that the rows are dense among its
+    /// cells).
     fn grid_fits(&self, (a, b): (u64, u64)) -> bool {
         let dedup = self.dedup_bytes() as u64;
         a.checked_mul(b)
@@ -2329,14 +2444,39 @@ impl Relation {
     }
 
     /// Turn a wanted grid that is off on, if it now fits: tried after each merge,
-    /// and again only once the dedup table has grown (which is what lets a grid
-    /// fit that did not).
+    /// and again only once a dedup table of the rows would have grown (which is
+    /// what lets a grid fit that did not).
     pub fn settle_grid(&mut self) {
         let bytes = self.dedup_bytes();
         if self.grid.want && !self.grid.on && self.len > 0 && self.grid.tried != bytes {
             self.grid.tried = bytes;
             self.regrid();
         }
+    }
+
+    /// Whether a grid that is on can hold a new row of these cells and record as
+    /// it is: the row is stored narrow ([`Relation::insert_tagged`]'s usual row)
+    /// and shares the rows' confidence.
+    fn grid_holds(&self, cells: &[u64], meta: Meta) -> bool {
+        self.layout.meta_words == 1
+            && meta.conf.to_bits() == self.uniform
+            && narrow(cells)
+            && pack(meta).is_some()
+    }
+
+    /// Turn a grid that is on off, and make the dedup table it stood in for from
+    /// the rows.
+    #[cold]
+    #[inline(never)]
+    fn grid_off(&mut self) {
+        if !self.grid.on {
+            return;
+        }
+        (self.grid.slots, self.grid.dim, self.grid.on) = (Vec::new(), (0, 0), false);
+        let own = (self.len - self.base_len) as usize;
+        self.dedup = Dedup::of_rows(self.base_len, own, |r| {
+            tag_of(hash_cells(self.row(r).iter()))
+        });
     }
 
     /// Record row `row`, of cells `(a, b)`, in the grid, which is on: growing it
@@ -2351,22 +2491,40 @@ impl Relation {
     }
 
     /// Make the grid anew from every row, large enough for their cells and half
-    /// again (or just large enough, where that does not fit), or turn it off
-    /// where neither fits.
+    /// again (or just large enough, where that does not fit), giving the dedup
+    /// table back; or turn it off where neither fits.
     #[cold]
     #[inline(never)]
     fn regrid(&mut self) {
-        let now = self.grid.dim;
-        (self.grid.slots, self.grid.dim, self.grid.on) = (Vec::new(), (0, 0), false);
         // Rows of their own confidence: no look-up reads a grid. A cell of two
         // words: no grid fits, nor will (a layout never narrows again).
         if self.layout.conf_col || self.layout.cell_words != 1 {
+            self.grid_off();
             self.grid = Grid::default();
             return;
         }
+        let Some(dim) = self.grid_dim() else {
+            self.grid_off();
+            return;
+        };
+        // (The old slots are given back before the new ones are made.)
+        self.grid.slots = Vec::new();
+        self.grid.slots = vec![0; (dim.0 * dim.1) as usize];
+        self.grid.dim = (dim.0 as u32, dim.1 as u32);
+        self.grid.on = true;
+        for (r, row) in (0..).zip(self.data.chunks_exact(self.stride)) {
+            self.grid.put(u64::from(row[0]), u64::from(row[1]), r);
+        }
+        self.dedup = Dedup::default();
+    }
+
+    /// The dimensions of a grid made anew for the rows: large enough for their
+    /// cells and half as large again as the grid now, or just large enough where
+    /// that does not fit; `None` where neither fits.
+    fn grid_dim(&self) -> Option<(u64, u64)> {
         // A grid has a slot for each row at least (rows' cells differ).
         if !self.grid_fits((u64::from(self.len), 1)) {
-            return;
+            return None;
         }
         // The largest first and second cells, read as the rows lie.
         let top = self
@@ -2376,24 +2534,13 @@ impl Relation {
                 (t.0.max(row[0]), t.1.max(row[1]))
             });
         let top = (u64::from(top.0), u64::from(top.1));
+        let now = self.grid.dim;
         let grown = (Grid::grown(now.0, top.0), Grid::grown(now.1, top.1));
         let least = (
             (top.0 + 1).next_multiple_of(16),
             (top.1 + 1).next_multiple_of(16),
         );
-        let dim = if self.grid_fits(grown) {
-            grown
-        } else if self.grid_fits(least) {
-            least
-        } else {
-            return;
-        };
-        self.grid.slots = vec![0; (dim.0 * dim.1) as usize];
-        self.grid.dim = (dim.0 as u32, dim.1 as u32);
-        self.grid.on = true;
-        for (r, row) in (0..).zip(self.data.chunks_exact(self.stride)) {
-            self.grid.put(u64::from(row[0]), u64::from(row[1]), r);
-        }
+        [grown, least].into_iter().find(|&d| self.grid_fits(d))
     }
 
     /// Append a row's cells and record in a layout wider than the narrowest (widening
@@ -2466,7 +2613,12 @@ impl Relation {
         } else {
             grow_bytes(self.data.len(), self.data.capacity(), rows * self.stride, 4)
         };
-        let n = self.dedup.slots_for(self.dedup.len + rows);
+        // (A grid standing in for the dedup table that turns off makes it anew.)
+        let n = if self.grid.on {
+            Dedup::slots_needed((self.len - self.base_len) as usize + rows)
+        } else {
+            self.dedup.slots_for(self.dedup.len + rows)
+        };
         if n != self.dedup.slots() {
             g += (n / GROUP * GROUP_WORDS + 12) * 4;
         }
@@ -2516,7 +2668,10 @@ impl Relation {
     /// Make room for `additional` more rows, so that a batch of inserts never grows
     /// the dedup table midway (and prefetches stay valid).
     pub fn reserve(&mut self, additional: usize) {
-        self.dedup.reserve(additional);
+        // (A grid standing in for the table grows as rows come.)
+        if !self.grid.on {
+            self.dedup.reserve(additional);
+        }
     }
 
     /// Make room for `additional` more input rows at once (a load of known size): the
@@ -2524,7 +2679,9 @@ impl Relation {
     /// and, with `provenance`, their derivation words, each allocated once instead of
     /// doubling its way there.
     pub fn reserve_inputs(&mut self, additional: usize, provenance: bool) {
-        self.dedup.reserve(additional);
+        if !self.grid.on {
+            self.dedup.reserve(additional);
+        }
         self.data.reserve_exact(additional * self.stride);
         // Input rows that come first need no input record number nor derivation
         // word of their own (see `evidence_lead`, `deriv_lead`); after other rows,
@@ -3080,10 +3237,20 @@ mod tests {
             arity in 0usize..4,
             big_from in proptest::option::of(0usize..600),
             odd_from in proptest::option::of(0usize..600),
+            grid_from in proptest::option::of(0usize..600),
         ) {
             let mut r = Relation::new(arity);
             let mut map = std::collections::HashMap::new();
             for (k, &((a, b, c), (height, rule, change))) in rows.iter().enumerate() {
+                // From row `grid_from` on, the relation keeps a grid where it
+                // can (it then stands in for the dedup table), settled now and
+                // then as merges settle it.
+                if grid_from == Some(k) {
+                    r.keep_grid();
+                }
+                if k % 37 == 0 {
+                    r.settle_grid();
+                }
                 // From row `big_from` on, some first cells need two words.
                 let a = match big_from {
                     Some(from) if k >= from && a % 3 == 0 => a | 1 << 33,
@@ -3173,6 +3340,20 @@ mod tests {
             let absent = [99, 99, 99];
             let nullary = arity == 0 && !map.is_empty();
             proptest::prop_assert_eq!(r.find(&absent[..arity]), nullary.then_some(0));
+            // Cells no row has, among those rows have (inside a grid's range).
+            for cells in (0..48u64).flat_map(|a| (0..5).map(move |b| [a, b, b % 3])) {
+                let cells = &cells[..arity];
+                if map.contains_key(cells) {
+                    continue;
+                }
+                proptest::prop_assert_eq!(r.find(cells), None);
+                let view = r.narrow();
+                if let (Some(view), &[x, y]) = (view, cells) {
+                    let tag = tag_of(hash_cells(cells.iter().copied()));
+                    proptest::prop_assert_eq!(view.find_meta::<2>(&[x, y], tag), None);
+                    proptest::prop_assert_eq!(view.find_record::<2>(&[x, y], tag), None);
+                }
+            }
         }
     }
 
