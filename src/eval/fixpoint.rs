@@ -2322,12 +2322,11 @@ impl<'a> Engine<'a> {
         // while trusted, as they would have paid: counting every derivation, those
         // its look-ups dropped and those the merge (or the filter) found idle.
         let (probes, drops) = pending.look.report();
-        // A relation into which look-ups drop derivations (half of them or more)
-        // keeps its rows by their cells while that is small (a grid, read by the
-        // look-ups in place of the dedup table).
-        if probes > 0 && drops * 2 >= probes {
-            self.rels[head].keep_grid();
-        }
+        // A derived relation keeps its rows by their cells while that is small
+        // and dense (a grid, in place of the dedup table); one into which
+        // look-ups drop derivations (half of them or more), which read it, while
+        // that is twice as large.
+        self.rels[head].keep_grid(probes > 0 && drops * 2 >= probes);
         let large = large(&self.rels[head]);
         let (probes, drops) = if large {
             (made as u64 + drops, idle as u64 + drops)

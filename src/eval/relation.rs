@@ -574,10 +574,11 @@ struct Dedup {
 
 /// Bytes a relation's grid may take ([`Grid`]), however dense its rows: about
 /// where a random read leaves a core's second-level cache on common machines.
-/// (Below it, a grid takes at most twice the bytes of the dedup table it stands
-/// in for.)
+/// (Below it, a grid takes at most the bytes of the dedup table it stands in
+/// for, or twice those where the joins' look-ups read it.)
 const GRID_BYTES: u64 = 4 << 20;
-/// Bytes a grid may take beyond twice a dedup table's ([`Relation::grid_fits`]):
+/// Bytes a grid may take beyond its share of a dedup table's
+/// ([`Relation::grid_fits`]):
 /// none, but in tests, whose relations are small, enough for a grid of 32 by 32
 /// cells, so that grids are on in them and turn off as they outgrow that.
 const GRID_SLACK: u64 = if cfg!(test) { 4096 } else { 0 };
@@ -587,10 +588,11 @@ const GRID_SLACK: u64 = if cfg!(test) { 4096 } else { 0 };
 /// is none) at `a * dim.1 + b`, for `a < dim.0` and `b < dim.1`. A join's look-up
 /// of a derivation's fact reads one word here, where the dedup table would hash
 /// the cells, compare a group of digests, then the row's cells. Kept for the
-/// relations the engine asks it of ([`Relation::keep_grid`]), while it takes no
-/// more than [`GRID_BYTES`] nor twice the bytes of a dedup table of the rows
-/// ([`Relation::grid_fits`]); off while it would take more, and made anew when the
-/// rows are dense enough again ([`Relation::settle_grid`]).
+/// relations the engine asks it of ([`Relation::keep_grid`]: every derived one
+/// of two cells), while it takes no more than [`GRID_BYTES`] nor the bytes of a
+/// dedup table of the rows (twice those where the joins' look-ups read it,
+/// [`Relation::grid_fits`]); off while it would take more, and made anew when
+/// the rows are dense enough again ([`Relation::settle_grid`]).
 ///
 /// A grid that is on holds every row, so a row whose cells are out of its range
 /// is not there: it stands in for the dedup table, which is given back while the
@@ -606,9 +608,14 @@ struct Grid {
     on: bool,
     /// Whether the engine asked for a grid.
     want: bool,
-    /// A dedup table's bytes ([`Relation::dedup_bytes`]) when a grid that was
-    /// off was last tried: it is tried again only once that has grown.
-    tried: usize,
+    /// Whether the joins' look-ups read it (else it stands in for the dedup
+    /// table only where it takes no more bytes).
+    hot: bool,
+    /// The bytes of a dedup table of the rows ([`Relation::dedup_bytes`]) from
+    /// which a grid that is off is tried again: past those when it was last
+    /// tried, or as many as would let the least grid for the cells then fit
+    /// (never, where that grid is over [`GRID_BYTES`]: cells only grow).
+    retry_at: usize,
 }
 
 impl Grid {
@@ -2416,13 +2423,26 @@ impl Relation {
         (row, true)
     }
 
-    /// Keep a [`Grid`] of this relation's rows (of two cells, sharing one
-    /// confidence, not a layer's) whenever it fits ([`Relation::grid_fits`]).
-    /// (The look-ups that read a grid are those into heads whose rows share their
+    /// Keep a [`Grid`] of this relation's rows (of two cells of a word, sharing
+    /// one confidence, not a layer's) whenever it fits ([`Relation::grid_fits`]):
+    /// in place of the dedup table, it is read without a hash. `hot`: the joins'
+    /// look-ups read it (they drop derivations into this relation), so that it
+    /// may take twice a table's bytes; else no more than the table's. (The
+    /// look-ups that read a grid are those into heads whose rows share their
     /// confidence; rows of their own, later, give the grid up for good.)
-    pub fn keep_grid(&mut self) {
-        if self.arity == 2 && self.base.is_none() && !self.layout.conf_col && !self.grid.want {
+    pub fn keep_grid(&mut self, hot: bool) {
+        if self.arity == 2
+            && self.base.is_none()
+            && !self.layout.conf_col
+            && self.layout.cell_words == 1
+            && (!self.grid.want || hot && !self.grid.hot)
+        {
             self.grid.want = true;
+            if hot {
+                // A grid too large to stand in for the table alone may fit now.
+                self.grid.hot = true;
+                self.grid.retry_at = 0;
+            }
             self.settle_grid();
         }
     }
@@ -2433,23 +2453,27 @@ impl Relation {
         Dedup::slots_needed((self.len - self.base_len) as usize) * (GROUP_WORDS / GROUP) * 4
     }
 
-    /// Whether a grid of `dim` fits: no more than [`GRID_BYTES`], nor twice the
-    /// bytes of a dedup table of the rows (so that the rows are dense among its
-    /// cells).
+    /// Whether a grid of `dim` fits: no more than [`GRID_BYTES`], nor the bytes
+    /// of a dedup table of the rows (twice those for a grid the look-ups read,
+    /// [`Relation::keep_grid`]): the rows are dense among its cells.
     fn grid_fits(&self, (a, b): (u64, u64)) -> bool {
         let dedup = self.dedup_bytes() as u64;
+        let share = if self.grid.hot { 2 * dedup } else { dedup };
         a.checked_mul(b)
             .and_then(|n| n.checked_mul(4))
-            .is_some_and(|bytes| bytes <= GRID_BYTES.min(2 * dedup + GRID_SLACK))
+            .is_some_and(|bytes| bytes <= GRID_BYTES.min(share + GRID_SLACK))
     }
 
-    /// Turn a wanted grid that is off on, if it now fits: tried after each merge,
-    /// and again only once a dedup table of the rows would have grown (which is
-    /// what lets a grid fit that did not).
+    /// Turn a wanted grid that is off on, if it now fits: tried after each merge
+    /// once a dedup table of the rows would be as large as [`Grid::retry_at`]
+    /// (the table's size is what lets a grid fit that did not; the try reads
+    /// every row).
     pub fn settle_grid(&mut self) {
-        let bytes = self.dedup_bytes();
-        if self.grid.want && !self.grid.on && self.len > 0 && self.grid.tried != bytes {
-            self.grid.tried = bytes;
+        if self.grid.want
+            && !self.grid.on
+            && self.len > 0
+            && self.dedup_bytes() >= self.grid.retry_at
+        {
             self.regrid();
         }
     }
@@ -2503,9 +2527,13 @@ impl Relation {
             self.grid = Grid::default();
             return;
         }
-        let Some(dim) = self.grid_dim() else {
-            self.grid_off();
-            return;
+        let dim = match self.grid_dim() {
+            Ok(dim) => dim,
+            Err(retry_at) => {
+                self.grid_off();
+                self.grid.retry_at = retry_at;
+                return;
+            }
         };
         // (The old slots are given back before the new ones are made.)
         self.grid.slots = Vec::new();
@@ -2520,11 +2548,13 @@ impl Relation {
 
     /// The dimensions of a grid made anew for the rows: large enough for their
     /// cells and half as large again as the grid now, or just large enough where
-    /// that does not fit; `None` where neither fits.
-    fn grid_dim(&self) -> Option<(u64, u64)> {
+    /// that does not fit; where neither fits, the bytes of a dedup table of the
+    /// rows from which to try again ([`Grid::retry_at`]).
+    fn grid_dim(&self) -> Result<(u64, u64), usize> {
+        let bytes = self.dedup_bytes();
         // A grid has a slot for each row at least (rows' cells differ).
         if !self.grid_fits((u64::from(self.len), 1)) {
-            return None;
+            return Err(bytes + 1);
         }
         // The largest first and second cells, read as the rows lie.
         let top = self
@@ -2540,7 +2570,22 @@ impl Relation {
             (top.0 + 1).next_multiple_of(16),
             (top.1 + 1).next_multiple_of(16),
         );
-        [grown, least].into_iter().find(|&d| self.grid_fits(d))
+        if let Some(dim) = [grown, least].into_iter().find(|&d| self.grid_fits(d)) {
+            return Ok(dim);
+        }
+        // The least grid for these cells, in bytes, and the table it would stand
+        // in for (see `Relation::grid_fits`).
+        let need = least.0 * least.1 * 4;
+        if need > GRID_BYTES {
+            return Err(usize::MAX);
+        }
+        let share = need.saturating_sub(GRID_SLACK);
+        let table = if self.grid.hot {
+            share.div_ceil(2)
+        } else {
+            share
+        };
+        Err((bytes + 1).max(table as usize))
     }
 
     /// Append a row's cells and record in a layout wider than the narrowest (widening
@@ -3237,7 +3282,7 @@ mod tests {
             arity in 0usize..4,
             big_from in proptest::option::of(0usize..600),
             odd_from in proptest::option::of(0usize..600),
-            grid_from in proptest::option::of(0usize..600),
+            grid_from in proptest::option::of((0usize..600, proptest::bool::ANY)),
         ) {
             let mut r = Relation::new(arity);
             let mut map = std::collections::HashMap::new();
@@ -3245,8 +3290,10 @@ mod tests {
                 // From row `grid_from` on, the relation keeps a grid where it
                 // can (it then stands in for the dedup table), settled now and
                 // then as merges settle it.
-                if grid_from == Some(k) {
-                    r.keep_grid();
+                if let Some((from, hot)) = grid_from
+                    && k >= from
+                {
+                    r.keep_grid(hot || k > from + 100);
                 }
                 if k % 37 == 0 {
                     r.settle_grid();
@@ -3668,7 +3715,7 @@ mod tests {
             let mut r = Relation::new(2);
             for (k, &(a, b)) in rows.iter().enumerate() {
                 if k == want_at {
-                    r.keep_grid();
+                    r.keep_grid(true);
                 }
                 // From row `wide_at` on, a cell may need two words.
                 let a = match wide_at {
@@ -3718,7 +3765,7 @@ mod tests {
     fn a_grid_turns_on_only_where_it_fits_and_off_past_that() {
         // Asked for before any row: on once rows come and a merge settles it.
         let mut r = Relation::new(2);
-        r.keep_grid();
+        r.keep_grid(true);
         insert_rows(&mut r, &[(1, 2), (3, 4)]);
         r.settle_grid();
         assert!(r.grid.on);
@@ -3733,17 +3780,40 @@ mod tests {
         assert_eq!(r.find(&[1 << 20, 0]), Some(2));
         // Rows of their own confidence give it up for good: no look-up reads it.
         let mut own = Relation::new(2);
-        own.keep_grid();
+        own.keep_grid(true);
         insert_rows(&mut own, &[(1, 2)]);
         own.settle_grid();
         assert!(own.grid.on);
         own.insert(&[3, 4], Meta::input(0.5));
         assert!(!own.grid.want && !own.grid.on && own.grid.slots.is_empty());
-        own.keep_grid();
+        own.keep_grid(true);
         assert!(!own.grid.want);
+        // A grid the look-ups do not read takes no more than the dedup table it
+        // stands in for; once they read it, up to twice that.
+        let mut cold = Relation::new(2);
+        cold.keep_grid(false);
+        // 300 rows among 48 by 49 cells: a table of 512 slots (4 KiB) against
+        // a grid of 48 by 64 (12 KiB; the slack in tests is 4 KiB).
+        let rows: Vec<(u64, u64)> = (0..300).map(|i| (i % 48, i / 48 * 8)).collect();
+        insert_rows(&mut cold, &rows);
+        cold.settle_grid();
+        assert_eq!(cold.dedup_bytes(), 4096);
+        assert!(!cold.grid.on);
+        // Tried again only once the table would be large enough for it.
+        assert!(cold.grid.retry_at > cold.dedup_bytes());
+        cold.keep_grid(true);
+        assert!(cold.grid.on && cold.dedup.quads.is_empty());
+        assert_eq!(cold.find(&[299 % 48, 299 / 48 * 8]), Some(299));
+        assert_eq!(cold.find(&[1, 1]), None);
+        // Cells whose least grid is over the limit: never tried again.
+        let mut far = Relation::new(2);
+        far.keep_grid(true);
+        insert_rows(&mut far, &[(1 << 20, 1 << 20)]);
+        far.settle_grid();
+        assert!(!far.grid.on && far.grid.retry_at == usize::MAX);
         // Not for relations of other arities, nor for layers.
         let mut one = Relation::new(1);
-        one.keep_grid();
+        one.keep_grid(true);
         one.insert(&[5], Meta::input(1.0));
         one.settle_grid();
         assert!(!one.grid.want && !one.grid.on);
