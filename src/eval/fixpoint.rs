@@ -2961,6 +2961,9 @@ fn tag_after(state: usize, last: u64) -> u32 {
     tag_of(hasher.finish())
 }
 
+/// How far ahead of its inserts a merge into a large grid fetches their slots.
+const GRID_AHEAD: usize = 16;
+
 /// What [`merge_rows`] did: facts it added, derivations that changed nothing, and
 /// whether it raised the confidence of a fact already read.
 struct Merged {
@@ -3038,9 +3041,18 @@ fn merge_rows<const N: usize, const C: bool>(
     let mut narrow = N > 0;
     // Probes of a table that the caches hold need nothing fetched ahead.
     let ahead = rel.probes_miss();
+    // Nor do those of a grid standing in for it.
+    let grid_ahead = N == 2 && rel.grid_misses();
+    let width = if N > 0 { N } else { arity };
     for k in 0..n {
         if ahead {
             rel.prefetch_probes(|i| recs.get(i).map(|r| r.tag), k);
+        }
+        if grid_ahead {
+            let at = (k + GRID_AHEAD) * width;
+            if let Some(c) = pending.cells.get(at..at + 2) {
+                rel.prefetch_grid(c[0], c[1]);
+            }
         }
         let (cells, meta) = pending.derivation(k, if N > 0 { N } else { arity }, plan.rule);
         let fast = if N > 0 && narrow {

@@ -572,10 +572,10 @@ struct Dedup {
     limit: usize,
 }
 
-/// Bytes a relation's grid may take ([`Grid`]), however dense its rows: about
-/// where a random read leaves a core's second-level cache on common machines.
-/// (Below it, a grid takes at most the bytes of the dedup table it stands in
-/// for, or twice those where the joins' look-ups read it.)
+/// Bytes a grid that the joins' look-ups read may take beyond those of the
+/// dedup table it stands in for (up to twice those): about where a random read
+/// leaves a core's second-level cache on common machines. (Any grid may take
+/// as many bytes as the table.)
 const GRID_BYTES: u64 = 4 << 20;
 /// Bytes a grid may take beyond its share of a dedup table's
 /// ([`Relation::grid_fits`]):
@@ -589,8 +589,8 @@ const GRID_SLACK: u64 = if cfg!(test) { 4096 } else { 0 };
 /// of a derivation's fact reads one word here, where the dedup table would hash
 /// the cells, compare a group of digests, then the row's cells. Kept for the
 /// relations the engine asks it of ([`Relation::keep_grid`]: every derived one
-/// of two cells), while it takes no more than [`GRID_BYTES`] nor the bytes of a
-/// dedup table of the rows (twice those where the joins' look-ups read it,
+/// of two cells), while it takes no more than the bytes of a dedup table of the
+/// rows (twice those, up to [`GRID_BYTES`], where the joins' look-ups read it,
 /// [`Relation::grid_fits`]); off while it would take more, and made anew when
 /// the rows are dense enough again ([`Relation::settle_grid`]).
 ///
@@ -614,7 +614,7 @@ struct Grid {
     /// The bytes of a dedup table of the rows ([`Relation::dedup_bytes`]) from
     /// which a grid that is off is tried again: past those when it was last
     /// tried, or as many as would let the least grid for the cells then fit
-    /// (never, where that grid is over [`GRID_BYTES`]: cells only grow).
+    /// (cells only grow).
     retry_at: usize,
 }
 
@@ -2453,15 +2453,16 @@ impl Relation {
         Dedup::slots_needed((self.len - self.base_len) as usize) * (GROUP_WORDS / GROUP) * 4
     }
 
-    /// Whether a grid of `dim` fits: no more than [`GRID_BYTES`], nor the bytes
-    /// of a dedup table of the rows (twice those for a grid the look-ups read,
-    /// [`Relation::keep_grid`]): the rows are dense among its cells.
+    /// Whether a grid of `dim` fits: no more than the bytes of a dedup table of
+    /// the rows, or, for a grid the look-ups read ([`Relation::keep_grid`]),
+    /// twice those up to [`GRID_BYTES`]: the rows are dense among its cells.
     fn grid_fits(&self, (a, b): (u64, u64)) -> bool {
-        let dedup = self.dedup_bytes() as u64;
-        let share = if self.grid.hot { 2 * dedup } else { dedup };
+        let dedup = self.dedup_bytes() as u64 + GRID_SLACK;
         a.checked_mul(b)
             .and_then(|n| n.checked_mul(4))
-            .is_some_and(|bytes| bytes <= GRID_BYTES.min(share + GRID_SLACK))
+            .is_some_and(|bytes| {
+                bytes <= dedup || self.grid.hot && bytes <= GRID_BYTES.min(dedup * 2)
+            })
     }
 
     /// Turn a wanted grid that is off on, if it now fits: tried after each merge
@@ -2575,17 +2576,14 @@ impl Relation {
         }
         // The least grid for these cells, in bytes, and the table it would stand
         // in for (see `Relation::grid_fits`).
-        let need = least.0 * least.1 * 4;
-        if need > GRID_BYTES {
-            return Err(usize::MAX);
-        }
+        let need = least.0.saturating_mul(least.1).saturating_mul(4);
         let share = need.saturating_sub(GRID_SLACK);
-        let table = if self.grid.hot {
+        let table = if self.grid.hot && need <= GRID_BYTES {
             share.div_ceil(2)
         } else {
             share
         };
-        Err((bytes + 1).max(table as usize))
+        Err((bytes + 1).max(usize::try_from(table).unwrap_or(usize::MAX)))
     }
 
     /// Append a row's cells and record in a layout wider than the narrowest (widening
@@ -2702,9 +2700,11 @@ impl Relation {
         g += grow_bytes(self.premises.len(), self.premises.capacity(), premises, 4);
         g += self.shapes.growth_bound(rows, premises);
         // A grid a row falls outside of is made anew (or one turned on after the
-        // merge, when the dedup table has grown): as large as a grid may be.
+        // merge, when the rows are more): as large as a grid may be, the bytes of
+        // a dedup table of the rows, or up to twice those for a hot one.
         if self.grid.want {
-            g += GRID_BYTES as usize;
+            let own = (self.len - self.base_len) as usize + rows;
+            g += (GRID_BYTES as usize).max(Dedup::slots_needed(own) * (GROUP_WORDS / GROUP) * 4);
         }
         // (Merged rows are derived: they add no evidence entries.)
         g
@@ -2776,6 +2776,23 @@ impl Relation {
         }
         if let Some(t) = tag_at(k + PROBE_AHEAD / 2) {
             self.prefetch_row_of(peek_in(groups, t));
+        }
+    }
+
+    /// Whether inserts into a grid standing in for the dedup table are likely to
+    /// miss the caches (it takes [`PREFETCH_BYTES`] or more).
+    #[inline]
+    pub fn grid_misses(&self) -> bool {
+        self.grid.on && self.grid.slots.len() * 4 >= PREFETCH_BYTES
+    }
+
+    /// Start loading the grid's slot of cells `(a, b)`, if the grid is on and
+    /// they are in its range.
+    #[inline(always)]
+    pub fn prefetch_grid(&self, a: u64, b: u64) {
+        let (d0, d1) = self.grid.dim;
+        if a < u64::from(d0) && b < u64::from(d1) {
+            prefetch(&self.grid.slots[a as usize * d1 as usize + b as usize]);
         }
     }
 
@@ -3805,12 +3822,16 @@ mod tests {
         assert!(cold.grid.on && cold.dedup.quads.is_empty());
         assert_eq!(cold.find(&[299 % 48, 299 / 48 * 8]), Some(299));
         assert_eq!(cold.find(&[1, 1]), None);
-        // Cells whose least grid is over the limit: never tried again.
+        // Cells far apart: tried again only once a table would take the bytes
+        // of their least grid (never, for cells past 32 bits: 2^66 bytes).
         let mut far = Relation::new(2);
         far.keep_grid(true);
         insert_rows(&mut far, &[(1 << 20, 1 << 20)]);
         far.settle_grid();
-        assert!(!far.grid.on && far.grid.retry_at == usize::MAX);
+        assert!(!far.grid.on && far.grid.retry_at >= (1 << 40) * 4);
+        insert_rows(&mut far, &[(u64::from(u32::MAX), u64::from(u32::MAX))]);
+        far.settle_grid();
+        assert!(!far.grid.on);
         // Not for relations of other arities, nor for layers.
         let mut one = Relation::new(1);
         one.keep_grid(true);
