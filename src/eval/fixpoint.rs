@@ -3042,7 +3042,8 @@ fn merge_rows<const N: usize, const C: bool>(
     // Probes of a table that the caches hold need nothing fetched ahead.
     let ahead = rel.probes_miss();
     // Nor do those of a grid standing in for it.
-    let grid_ahead = N == 2 && rel.grid_misses();
+    // (Rows of their own confidence, `C`, keep no grid.)
+    let grid_ahead = N == 2 && !C && rel.grid_misses();
     let width = if N > 0 { N } else { arity };
     for k in 0..n {
         if ahead {

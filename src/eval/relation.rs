@@ -2300,7 +2300,8 @@ impl Relation {
         // a grid stands in for none.
         let found = if !self.dedup.full() {
             self.dedup.find_or_place(tag, row, same)
-        } else if N == 2 && self.grid.on {
+        } else if N == 2 && !C && self.grid.on {
+            // (Rows of their own confidence, `C`, keep no grid.)
             self.grid.find(cells)
         } else {
             self.dedup.find_or_insert(tag, row, same)
@@ -2338,7 +2339,7 @@ impl Relation {
                 index_add(index, rows, row);
             }
         }
-        if N == 2 && self.grid.on {
+        if N == 2 && !C && self.grid.on {
             self.grid_add(cells[0], cells[N - 1], row);
         }
         Some((row, true))
