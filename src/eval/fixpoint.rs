@@ -3055,7 +3055,7 @@ fn merge_rows<const N: usize, const C: bool>(
                 rel.prefetch_grid(c[0], c[1]);
             }
         }
-        let (cells, meta) = pending.derivation(k, if N > 0 { N } else { arity }, plan.rule);
+        let (cells, meta) = pending.derivation(k, width, plan.rule);
         let fast = if N > 0 && narrow {
             let cells: &[u64; N] = cells.try_into().expect("a row of the head's arity");
             rel.insert_narrow::<N, C>(cells, recs[k].tag, meta)

@@ -20,8 +20,8 @@
 //!   symbols, 28 at the widest;
 //! - the dedup table: a 32-bit digest and the row number (`u32`) a slot, in groups
 //!   of eight slots that each take one cache line, at load at most 7/8; or, for a
-//!   relation of two small cells that the joins look up, a [`Grid`] of its row
-//!   numbers by their cells standing in for it;
+//!   derived relation of two cells dense among their values, a [`Grid`] of its
+//!   row numbers by their cells standing in for it;
 //! - each index: the row's number (`u32`) in its key's row list. An index on one
 //!   column whose keys are small (numbers or symbol ids: every key below twice the
 //!   keys plus 2,048) finds a key's list at that position of a vector, 24 bytes a
@@ -898,6 +898,11 @@ impl Dedup {
     /// The slots a table needs to hold `rows` rows within its load, from none.
     fn slots_needed(rows: usize) -> usize {
         Dedup::default().slots_for(rows)
+    }
+
+    /// The bytes of the groups of a table of `rows` rows, made for them.
+    fn bytes_for(rows: usize) -> usize {
+        Dedup::slots_needed(rows) / GROUP * GROUP_WORDS * 4
     }
 
     /// A table of `rows` rows, row `r` (of `from..from + rows`) under digest
@@ -2451,7 +2456,7 @@ impl Relation {
     /// The bytes of a dedup table of the own rows, as it is or as it would be
     /// (while a grid stands in for it).
     fn dedup_bytes(&self) -> usize {
-        Dedup::slots_needed((self.len - self.base_len) as usize) * (GROUP_WORDS / GROUP) * 4
+        Dedup::bytes_for((self.len - self.base_len) as usize)
     }
 
     /// Whether a grid of `dim` fits: no more than the bytes of a dedup table of
@@ -2705,7 +2710,7 @@ impl Relation {
         // a dedup table of the rows, or up to twice those for a hot one.
         if self.grid.want {
             let own = (self.len - self.base_len) as usize + rows;
-            g += (GRID_BYTES as usize).max(Dedup::slots_needed(own) * (GROUP_WORDS / GROUP) * 4);
+            g += (GRID_BYTES as usize).max(Dedup::bytes_for(own));
         }
         // (Merged rows are derived: they add no evidence entries.)
         g
