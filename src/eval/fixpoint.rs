@@ -1175,6 +1175,10 @@ pub(crate) struct Engine<'a> {
     /// changing nothing (and the relation within [`FILTER_ROWS`]), so that the
     /// next wave's pieces filter their buffers.
     filters: Vec<bool>,
+    /// Per relation: whether its last merge found half of its derivations' facts
+    /// or more already there, so that the next merge into a large grid fetches
+    /// the rows its slots name ahead too (see [`merge_rows`]).
+    finds: Vec<bool>,
     /// Bytes of the derivation buffers (a wave's and the spare ones), counted
     /// against the memory limit with the relations.
     buffer_mem: usize,
@@ -1275,6 +1279,7 @@ impl<'a> Engine<'a> {
             last_piece: FLUSH as u64,
             last_merged: 0,
             filters: vec![false; n],
+            finds: vec![false; n],
             buffer_mem: 0,
             looks: vec![true; program.rules.len()],
         };
@@ -2297,7 +2302,7 @@ impl<'a> Engine<'a> {
         rel.prefetch_first_probes(pending.recs.iter().map(|r| r.tag));
         // Rows of one to four cells into a relation that holds them narrow take an
         // insert made for their width (those that do not fit, the general one).
-        let ctx = (plan, (provenance, record, words), unread);
+        let ctx = (plan, (provenance, record, words, self.finds[head]), unread);
         let Merged {
             new_facts,
             idle,
@@ -2310,6 +2315,7 @@ impl<'a> Engine<'a> {
             None => merge_rows::<0, false>(rel, queued, next, pending, ctx, st)?,
         };
         pending.used = pending.used.max(n);
+        self.finds[head] = (n - new_facts) * 2 >= n;
         // Whether the next wave's pieces filter their buffers for this relation:
         // when nearly every derivation made for it changed nothing.
         let filtered = std::mem::take(&mut pending.filtered);
@@ -2986,7 +2992,7 @@ fn merge_narrow(
     queued: &mut Queued,
     next: &mut Vec<u32>,
     pending: &Pending,
-    ctx: (&Plan, (bool, bool, bool), u32),
+    ctx: (&Plan, (bool, bool, bool, bool), u32),
     st: &mut StratumStats,
 ) -> Result<Merged> {
     match (arity, own) {
@@ -3010,7 +3016,7 @@ fn merge_width<const N: usize, const C: bool>(
     queued: &mut Queued,
     next: &mut Vec<u32>,
     pending: &Pending,
-    ctx: (&Plan, (bool, bool, bool), u32),
+    ctx: (&Plan, (bool, bool, bool, bool), u32),
     st: &mut StratumStats,
 ) -> Result<Merged> {
     merge_rows::<N, C>(rel, queued, next, pending, ctx, st)
@@ -3027,7 +3033,7 @@ fn merge_rows<const N: usize, const C: bool>(
     queued: &mut Queued,
     next: &mut Vec<u32>,
     pending: &Pending,
-    (plan, (provenance, record, words), unread): (&Plan, (bool, bool, bool), u32),
+    (plan, (provenance, record, words, finds), unread): (&Plan, (bool, bool, bool, bool), u32),
     st: &mut StratumStats,
 ) -> Result<Merged> {
     let (n, arity) = (pending.len(), plan.head.len());
@@ -3041,9 +3047,10 @@ fn merge_rows<const N: usize, const C: bool>(
     let mut narrow = N > 0;
     // Probes of a table that the caches hold need nothing fetched ahead.
     let ahead = rel.probes_miss();
-    // Nor do those of a grid standing in for it.
-    // (Rows of their own confidence, `C`, keep no grid.)
-    let grid_ahead = N == 2 && !C && rel.grid_misses();
+    // Nor do those of a grid standing in for it. Where derivations find their
+    // facts (as the last merge's did), the row a slot names is fetched too.
+    let grid_ahead = N == 2 && rel.grid_misses();
+    let rows_ahead = grid_ahead && finds;
     let width = if N > 0 { N } else { arity };
     for k in 0..n {
         if ahead {
@@ -3053,6 +3060,10 @@ fn merge_rows<const N: usize, const C: bool>(
             let at = (k + GRID_AHEAD) * width;
             if let Some(c) = pending.cells.get(at..at + 2) {
                 rel.prefetch_grid(c[0], c[1]);
+            }
+            let at = (k + GRID_AHEAD / 2) * width;
+            if rows_ahead && let Some(c) = pending.cells.get(at..at + 2) {
+                rel.prefetch_grid_row(c[0], c[1]);
             }
         }
         let (cells, meta) = pending.derivation(k, width, plan.rule);

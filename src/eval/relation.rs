@@ -474,10 +474,11 @@ impl<'a> Narrow<'a> {
         // No dedup table: no rows, or a grid stands in for it. (The probe tests
         // this too: on the way to a table, no test is added.)
         if self.groups.is_empty() {
-            let (height, rule) = self.grid_record(cells)?;
-            // (A grid's rows share the relation's confidence.)
+            let row = self.grid.filter(|_| N == 2)?.find(cells[0], cells[N - 1])?;
+            let words = self.weighted_words(row);
+            let (height, rule) = unpack(words[N]);
             return Some(Meta {
-                conf: self.conf,
+                conf: self.conf_of(words),
                 height,
                 rule,
             });
@@ -1844,9 +1845,9 @@ impl Relation {
         self.layout = to;
         self.cells_words = self.arity * to.cell_words;
         self.stride = stride;
-        // Rows of their own confidence: no look-up reads a grid (see
-        // `Relation::keep_grid`); cells of two words: none fits.
-        if to.conf_col || to.cell_words != 1 {
+        // Cells of two words: no grid fits, nor will (a layout never narrows
+        // again).
+        if to.cell_words != 1 {
             self.grid_off();
             self.grid = Grid::default();
         }
@@ -2305,8 +2306,7 @@ impl Relation {
         // a grid stands in for none.
         let found = if !self.dedup.full() {
             self.dedup.find_or_place(tag, row, same)
-        } else if N == 2 && !C && self.grid.on {
-            // (Rows of their own confidence, `C`, keep no grid.)
+        } else if N == 2 && self.grid.on {
             self.grid.find(cells)
         } else {
             self.dedup.find_or_insert(tag, row, same)
@@ -2344,7 +2344,7 @@ impl Relation {
                 index_add(index, rows, row);
             }
         }
-        if N == 2 && !C && self.grid.on {
+        if N == 2 && self.grid.on {
             self.grid_add(cells[0], cells[N - 1], row);
         }
         Some((row, true))
@@ -2366,7 +2366,7 @@ impl Relation {
             }
             // A row the grid cannot hold turns it off before the row is stored
             // (its dedup table is then made from the rows stored before it).
-            if !self.grid_holds(cells, meta) {
+            if !self.grid_holds(cells) {
                 self.grid_off();
             }
         }
@@ -2429,17 +2429,15 @@ impl Relation {
         (row, true)
     }
 
-    /// Keep a [`Grid`] of this relation's rows (of two cells of a word, sharing
-    /// one confidence, not a layer's) whenever it fits ([`Relation::grid_fits`]):
-    /// in place of the dedup table, it is read without a hash. `hot`: the joins'
-    /// look-ups read it (they drop derivations into this relation), so that it
-    /// may take twice a table's bytes; else no more than the table's. (The
-    /// look-ups that read a grid are those into heads whose rows share their
-    /// confidence; rows of their own, later, give the grid up for good.)
+    /// Keep a [`Grid`] of this relation's rows (of two cells of a word, not a
+    /// layer's) whenever it fits ([`Relation::grid_fits`]): in place of the dedup
+    /// table, it is read without a hash. `hot`: the joins' look-ups read it (they
+    /// drop derivations into this relation), so that it may take twice a table's
+    /// bytes; else no more than the table's. (A cell of two words, later, gives
+    /// the grid up for good.)
     pub fn keep_grid(&mut self, hot: bool) {
         if self.arity == 2
             && self.base.is_none()
-            && !self.layout.conf_col
             && self.layout.cell_words == 1
             && (!self.grid.want || hot && !self.grid.hot)
         {
@@ -2485,14 +2483,11 @@ impl Relation {
         }
     }
 
-    /// Whether a grid that is on can hold a new row of these cells and record as
-    /// it is: the row is stored narrow ([`Relation::insert_tagged`]'s usual row)
-    /// and shares the rows' confidence.
-    fn grid_holds(&self, cells: &[u64], meta: Meta) -> bool {
-        self.layout.meta_words == 1
-            && meta.conf.to_bits() == self.uniform
-            && narrow(cells)
-            && pack(meta).is_some()
+    /// Whether a grid that is on can hold a new row of these cells: they fit a
+    /// word each (the grid finds a row by its cells alone; whatever record the
+    /// row holds after them, and however wide, is the row's).
+    fn grid_holds(&self, cells: &[u64]) -> bool {
+        narrow(cells)
     }
 
     /// Turn a grid that is on off, and make the dedup table it stood in for from
@@ -2527,9 +2522,9 @@ impl Relation {
     #[cold]
     #[inline(never)]
     fn regrid(&mut self) {
-        // Rows of their own confidence: no look-up reads a grid. A cell of two
-        // words: no grid fits, nor will (a layout never narrows again).
-        if self.layout.conf_col || self.layout.cell_words != 1 {
+        // A cell of two words: no grid fits, nor will (a layout never narrows
+        // again).
+        if self.layout.cell_words != 1 {
             self.grid_off();
             self.grid = Grid::default();
             return;
@@ -2800,6 +2795,14 @@ impl Relation {
         if a < u64::from(d0) && b < u64::from(d1) {
             prefetch(&self.grid.slots[a as usize * d1 as usize + b as usize]);
         }
+    }
+
+    /// Once the grid's slot of cells `(a, b)` is loaded ([`Relation::prefetch_grid`]),
+    /// start loading the row it names, if any: a derivation whose fact is there
+    /// reads that row's record next.
+    #[inline(always)]
+    pub fn prefetch_grid_row(&self, a: u64, b: u64) {
+        self.prefetch_row_of(self.grid.find(&[a, b]));
     }
 
     /// Start loading what inserting cells with digest `tag` will read first.
@@ -3734,6 +3737,7 @@ mod tests {
             rows in proptest::collection::vec((0u64..48, 0u64..48), 0..700),
             wide_at in proptest::option::of(0usize..700),
             want_at in 0usize..700,
+            own_at in proptest::option::of(0usize..700),
         ) {
             let mut r = Relation::new(2);
             for (k, &(a, b)) in rows.iter().enumerate() {
@@ -3745,8 +3749,13 @@ mod tests {
                     Some(at) if k >= at && a % 7 == 0 => a | 1 << 40,
                     _ => a,
                 };
+                // From row `own_at` on, rows may hold confidences of their own.
+                let conf = match own_at {
+                    Some(at) if k >= at && k % 3 == 0 => 0.5,
+                    _ => 1.0,
+                };
                 let meta = Meta {
-                    conf: 1.0,
+                    conf,
                     height: (k % 7) as u32,
                     rule: (k % 3) as u32,
                 };
@@ -3774,6 +3783,9 @@ mod tests {
                                 let m = r.meta(row);
                                 proptest::prop_assert_eq!(view.record(row), (m.height, m.rule));
                             }
+                            let cells = [a, b];
+                            let meta = view.find_meta(&cells, tag_of(hash_cells(cells.iter().copied())));
+                            proptest::prop_assert_eq!(meta, found.map(|row| r.meta(row)));
                         }
                         None => proptest::prop_assert!(
                             a >= u64::from(r.grid.dim.0) || b >= u64::from(r.grid.dim.1)
@@ -3801,16 +3813,31 @@ mod tests {
         assert!(!r.grid.on && r.grid.slots.is_empty());
         assert!(r.narrow().is_some_and(|v| v.grid.is_none()));
         assert_eq!(r.find(&[1 << 20, 0]), Some(2));
-        // Rows of their own confidence give it up for good: no look-up reads it.
+        // Rows of their own confidence keep it, and a look-up reads each row's
+        // confidence from the row.
         let mut own = Relation::new(2);
         own.keep_grid(true);
         insert_rows(&mut own, &[(1, 2)]);
         own.settle_grid();
         assert!(own.grid.on);
         own.insert(&[3, 4], Meta::input(0.5));
+        assert!(own.layout.conf_col && own.grid.on && own.dedup.quads.is_empty());
+        let view = own.narrow().expect("a weighted view");
+        assert!(view.grid.is_some());
+        let conf = |cells: [u64; 2]| {
+            view.find_meta(&cells, tag_of(hash_cells(cells.iter().copied())))
+                .map(|m| m.conf)
+        };
+        assert_eq!(
+            (conf([1, 2]), conf([3, 4]), conf([4, 3])),
+            (Some(1.0), Some(0.5), None)
+        );
+        // A cell of two words gives it up for good.
+        own.insert(&[1 << 40, 4], Meta::input(0.5));
         assert!(!own.grid.want && !own.grid.on && own.grid.slots.is_empty());
         own.keep_grid(true);
         assert!(!own.grid.want);
+        assert_eq!(own.find(&[3, 4]), Some(1));
         // A grid the look-ups do not read takes no more than the dedup table it
         // stands in for; once they read it, up to twice that.
         let mut cold = Relation::new(2);
