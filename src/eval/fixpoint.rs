@@ -50,7 +50,6 @@ const FLUSH: usize = if cfg!(test) { 5 } else { 1 << 12 };
 /// push (16 bytes), with provenance or without.
 #[derive(Clone, Copy, Default)]
 struct Rec {
-    conf: f64,
     /// Dedup digest of the tuple's cells.
     tag: u32,
     /// With provenance, the derivation's height; else 0 ([`Pending::keep`] makes
@@ -62,8 +61,13 @@ struct Rec {
 #[derive(Default)]
 struct Pending {
     cells: Vec<u64>,
-    /// Each tuple's record.
+    /// Each tuple's record, but for its confidence.
     recs: Vec<Rec>,
+    /// The confidence of every tuple, while they share one (the bits of the
+    /// first's; `confs` is then empty), as in an unweighted program always.
+    shared: u64,
+    /// Each tuple's confidence, once two differ.
+    confs: Vec<f64>,
     /// Premise list bounds (with provenance): `premises[starts[k]..starts[k + 1]]`.
     starts: Vec<u32>,
     premises: Vec<FactId>,
@@ -420,6 +424,7 @@ impl Pending {
     fn bytes(&self) -> usize {
         self.cells.capacity() * 8
             + self.recs.capacity() * std::mem::size_of::<Rec>()
+            + self.confs.capacity() * 8
             + self.starts.capacity() * 4
             + self.premises.capacity() * std::mem::size_of::<FactId>()
             + self.words.capacity() * 8
@@ -443,6 +448,7 @@ impl Pending {
     fn clear(&mut self) {
         self.cells.clear();
         self.recs.clear();
+        self.confs.clear();
         self.starts.clear();
         self.premises.clear();
         self.words.clear();
@@ -453,13 +459,48 @@ impl Pending {
     #[inline(always)]
     fn derivation(&self, k: usize, arity: usize, rule: RuleId) -> (&[u64], Meta) {
         let cells = &self.cells[k * arity..k * arity + arity];
-        let rec = &self.recs[k];
         let meta = Meta {
-            conf: rec.conf,
-            height: rec.height,
+            conf: self.conf(k),
+            height: self.recs[k].height,
             rule,
         };
         (cells, meta)
+    }
+
+    /// The confidence of buffered derivation `k`.
+    #[inline(always)]
+    fn conf(&self, k: usize) -> f64 {
+        if self.confs.is_empty() {
+            f64::from_bits(self.shared)
+        } else {
+            self.confs[k]
+        }
+    }
+
+    /// Buffer a derivation's record (its cells, and any premises, are the
+    /// caller's): 8 bytes, and 8 more for its confidence once the buffered
+    /// derivations' confidences differ.
+    #[inline(always)]
+    fn push_rec(&mut self, tag: u32, height: u32, conf: f64) {
+        let bits = conf.to_bits();
+        if self.recs.is_empty() {
+            self.shared = bits;
+        }
+        if bits != self.shared || !self.confs.is_empty() {
+            self.own_conf(conf);
+        }
+        self.recs.push(Rec { tag, height });
+    }
+
+    /// Record the confidence of the derivation about to be buffered, giving
+    /// those buffered before it theirs (the one they share) if they have none.
+    #[inline]
+    fn own_conf(&mut self, conf: f64) {
+        if self.confs.is_empty() {
+            self.confs
+                .resize(self.recs.len(), f64::from_bits(self.shared));
+        }
+        self.confs.push(conf);
     }
 
     /// Drop the buffered derivations of `plan` that merging into `head` would not
@@ -510,6 +551,9 @@ impl Pending {
                 self.cells
                     .copy_within(k * arity..k * arity + arity, w * arity);
                 self.recs[w] = self.recs[k];
+                if let Some(&c) = self.confs.get(k) {
+                    self.confs[w] = c;
+                }
                 if words {
                     self.words[w] = self.words[k];
                 }
@@ -527,6 +571,7 @@ impl Pending {
         self.filtered += n - w;
         self.cells.truncate(w * arity);
         self.recs.truncate(w);
+        self.confs.truncate(w);
         if words {
             self.words.truncate(w);
         }
@@ -2283,7 +2328,7 @@ impl<'a> Engine<'a> {
             &pending.cells,
             plan.rule,
             recs.iter().map(|r| r.height),
-            recs.iter().map(|r| r.conf),
+            (0..n).map(|k| pending.conf(k)),
         ) + self.queued[head].growth_bound(n)
             + grow_bytes(
                 self.next_delta[head].len(),
@@ -3278,22 +3323,14 @@ impl Pending {
     /// (with provenance, recording premises as words).
     #[inline(always)]
     fn keep_word(&mut self, tag: u32, new: Meta, word: u64) {
-        self.recs.push(Rec {
-            conf: new.conf,
-            tag,
-            height: new.height,
-        });
+        self.push_rec(tag, new.height, new.conf);
         self.words.push(word);
     }
 
     /// Buffer the record of a derivation whose head cells were just appended.
     #[inline(always)]
     fn keep(&mut self, plan: &Plan, frame: &Frame, tag: u32, new: Meta, provenance: bool) {
-        self.recs.push(Rec {
-            conf: new.conf,
-            tag,
-            height: if provenance { new.height } else { 0 },
-        });
+        self.push_rec(tag, if provenance { new.height } else { 0 }, new.conf);
         if provenance {
             if !self.record {
                 return;
@@ -3624,6 +3661,34 @@ mod spare_tests {
                 assert_eq!(tag_after(hash_state(&[a]), b), tag_of_cells(&[a, b]));
                 for &c in &cells {
                     assert_eq!(tag_after(hash_state(&[a, b]), c), tag_of_cells(&[a, b, c]));
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// A buffer keeps one confidence for its derivations while they share it,
+        /// and each its own once two differ: each reads back what was buffered,
+        /// through a clear and a new piece too.
+        #[test]
+        fn a_buffer_reads_back_each_derivations_confidence(
+            pieces in proptest::collection::vec(
+                proptest::collection::vec(proptest::sample::select(vec![1.0, 0.5, 0.25]), 0..40),
+                1..4,
+            ),
+        ) {
+            let mut p = Pending::default();
+            for confs in &pieces {
+                p.clear();
+                for (k, &c) in confs.iter().enumerate() {
+                    p.push_rec(k as u32, k as u32 * 3, c);
+                }
+                proptest::prop_assert_eq!(p.len(), confs.len());
+                let shared = confs.iter().all(|&c| c == confs[0]);
+                proptest::prop_assert_eq!(p.confs.is_empty(), shared);
+                for (k, &c) in confs.iter().enumerate() {
+                    proptest::prop_assert_eq!(p.conf(k), c);
+                    proptest::prop_assert_eq!(p.recs[k].height, k as u32 * 3);
                 }
             }
         }
