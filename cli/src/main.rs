@@ -74,6 +74,8 @@ enum Command {
 
 /// Parse arguments, run the command, map its outcome to an exit code.
 fn main() -> ExitCode {
+    // Large vectors grow in place, not by a copy (see the function).
+    prooflog::eval::fix_mmap_threshold();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
