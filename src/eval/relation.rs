@@ -3738,8 +3738,11 @@ mod tests {
             wide_at in proptest::option::of(0usize..700),
             want_at in 0usize..700,
             own_at in proptest::option::of(0usize..700),
+            unpacked_at in proptest::option::of(0usize..700),
         ) {
             let mut r = Relation::new(2);
+            // The rows inserted, by their cells: the oracle.
+            let mut rows_by_cells = std::collections::HashMap::new();
             for (k, &(a, b)) in rows.iter().enumerate() {
                 if k == want_at {
                     r.keep_grid(true);
@@ -3754,18 +3757,30 @@ mod tests {
                     Some(at) if k >= at && k % 3 == 0 => 0.5,
                     _ => 1.0,
                 };
+                // From row `unpacked_at` on, a record may not pack in a word.
+                let rule = match unpacked_at {
+                    Some(at) if k >= at && k % 5 == 0 => 5000,
+                    _ => (k % 3) as u32,
+                };
                 let meta = Meta {
                     conf,
                     height: (k % 7) as u32,
-                    rule: (k % 3) as u32,
+                    rule,
                 };
-                r.insert(&[a, b], meta);
+                let next = rows_by_cells.len() as u32;
+                let (row, new) = r.insert(&[a, b], meta);
+                let want = *rows_by_cells.entry((a, b)).or_insert(next);
+                proptest::prop_assert_eq!((row, new), (want, want == next));
                 if k % 50 == 0 {
                     r.settle_grid();
                 }
             }
             r.settle_grid();
             proptest::prop_assert!(r.grid.on || r.grid.slots.is_empty());
+            for (&(a, b), &row) in &rows_by_cells {
+                proptest::prop_assert_eq!(r.find(&[a, b]), Some(row));
+                proptest::prop_assert_eq!(r.find(&[a, b + 48]), None);
+            }
             let Some(view) = r.narrow() else {
                 // A wide layout has no narrow view: its grid is never read.
                 return Ok(());
