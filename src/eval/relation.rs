@@ -593,7 +593,9 @@ const GRID_SLACK: u64 = if cfg!(test) { 4096 } else { 0 };
 /// of two cells), while it takes no more than the bytes of a dedup table of the
 /// rows (twice those, up to [`GRID_BYTES`], where the joins' look-ups read it,
 /// [`Relation::grid_fits`]); off while it would take more, and made anew when
-/// the rows are dense enough again ([`Relation::settle_grid`]).
+/// the rows are dense enough again ([`Relation::settle_grid`], after a merge),
+/// or when the table is about to grow to a size the grid fits
+/// ([`Relation::reserve`], before one).
 ///
 /// A grid that is on holds every row, so a row whose cells are out of its range
 /// is not there: it stands in for the dedup table, which is given back while the
@@ -2457,11 +2459,11 @@ impl Relation {
         Dedup::bytes_for((self.len - self.base_len) as usize)
     }
 
-    /// Whether a grid of `dim` fits: no more than the bytes of a dedup table of
-    /// the rows, or, for a grid the look-ups read ([`Relation::keep_grid`]),
+    /// Whether a grid of `dim` fits `rows` own rows: no more than the bytes of a
+    /// dedup table of them, or, for a grid the look-ups read ([`Relation::keep_grid`]),
     /// twice those up to [`GRID_BYTES`]: the rows are dense among its cells.
-    fn grid_fits(&self, (a, b): (u64, u64)) -> bool {
-        let dedup = self.dedup_bytes() as u64 + GRID_SLACK;
+    fn grid_fits(&self, (a, b): (u64, u64), rows: usize) -> bool {
+        let dedup = Dedup::bytes_for(rows) as u64 + GRID_SLACK;
         a.checked_mul(b)
             .and_then(|n| n.checked_mul(4))
             .is_some_and(|bytes| {
@@ -2522,6 +2524,14 @@ impl Relation {
     #[cold]
     #[inline(never)]
     fn regrid(&mut self) {
+        self.regrid_for((self.len - self.base_len) as usize);
+    }
+
+    /// [`Relation::regrid`], for a grid that must fit `rows` own rows (the
+    /// rows there are, or as many as the dedup table is about to grow for).
+    #[cold]
+    #[inline(never)]
+    fn regrid_for(&mut self, rows: usize) {
         // A cell of two words: no grid fits, nor will (a layout never narrows
         // again).
         if self.layout.cell_words != 1 {
@@ -2529,7 +2539,7 @@ impl Relation {
             self.grid = Grid::default();
             return;
         }
-        let dim = match self.grid_dim() {
+        let dim = match self.grid_dim(rows) {
             Ok(dim) => dim,
             Err(retry_at) => {
                 self.grid_off();
@@ -2537,25 +2547,26 @@ impl Relation {
                 return;
             }
         };
-        // (The old slots are given back before the new ones are made.)
+        // (The old slots, and the dedup table the grid stands in for, are given
+        // back before the new slots are made.)
         self.grid.slots = Vec::new();
+        self.dedup = Dedup::default();
         self.grid.slots = vec![0; (dim.0 * dim.1) as usize];
         self.grid.dim = (dim.0 as u32, dim.1 as u32);
         self.grid.on = true;
         for (r, row) in (0..).zip(self.data.chunks_exact(self.stride)) {
             self.grid.put(u64::from(row[0]), u64::from(row[1]), r);
         }
-        self.dedup = Dedup::default();
     }
 
     /// The dimensions of a grid made anew for the rows: large enough for their
     /// cells and half as large again as the grid now, or just large enough where
     /// that does not fit; where neither fits, the bytes of a dedup table of the
     /// rows from which to try again ([`Grid::retry_at`]).
-    fn grid_dim(&self) -> Result<(u64, u64), usize> {
-        let bytes = self.dedup_bytes();
+    fn grid_dim(&self, rows: usize) -> Result<(u64, u64), usize> {
+        let bytes = Dedup::bytes_for(rows);
         // A grid has a slot for each row at least (rows' cells differ).
-        if !self.grid_fits((u64::from(self.len), 1)) {
+        if !self.grid_fits((u64::from(self.len), 1), rows) {
             return Err(bytes + 1);
         }
         // The largest first and second cells, read as the rows lie.
@@ -2572,7 +2583,10 @@ impl Relation {
             (top.0 + 1).next_multiple_of(16),
             (top.1 + 1).next_multiple_of(16),
         );
-        if let Some(dim) = [grown, least].into_iter().find(|&d| self.grid_fits(d)) {
+        if let Some(dim) = [grown, least]
+            .into_iter()
+            .find(|&d| self.grid_fits(d, rows))
+        {
             return Ok(dim);
         }
         // The least grid for these cells, in bytes, and the table it would stand
@@ -2715,9 +2729,26 @@ impl Relation {
     /// the dedup table midway (and prefetches stay valid).
     pub fn reserve(&mut self, additional: usize) {
         // (A grid standing in for the table grows as rows come.)
-        if !self.grid.on {
-            self.dedup.reserve(additional);
+        if self.grid.on {
+            return;
         }
+        // A table about to grow, for which a wanted grid that is off would stand
+        // in within the grown table's bytes: the grid instead. The table's
+        // largest growth is saved, and its bytes are never held beside the
+        // grid's (a try after the merge would find the table grown).
+        if self.grid.want
+            && self.len > self.base_len
+            && self.dedup.len + additional > self.dedup.limit
+        {
+            let rows = (self.len - self.base_len) as usize + additional;
+            if Dedup::bytes_for(rows) >= self.grid.retry_at {
+                self.regrid_for(rows);
+                if self.grid.on {
+                    return;
+                }
+            }
+        }
+        self.dedup.reserve(additional);
     }
 
     /// Make room for `additional` more input rows at once (a load of known size): the
@@ -3870,6 +3901,19 @@ mod tests {
         assert!(cold.grid.on && cold.dedup.quads.is_empty());
         assert_eq!(cold.find(&[299 % 48, 299 / 48 * 8]), Some(299));
         assert_eq!(cold.find(&[1, 1]), None);
+        // A table about to grow gives way to a grid that fits the grown table's
+        // bytes, before the merge that would grow it.
+        let mut soon = Relation::new(2);
+        soon.keep_grid(false);
+        insert_rows(&mut soon, &rows);
+        soon.settle_grid();
+        assert!(!soon.grid.on && !soon.dedup.quads.is_empty());
+        soon.reserve(10);
+        assert!(!soon.grid.on, "no growth: the table as it is");
+        soon.reserve(3000);
+        assert!(soon.grid.on && soon.dedup.quads.is_empty());
+        assert_eq!(soon.find(&[299 % 48, 299 / 48 * 8]), Some(299));
+        assert_eq!(soon.find(&[1, 1]), None);
         // Cells far apart: tried again only once a table would take the bytes
         // of their least grid (never, for cells past 32 bits: 2^66 bytes).
         let mut far = Relation::new(2);
