@@ -45,9 +45,9 @@ use crate::ir::{Functor, Literal, Program, RuleId};
 /// that they pause and resume joins everywhere).
 const FLUSH: usize = if cfg!(test) { 5 } else { 1 << 12 };
 
-/// A buffered derivation's record, but for its head cells and its premises: its
-/// digest, confidence and height kept together, so that buffering them takes one
-/// push (16 bytes), with provenance or without.
+/// A buffered derivation's record, but for its head cells, its premises and its
+/// confidence (see [`Pending::push_rec`]): its digest and height kept together,
+/// so that buffering them takes one push (8 bytes), with provenance or without.
 #[derive(Clone, Copy, Default)]
 struct Rec {
     /// Dedup digest of the tuple's cells.
@@ -3102,12 +3102,12 @@ fn merge_rows<const N: usize, const C: bool>(
             rel.prefetch_probes(|i| recs.get(i).map(|r| r.tag), k);
         }
         if grid_ahead {
-            let at = (k + GRID_AHEAD) * width;
-            if let Some(c) = pending.cells.get(at..at + 2) {
+            // The two cells of derivation `k`, if there is one.
+            let pair = |k: usize| pending.cells.get(k * width..k * width + 2);
+            if let Some(c) = pair(k + GRID_AHEAD) {
                 rel.prefetch_grid(c[0], c[1]);
             }
-            let at = (k + GRID_AHEAD / 2) * width;
-            if rows_ahead && let Some(c) = pending.cells.get(at..at + 2) {
+            if rows_ahead && let Some(c) = pair(k + GRID_AHEAD / 2) {
                 rel.prefetch_grid_row(c[0], c[1]);
             }
         }

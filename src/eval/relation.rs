@@ -2366,9 +2366,11 @@ impl Relation {
             if let Some(found) = self.grid.find(cells) {
                 return (found, false);
             }
-            // A row the grid cannot hold turns it off before the row is stored
-            // (its dedup table is then made from the rows stored before it).
-            if !self.grid_holds(cells) {
+            // A row the grid cannot hold (a cell past a word; the grid finds a
+            // row by its cells alone, whatever record follows them) turns it off
+            // before the row is stored (its dedup table is then made from the
+            // rows stored before it).
+            if !narrow(cells) {
                 self.grid_off();
             }
         }
@@ -2483,13 +2485,6 @@ impl Relation {
         {
             self.regrid();
         }
-    }
-
-    /// Whether a grid that is on can hold a new row of these cells: they fit a
-    /// word each (the grid finds a row by its cells alone; whatever record the
-    /// row holds after them, and however wide, is the row's).
-    fn grid_holds(&self, cells: &[u64]) -> bool {
-        narrow(cells)
     }
 
     /// Turn a grid that is on off, and make the dedup table it stood in for from
