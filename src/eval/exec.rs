@@ -290,6 +290,59 @@ pub(crate) trait Sink {
     ) -> Option<(Option<(usize, usize)>, u64)> {
         None
     }
+
+    /// Whether the sink takes the rows of the scan two before the tail in groups
+    /// ([`Sink::groups`]) for this pair scan; when it does, it takes every group
+    /// handed to it.
+    fn takes_groups(&self, _scan: &TailScan<'_>, _pair: &PairScan<'_>) -> bool {
+        false
+    }
+
+    /// Rows of the scan before the pair scan (`outer`), each with the pair scan's
+    /// rows its look-up found (all of them below the pair scan's limit) and, when
+    /// the tail's key is bound before the pair scan, the tail's candidates: the
+    /// bindings they make, as [`Sink::pairs`] would make them for each group's
+    /// rows in turn with the group's row bound. Where to pause (a group, a
+    /// position in its rows and a candidate of that row's, after which) and the
+    /// candidates visited.
+    fn groups(
+        &mut self,
+        _frame: &mut Frame,
+        _scan: &TailScan<'_>,
+        _pair: &PairScan<'_>,
+        _outer: &Outer<'_>,
+        _groups: &[Group<'_>],
+    ) -> (Option<(usize, usize, usize)>, u64) {
+        unreachable!("a sink that takes groups handles them")
+    }
+}
+
+/// The scan before a pair scan, as [`Sink::groups`] sees it: what binding one of
+/// its rows sets in the frame.
+pub(crate) struct Outer<'a> {
+    pub rel_id: u32,
+    pub rel: &'a Relation,
+    /// The scan's binds (column, slot).
+    pub binds: &'a [(usize, usize)],
+    /// The fact slot of the scanned row.
+    pub fact: usize,
+}
+
+/// A row of the scan before a pair scan, with what the run found for it.
+#[derive(Clone, Copy)]
+pub(crate) struct Group<'a> {
+    pub row: u32,
+    /// Its candidate number in the outer scan (where the run resumes after a
+    /// pause in this group).
+    pub at: usize,
+    /// The pair scan's rows its look-up found, below the pair scan's limit.
+    pub rows: &'a [u32],
+    /// When the tail's key is bound before the pair scan: the tail's rows its
+    /// look-up found (the sink takes those below the tail's limit).
+    pub fixed: &'a [u32],
+    /// The binding's confidence and height with this row.
+    pub conf: f64,
+    pub height: u32,
 }
 
 impl<F: FnMut(&mut Frame, f64, u32) -> bool> Sink for F {
@@ -388,6 +441,10 @@ const AHEAD: usize = 8;
 /// read between them).
 const PAIR_ROWS: usize = 1 << 8;
 
+/// Groups of rows of the scan two before a tail handed to [`Sink::groups`] at a
+/// time.
+const GROUPS: usize = 1 << 6;
+
 /// Run a plan, calling `sink(frame, conf, height)` for every complete binding, where
 /// `conf` is the minimum confidence of its premises (1.0 for none) and `height` the
 /// maximum premise height. When the sink returns true the run pauses; calling again
@@ -419,6 +476,7 @@ pub(crate) fn run_plan(
         stop: None,
         fresh: false,
         peeked: None,
+        groups: Groups::default(),
     };
     run.steps(&plan.steps, 0, frame, 1.0, 0);
     match run.stop {
@@ -443,6 +501,41 @@ struct Run<'a, 'c> {
     /// The rows the next step's index look-up found, looked up by the step before
     /// it (see `Run::steps`), taken by that next step instead of looking up again.
     peeked: Option<(&'c [u32], &'c [u32])>,
+    /// Rows of the scan two before the tail waiting to be handed to the sink
+    /// ([`Sink::groups`]).
+    groups: Groups<'c>,
+}
+
+/// Up to [`GROUPS`] groups, their room taken at the first (a run starts
+/// thousands of times in a stratum of many pauses, most of them without groups:
+/// room in place would be set up at each).
+#[derive(Default)]
+struct Groups<'c> {
+    groups: Vec<Group<'c>>,
+}
+
+impl<'c> Groups<'c> {
+    /// Add a group; whether the groups are now full.
+    #[inline(always)]
+    fn push(&mut self, group: Group<'c>) -> bool {
+        if self.groups.capacity() == 0 {
+            self.groups.reserve_exact(GROUPS);
+        }
+        self.groups.push(group);
+        self.groups.len() == GROUPS
+    }
+
+    fn as_slice(&self) -> &[Group<'c>] {
+        &self.groups
+    }
+
+    fn is_empty(&self) -> bool {
+        self.groups.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.groups.clear();
+    }
 }
 
 /// A plan's tail, its scan set up once for a run.
@@ -723,6 +816,47 @@ impl<'c> Run<'_, 'c> {
         Some(true)
     }
 
+    /// Hand the rows of step `i` buffered in groups to the sink, step `i + 1`
+    /// being the pair scan `pair` before the tail `t`; whether the run stopped.
+    fn flush_groups(
+        &mut self,
+        i: usize,
+        t: &TailStep<'_>,
+        pair: &PairScan<'_>,
+        outer: &Outer<'_>,
+        frame: &mut Frame,
+    ) -> bool {
+        if self.groups.is_empty() {
+            return false;
+        }
+        let groups = self.groups.as_slice();
+        let (pause, visited) = self.sink.groups(frame, &t.scan, pair, outer, groups);
+        let rows: usize = groups.iter().map(|g| g.rows.len()).sum();
+        let ctx = self.ctx;
+        let before = ctx.work.get();
+        let after = before + rows as u64 + visited;
+        ctx.work.set(after);
+        let stopped = if before / WORK_CHECK != after / WORK_CHECK && ctx.clock() {
+            self.stop = Some(Stop::Expired);
+            true
+        } else if let Some((g, k, c)) = pause {
+            // Where one group at a time would have paused: after candidate `c` of
+            // the group's `k`-th row of the pair scan, this step at its row.
+            self.stop = Some(Stop::Pause);
+            self.fresh = false;
+            for (step, at) in [(i + 2, c + 1), (i + 1, k), (i, groups[g].at)] {
+                if let Some(r) = self.resume.get_mut(step) {
+                    *r = Some(at);
+                }
+            }
+            true
+        } else {
+            false
+        };
+        self.groups.clear();
+        stopped
+    }
+
     /// Run `steps[i..]`.
     fn steps(&mut self, steps: &[Step], i: usize, frame: &mut Frame, conf: f64, height: u32) {
         let Some(step) = steps.get(i) else {
@@ -830,6 +964,28 @@ impl<'c> Run<'_, 'c> {
                     }
                     _ => None,
                 };
+                // When the next step is the pair scan before the tail (see `pairing`),
+                // a sink may take this scan's rows in groups, each with the rows its
+                // look-up found there (and, with the tail's key bound before the pair
+                // scan, the tail's candidates), a chunk of rows at a time: instead of
+                // a run of the next steps for each.
+                let grouping = match (peek, self.tail) {
+                    (Some((_, _, _, limit)), Some(t)) if t.step == i + 2 => {
+                        let fixed = t.fixed && matches!(t.access, Access::Index { .. });
+                        t.pair
+                            .filter(|p| {
+                                p.pair.key.is_none() == fixed && self.sink.takes_groups(&t.scan, p)
+                            })
+                            .map(|p| (t, p, limit))
+                    }
+                    _ => None,
+                };
+                let outer = Outer {
+                    rel_id: *rel,
+                    rel: r,
+                    binds,
+                    fact: *fact,
+                };
                 // Candidates `first..` of this step's scan, the rows `rows`, visited in
                 // order; whether the run stopped. Every access comes here, so that the
                 // visit of a row is compiled once, into this loop.
@@ -900,6 +1056,59 @@ impl<'c> Run<'_, 'c> {
                             }
                             None => None,
                         };
+                        if let (Some((t, pair, limit)), Some((found, more))) = (grouping, peeked) {
+                            // A row the groups do not take (a pause left places to
+                            // resume in the next steps, or a layer's own rows were
+                            // found) goes the way of one row at a time, after the
+                            // groups before it.
+                            let resumes = this.resume.get(i + 1).is_some_and(Option::is_some)
+                                || this.resume.get(i + 2).is_some_and(Option::is_some);
+                            let fixed = if resumes || below(more, limit) > 0 {
+                                None
+                            } else if pair.pair.key.is_some() {
+                                Some(&[][..])
+                            } else {
+                                let Access::Index { index, key } = t.access else {
+                                    unreachable!(
+                                        "a tail whose key is bound before its pair scan reads an index"
+                                    )
+                                };
+                                let tail = &rels[t.scan.rel_id as usize];
+                                let found = with_key(key, &frame.slots, |k| tail.lookup(*index, k));
+                                // No candidates for any row of the pair scan: nothing
+                                // for this row.
+                                if none_below(found, t.limit) {
+                                    continue;
+                                }
+                                (below(found.1, t.limit) == 0).then_some(found.0)
+                            };
+                            if let Some(fixed) = fixed {
+                                let m = r.meta(row);
+                                let full = this.groups.push(Group {
+                                    row,
+                                    at: first + k,
+                                    rows: &found[..below(found, limit)],
+                                    fixed,
+                                    conf: conf.min(m.conf),
+                                    height: if ctx.provenance {
+                                        height.max(m.height)
+                                    } else {
+                                        0
+                                    },
+                                });
+                                if full && this.flush_groups(i, t, &pair, &outer, frame) {
+                                    return true;
+                                }
+                                continue;
+                            }
+                            if this.flush_groups(i, t, &pair, &outer, frame) {
+                                return true;
+                            }
+                            // (The groups bound their rows.)
+                            for &(c, s) in binds {
+                                frame.slots[s] = cells.get(c);
+                            }
+                        }
                         let m = r.meta(row);
                         let c = conf.min(m.conf);
                         // Premise facts and heights only matter to provenance.
@@ -939,7 +1148,10 @@ impl<'c> Run<'_, 'c> {
                             return true;
                         }
                     }
-                    false
+                    match grouping {
+                        Some((t, pair, _)) => this.flush_groups(i, t, &pair, &outer, frame),
+                        None => false,
+                    }
                 };
                 match access {
                     Access::All if *version == Version::Delta => {
@@ -1194,6 +1406,7 @@ pub(crate) fn aggregate(
             stop: None,
             fresh: false,
             peeked: None,
+            groups: Groups::default(),
         };
         run.steps(&agg.body, 0, frame, 1.0, 0);
         if run.stop.is_some() {

@@ -33,9 +33,10 @@ use std::time::Instant;
 use crate::diag::{Diagnostic, Limit, Result};
 use crate::eval::exec::{self, Ctx, Cursor, Fault, Faults, Frame, PairScan, Stop, Syms, TailScan};
 use crate::eval::order::{Rank, RankQueue, rank};
-use crate::eval::plan::{CExpr, Plan, Planner, Premise, Src, Step, TAIL_CELLS, Version};
+use crate::eval::plan::{CExpr, Pair, Plan, Planner, Premise, Src, Step, TAIL_CELLS, Version};
 use crate::eval::relation::{
-    AGG_MARK, Meta, NO_EVIDENCE, Narrow, Relation, dense_rows, inline_limit, row_shift, tag_of,
+    AGG_MARK, Meta, NO_EVIDENCE, Narrow, Relation, RowList, dense_rows, inline_limit, row_shift,
+    tag_of,
 };
 use crate::eval::symbols::Symbols;
 use crate::eval::{ArithmeticFaults, EvalOptions, FactId, Progress, Stats, StratumStats};
@@ -265,6 +266,7 @@ struct TestSettings {
     stopped: usize,
     batch: bool,
     pairs: bool,
+    groups: bool,
     words: bool,
     filter: Option<bool>,
 }
@@ -281,6 +283,7 @@ impl TestSettings {
             stopped: STOPPED_ORDER.with(Cell::get),
             batch: BATCH_TAILS.with(Cell::get),
             pairs: PAIRED_SCANS.with(Cell::get),
+            groups: GROUPED_SCANS.with(Cell::get),
             words: PREMISE_WORDS.with(Cell::get),
             filter: FORCE_FILTER.with(Cell::get),
         }
@@ -294,6 +297,7 @@ impl TestSettings {
         STOPPED_ORDER.with(|c| c.set(self.stopped));
         BATCH_TAILS.with(|c| c.set(self.batch));
         PAIRED_SCANS.with(|c| c.set(self.pairs));
+        GROUPED_SCANS.with(|c| c.set(self.groups));
         PREMISE_WORDS.with(|c| c.set(self.words));
         FORCE_FILTER.with(|c| c.set(self.filter));
     }
@@ -328,6 +332,14 @@ thread_local! {
     /// In tests: calls of the pieces' `Sink::pairs` that took their rows, on this
     /// thread.
     pub(crate) static PAIR_CALLS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// In tests: `false` makes runs hand the scan two before a tail its rows one
+    /// at a time to the scan after it, as if no sink took them in groups
+    /// ([`Sink::groups`]), so that both paths can be compared.
+    ///
+    /// [`Sink::groups`]: exec::Sink::groups
+    pub(crate) static GROUPED_SCANS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    /// In tests: calls of the pieces' `Sink::groups`, on this thread.
+    pub(crate) static GROUP_CALLS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 #[cfg(test)]
@@ -354,6 +366,17 @@ pub(super) fn batching() -> bool {
 fn pairing() -> bool {
     #[cfg(test)]
     if !PAIRED_SCANS.with(std::cell::Cell::get) {
+        return false;
+    }
+    true
+}
+
+/// Whether pieces of runs on this thread hand the rows of the scan two before a
+/// tail to the sink in groups, each with the rows the scan after it finds.
+#[inline]
+fn grouping() -> bool {
+    #[cfg(test)]
+    if !GROUPED_SCANS.with(std::cell::Cell::get) {
         return false;
     }
     true
@@ -689,6 +712,9 @@ struct Reads<'r> {
     /// Whether the sink takes the rows of the scan before a tail with their
     /// candidates ([`Emitter::pairs_of`]).
     pairs: bool,
+    /// Whether it also takes the rows of the scan before that in groups
+    /// ([`Emitter::groups_of`]).
+    groups: bool,
     deadline: Option<Instant>,
     /// Whether the plan's derivations are buffered as derivation words.
     word: Option<Words>,
@@ -795,6 +821,7 @@ impl Piece {
             head,
             batch: reads.batch,
             pairs: reads.pairs,
+            groups: reads.pairs && reads.groups,
             narrow,
             weighted,
             syms: ctx.syms,
@@ -823,6 +850,8 @@ struct Emitter<'a> {
     batch: bool,
     /// Whether it takes the rows of the scan before a tail with their candidates.
     pairs: bool,
+    /// Whether it takes the rows of the scan before that in groups.
+    groups: bool,
     /// The plan's last scanned relation and its head relation, when both are
     /// narrow (see [`Emitter::narrow_rows`]) and neither is a weighted view.
     narrow: Option<(Narrow<'a>, Narrow<'a>)>,
@@ -919,6 +948,54 @@ impl exec::Sink for Emitter<'_> {
             PAIR_CALLS.with(|c| c.set(c.get() + 1));
         }
         taken
+    }
+
+    fn takes_groups(&self, scan: &TailScan<'_>, pair: &PairScan<'_>) -> bool {
+        // Unweighted narrow views only: the weighted pair loops stay per row.
+        self.groups
+            && self.narrow.is_some()
+            && (1..=4).contains(&scan.tail.head.len())
+            && pair.rel.narrow().is_some_and(|before| !before.conf_col)
+    }
+
+    fn groups(
+        &mut self,
+        frame: &mut Frame,
+        scan: &TailScan<'_>,
+        pair: &PairScan<'_>,
+        outer: &exec::Outer<'_>,
+        groups: &[exec::Group<'_>],
+    ) -> (Option<(usize, usize, usize)>, u64) {
+        let (from, to) = self
+            .narrow
+            .expect("a sink that takes groups has narrow views");
+        let r = pair.pair.rel as usize;
+        let before = pair
+            .rel
+            .narrow()
+            .expect("a sink that takes groups has a narrow pair scan")
+            .inputs_only(self.inputs_only[r]);
+        let views = (before, from, to);
+        let args = (frame, scan, pair, outer, groups);
+        #[cfg(test)]
+        GROUP_CALLS.with(|c| c.set(c.get() + 1));
+        // As in `pairs`: head cells in an array of their number, a tail whose
+        // candidates each group looked up once (`F`) and a head kept in a grid
+        // (`G`) in loops of their own.
+        let grid = to.grid.is_some();
+        match (scan.tail.head.len(), pair.pair.key.is_none()) {
+            (2, false) if grid => self.groups_of::<2, false, true>(views, args),
+            (2, true) if grid => self.groups_of::<2, true, true>(views, args),
+            (1, false) => self.groups_of::<1, false, false>(views, args),
+            (2, false) => self.groups_of::<2, false, false>(views, args),
+            (3, false) => self.groups_of::<3, false, false>(views, args),
+            (4, false) => self.groups_of::<4, false, false>(views, args),
+            (1, true) => self.groups_of::<1, true, false>(views, args),
+            (2, true) => self.groups_of::<2, true, false>(views, args),
+            (3, true) => self.groups_of::<3, true, false>(views, args),
+            (4, true) => self.groups_of::<4, true, false>(views, args),
+            _ => unreachable!("a sink takes groups for heads of one to four cells"),
+        }
     }
 
     /// [`emit`] for each row that passes the tail's checks, its head cells read
@@ -2120,6 +2197,7 @@ impl<'a> Engine<'a> {
         let record = provenance && (!self.conf_raised || self.layered || forced_track());
         let batch = batching();
         let pairs = pairing();
+        let groups = grouping();
         let deadline = self.deadline;
         let mut waiting = work.iter().filter(|(i, _)| plans[*i].feasible);
         // Unfinished pieces, in order (`queue`); each wave runs the first WAVE of them.
@@ -2178,6 +2256,7 @@ impl<'a> Engine<'a> {
                     record,
                     batch,
                     pairs,
+                    groups,
                     deadline,
                     word: words[piece.plan],
                     filter: forced.unwrap_or(filters[head]),
@@ -2559,31 +2638,134 @@ impl Emitter<'_> {
         }
     }
 
+    /// [`Emitter::pairs_of`] for groups of rows of the scan before the pair scan
+    /// ([`exec::Sink::groups`]), with the look-ups first or not as there.
+    #[inline(always)]
+    fn groups_of<const N: usize, const F: bool, const G: bool>(
+        &mut self,
+        views: (Narrow<'_>, Narrow<'_>, Narrow<'_>),
+        args: GroupArgs<'_>,
+    ) -> (Option<(usize, usize, usize)>, u64) {
+        if self.pending.look.on && self.pending.look.mostly {
+            self.groups_run::<N, F, true, G>(views, args)
+        } else {
+            self.groups_run::<N, F, false, G>(views, args)
+        }
+    }
+
     /// [`Emitter::pairs_of`], with (`D`) or without the look-ups of a binding's
     /// candidates before its narrow loop; with `G`, into a head kept in a grid
     /// (see [`dropped_prefix`]).
     #[inline(never)]
     fn pairs_run<const N: usize, const W: bool, const F: bool, const D: bool, const G: bool>(
         &mut self,
+        views: (Narrow<'_>, Narrow<'_>, Narrow<'_>),
+        (frame, scan, pair, rows, start, conf, height): PairArgs<'_>,
+    ) -> (Option<(usize, usize)>, u64) {
+        let cells = HeadCells::<N>::of(scan, pair.pair);
+        let fixed = cells.fixed(&frame.slots);
+        let dense = if F {
+            None
+        } else {
+            scan.rel.dense_slots(pair.index)
+        };
+        let same = pair.fixed.unwrap_or(&[]);
+        let args = (frame, scan, pair, rows, start, conf, height);
+        self.pair_loop::<N, W, F, D, G>(views, &cells, fixed, dense, same, args)
+    }
+
+    /// [`Emitter::groups_of`], with (`D`) or without the look-ups of a binding's
+    /// candidates before its narrow loop (as in [`Emitter::pairs_run`]): each
+    /// group's row of the outer scan bound into the frame in turn, then its rows
+    /// of the pair scan taken as [`Emitter::pairs_run`] takes them. Returns, when
+    /// the buffer filled first, the group, its row and the candidate after which
+    /// the run pauses, and the candidates visited.
+    #[inline(never)]
+    fn groups_run<const N: usize, const F: bool, const D: bool, const G: bool>(
+        &mut self,
+        views: (Narrow<'_>, Narrow<'_>, Narrow<'_>),
+        (frame, scan, pair, outer, groups): GroupArgs<'_>,
+    ) -> (Option<(usize, usize, usize)>, u64) {
+        let cells = HeadCells::<N>::of(scan, pair.pair);
+        let dense = if F {
+            None
+        } else {
+            scan.rel.dense_slots(pair.index)
+        };
+        let provenance = self.provenance;
+        let mut visited = 0;
+        for (g, group) in groups.iter().enumerate() {
+            let words = outer.rel.row(group.row);
+            for &(c, s) in outer.binds {
+                frame.slots[s] = words.get(c);
+            }
+            if provenance {
+                frame.facts[outer.fact] = FactId {
+                    rel: outer.rel_id,
+                    row: group.row,
+                };
+            }
+            let fixed = cells.fixed(&frame.slots);
+            let args = (
+                &mut *frame,
+                scan,
+                pair,
+                group.rows,
+                0,
+                group.conf,
+                group.height,
+            );
+            let (pause, seen) = if self.pending.look.on && self.pending.look.mostly {
+                self.pair_loop::<N, false, F, true, G>(
+                    views,
+                    &cells,
+                    fixed,
+                    dense,
+                    group.fixed,
+                    args,
+                )
+            } else {
+                self.pair_loop::<N, false, F, false, G>(
+                    views,
+                    &cells,
+                    fixed,
+                    dense,
+                    group.fixed,
+                    args,
+                )
+            };
+            visited += seen;
+            if let Some((k, c)) = pause {
+                return (Some((g, k, c)), visited);
+            }
+        }
+        (None, visited)
+    }
+
+    /// The loop of [`Emitter::pairs_run`] over `rows`, the pair scan's, with the
+    /// head's cells as `cells` takes them (`fixed`: the values the frame fixes),
+    /// the tail's dense index `dense` (none with `F`), and with `F` the candidates
+    /// `same` of every row.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn pair_loop<const N: usize, const W: bool, const F: bool, const D: bool, const G: bool>(
+        &mut self,
         (before, from, to): (Narrow<'_>, Narrow<'_>, Narrow<'_>),
+        cells: &HeadCells<N>,
+        fixed: [u64; N],
+        dense: Option<&[RowList]>,
+        same: &[u32],
         (frame, scan, pair, rows, mut start, conf, height): PairArgs<'_>,
     ) -> (Option<(usize, usize)>, u64) {
         let (plan, provenance) = (self.plan, self.provenance);
         let p = pair.pair;
-        // Per head cell: a value fixed for the whole call, a column of the row
-        // before (`col_b`, `mask_b`), or a column of the tail's candidate (`col`,
-        // `mask`).
-        let mut fixed = [0u64; N];
-        let (mut col_b, mut mask_b) = ([0usize; N], [0u64; N]);
-        let (mut col, mut mask) = ([0usize; N], [0u64; N]);
-        for (i, (&src, &b)) in scan.tail.head.iter().zip(&p.head).enumerate().take(N) {
-            match (src, b) {
-                (_, Some(c)) => (col_b[i], mask_b[i]) = (c, u64::from(u32::MAX)),
-                (Src::Const(c), None) => fixed[i] = c,
-                (Src::Slot(s), None) => fixed[i] = frame.slots[s],
-                (Src::Col(c), None) => (col[i], mask[i]) = (c, u64::from(u32::MAX)),
-            }
-        }
+        let HeadCells {
+            col_b,
+            mask_b,
+            col,
+            mask,
+            ..
+        } = *cells;
         // Unweighted views: every row's confidence is its relation's.
         let shared = conf.min(before.conf);
         let new_conf = plan.confidence * shared.min(from.conf);
@@ -2604,14 +2786,8 @@ impl Emitter<'_> {
             .filter(|_| provenance && out.record)
             .and_then(|w| w.around_two(&frame.facts, p.fact, scan.fact));
         let mut visited = 0;
-        let (key, same) = (p.key.unwrap_or(0), pair.fixed.unwrap_or(&[]));
+        let key = p.key.unwrap_or(0);
         let same_n = exec::below(same, pair.limit);
-        // The tail's index by small keys, found once for every row's look-up.
-        let dense = if F {
-            None
-        } else {
-            scan.rel.dense_slots(pair.index)
-        };
         for (k, &row) in rows.iter().enumerate() {
             let words = if W {
                 before.weighted_words(row)
@@ -2702,6 +2878,62 @@ impl Emitter<'_> {
             }
         }
         (None, visited)
+    }
+}
+
+/// What [`Emitter::groups_of`] takes besides the views: the join's frame, the
+/// tail's scan, the pair's, the outer scan's and the groups.
+type GroupArgs<'a> = (
+    &'a mut Frame,
+    &'a TailScan<'a>,
+    &'a PairScan<'a>,
+    &'a exec::Outer<'a>,
+    &'a [exec::Group<'a>],
+);
+
+/// Where each head cell of a pair scan's derivations comes from: a constant, a
+/// slot bound before the pair scan, a column of the pair scan's row (`col_b`,
+/// `mask_b`) or one of the tail's candidate (`col`, `mask`); in arrays of the
+/// head's width, so that every cell takes the same few instructions and no
+/// branch.
+#[derive(Clone, Copy)]
+struct HeadCells<const N: usize> {
+    consts: [u64; N],
+    slots: [Option<usize>; N],
+    col_b: [usize; N],
+    mask_b: [u64; N],
+    col: [usize; N],
+    mask: [u64; N],
+}
+
+impl<const N: usize> HeadCells<N> {
+    fn of(scan: &TailScan<'_>, pair: &Pair) -> HeadCells<N> {
+        let mut cells = HeadCells {
+            consts: [0; N],
+            slots: [None; N],
+            col_b: [0; N],
+            mask_b: [0; N],
+            col: [0; N],
+            mask: [0; N],
+        };
+        for (i, (&src, &b)) in scan.tail.head.iter().zip(&pair.head).enumerate().take(N) {
+            match (src, b) {
+                (_, Some(c)) => (cells.col_b[i], cells.mask_b[i]) = (c, u64::from(u32::MAX)),
+                (Src::Const(c), None) => cells.consts[i] = c,
+                (Src::Slot(s), None) => cells.slots[i] = Some(s),
+                (Src::Col(c), None) => (cells.col[i], cells.mask[i]) = (c, u64::from(u32::MAX)),
+            }
+        }
+        cells
+    }
+
+    /// The values the frame's `slots` (and the constants) fix, 0 elsewhere.
+    #[inline(always)]
+    fn fixed(&self, slots: &[u64]) -> [u64; N] {
+        std::array::from_fn(|i| match self.slots[i] {
+            Some(s) => slots[s],
+            None => self.consts[i],
+        })
     }
 }
 

@@ -1200,7 +1200,26 @@ impl<'a> Load<'a> {
 
     /// Make room in the relations for the rows of a load, all at once.
     fn reserve(&mut self, rows: &crate::store::facts::Rows) {
-        let counts = rows.per_relation(self.rels.len());
+        self.reserve_counts(rows.per_relation(self.rels.len()));
+    }
+
+    /// Make room for facts given one by one, all at once: in the relations, and in
+    /// the input records for their cells (a fact of a relation the program lacks is
+    /// left to its error).
+    fn reserve_listed(&mut self, facts: &[InputFact]) {
+        let mut counts = vec![0; self.rels.len()];
+        let mut cells = 0;
+        for fact in facts {
+            if let Some(n) = counts.get_mut(fact.rel as usize) {
+                *n += 1;
+                cells += fact.args.len();
+            }
+        }
+        self.evidence.reserve(cells);
+        self.reserve_counts(counts);
+    }
+
+    fn reserve_counts(&mut self, counts: Vec<usize>) {
         for (r, n) in self.rels.iter_mut().zip(counts) {
             if n > 0 {
                 r.reserve_inputs(n, self.provenance);
@@ -1410,6 +1429,7 @@ pub fn evaluate<'a>(
             for (k, fact) in missing.into_iter().enumerate() {
                 load.owned(k, fact)?;
             }
+            load.reserve_listed(facts);
             for (k, (fact, &edge_idx)) in facts.iter().zip(&edges).enumerate() {
                 load.listed(first + k, fact, edge_idx)?;
             }
