@@ -713,7 +713,7 @@ struct Reads<'r> {
     /// candidates ([`Emitter::pairs_of`]).
     pairs: bool,
     /// Whether it also takes the rows of the scan before that in groups
-    /// ([`Emitter::groups_of`]).
+    /// ([`Emitter::groups_run`]).
     groups: bool,
     deadline: Option<Instant>,
     /// Whether the plan's derivations are buffered as derivation words.
@@ -984,16 +984,16 @@ impl exec::Sink for Emitter<'_> {
         // (`G`) in loops of their own.
         let grid = to.grid.is_some();
         match (scan.tail.head.len(), pair.pair.key.is_none()) {
-            (2, false) if grid => self.groups_of::<2, false, true>(views, args),
-            (2, true) if grid => self.groups_of::<2, true, true>(views, args),
-            (1, false) => self.groups_of::<1, false, false>(views, args),
-            (2, false) => self.groups_of::<2, false, false>(views, args),
-            (3, false) => self.groups_of::<3, false, false>(views, args),
-            (4, false) => self.groups_of::<4, false, false>(views, args),
-            (1, true) => self.groups_of::<1, true, false>(views, args),
-            (2, true) => self.groups_of::<2, true, false>(views, args),
-            (3, true) => self.groups_of::<3, true, false>(views, args),
-            (4, true) => self.groups_of::<4, true, false>(views, args),
+            (2, false) if grid => self.groups_run::<2, false, true>(views, args),
+            (2, true) if grid => self.groups_run::<2, true, true>(views, args),
+            (1, false) => self.groups_run::<1, false, false>(views, args),
+            (2, false) => self.groups_run::<2, false, false>(views, args),
+            (3, false) => self.groups_run::<3, false, false>(views, args),
+            (4, false) => self.groups_run::<4, false, false>(views, args),
+            (1, true) => self.groups_run::<1, true, false>(views, args),
+            (2, true) => self.groups_run::<2, true, false>(views, args),
+            (3, true) => self.groups_run::<3, true, false>(views, args),
+            (4, true) => self.groups_run::<4, true, false>(views, args),
             _ => unreachable!("a sink takes groups for heads of one to four cells"),
         }
     }
@@ -2638,21 +2638,6 @@ impl Emitter<'_> {
         }
     }
 
-    /// [`Emitter::pairs_of`] for groups of rows of the scan before the pair scan
-    /// ([`exec::Sink::groups`]), with the look-ups first or not as there.
-    #[inline(always)]
-    fn groups_of<const N: usize, const F: bool, const G: bool>(
-        &mut self,
-        views: (Narrow<'_>, Narrow<'_>, Narrow<'_>),
-        args: GroupArgs<'_>,
-    ) -> (Option<(usize, usize, usize)>, u64) {
-        if self.pending.look.on && self.pending.look.mostly {
-            self.groups_run::<N, F, true, G>(views, args)
-        } else {
-            self.groups_run::<N, F, false, G>(views, args)
-        }
-    }
-
     /// [`Emitter::pairs_of`], with (`D`) or without the look-ups of a binding's
     /// candidates before its narrow loop; with `G`, into a head kept in a grid
     /// (see [`dropped_prefix`]).
@@ -2674,14 +2659,15 @@ impl Emitter<'_> {
         self.pair_loop::<N, W, F, D, G>(views, &cells, fixed, dense, same, args)
     }
 
-    /// [`Emitter::groups_of`], with (`D`) or without the look-ups of a binding's
-    /// candidates before its narrow loop (as in [`Emitter::pairs_run`]): each
-    /// group's row of the outer scan bound into the frame in turn, then its rows
-    /// of the pair scan taken as [`Emitter::pairs_run`] takes them. Returns, when
-    /// the buffer filled first, the group, its row and the candidate after which
-    /// the run pauses, and the candidates visited.
+    /// [`Emitter::pairs_of`] for groups of rows of the scan before the pair scan
+    /// ([`exec::Sink::groups`]): each group's row of that scan bound into the
+    /// frame in turn, then its rows of the pair scan taken as
+    /// [`Emitter::pairs_run`] takes them, with the look-ups first (`D`) or not
+    /// chosen group by group as `pairs_of` chooses them call by call. Returns,
+    /// when the buffer filled first, the group, its row and the candidate after
+    /// which the run pauses, and the candidates visited.
     #[inline(never)]
-    fn groups_run<const N: usize, const F: bool, const D: bool, const G: bool>(
+    fn groups_run<const N: usize, const F: bool, const G: bool>(
         &mut self,
         views: (Narrow<'_>, Narrow<'_>, Narrow<'_>),
         (frame, scan, pair, outer, groups): GroupArgs<'_>,
@@ -2881,7 +2867,7 @@ impl Emitter<'_> {
     }
 }
 
-/// What [`Emitter::groups_of`] takes besides the views: the join's frame, the
+/// What [`Emitter::groups_run`] takes besides the views: the join's frame, the
 /// tail's scan, the pair's, the outer scan's and the groups.
 type GroupArgs<'a> = (
     &'a mut Frame,
