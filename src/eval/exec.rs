@@ -476,7 +476,7 @@ pub(crate) fn run_plan(
         stop: None,
         fresh: false,
         peeked: None,
-        groups: Groups::default(),
+        groups: Vec::new(),
     };
     run.steps(&plan.steps, 0, frame, 1.0, 0);
     match run.stop {
@@ -502,40 +502,10 @@ struct Run<'a, 'c> {
     /// it (see `Run::steps`), taken by that next step instead of looking up again.
     peeked: Option<(&'c [u32], &'c [u32])>,
     /// Rows of the scan two before the tail waiting to be handed to the sink
-    /// ([`Sink::groups`]).
-    groups: Groups<'c>,
-}
-
-/// Up to [`GROUPS`] groups, their room taken at the first (a run starts
-/// thousands of times in a stratum of many pauses, most of them without groups:
-/// room in place would be set up at each).
-#[derive(Default)]
-struct Groups<'c> {
+    /// ([`Sink::groups`]), up to [`GROUPS`]: room for them is taken at the first
+    /// (a run starts thousands of times in a stratum of many pauses, most of them
+    /// without groups).
     groups: Vec<Group<'c>>,
-}
-
-impl<'c> Groups<'c> {
-    /// Add a group; whether the groups are now full.
-    #[inline(always)]
-    fn push(&mut self, group: Group<'c>) -> bool {
-        if self.groups.capacity() == 0 {
-            self.groups.reserve_exact(GROUPS);
-        }
-        self.groups.push(group);
-        self.groups.len() == GROUPS
-    }
-
-    fn as_slice(&self) -> &[Group<'c>] {
-        &self.groups
-    }
-
-    fn is_empty(&self) -> bool {
-        self.groups.is_empty()
-    }
-
-    fn clear(&mut self) {
-        self.groups.clear();
-    }
 }
 
 /// A plan's tail, its scan set up once for a run.
@@ -829,7 +799,7 @@ impl<'c> Run<'_, 'c> {
         if self.groups.is_empty() {
             return false;
         }
-        let groups = self.groups.as_slice();
+        let groups = &self.groups;
         let (pause, visited) = self.sink.groups(frame, &t.scan, pair, outer, groups);
         let rows: usize = groups.iter().map(|g| g.rows.len()).sum();
         let ctx = self.ctx;
@@ -1084,7 +1054,10 @@ impl<'c> Run<'_, 'c> {
                             };
                             if let Some(fixed) = fixed {
                                 let m = r.meta(row);
-                                let full = this.groups.push(Group {
+                                if this.groups.capacity() == 0 {
+                                    this.groups.reserve_exact(GROUPS);
+                                }
+                                this.groups.push(Group {
                                     row,
                                     at: first + k,
                                     rows: &found[..below(found, limit)],
@@ -1096,7 +1069,9 @@ impl<'c> Run<'_, 'c> {
                                         0
                                     },
                                 });
-                                if full && this.flush_groups(i, t, &pair, &outer, frame) {
+                                if this.groups.len() == GROUPS
+                                    && this.flush_groups(i, t, &pair, &outer, frame)
+                                {
                                     return true;
                                 }
                                 continue;
@@ -1406,7 +1381,7 @@ pub(crate) fn aggregate(
             stop: None,
             fresh: false,
             peeked: None,
-            groups: Groups::default(),
+            groups: Vec::new(),
         };
         run.steps(&agg.body, 0, frame, 1.0, 0);
         if run.stop.is_some() {

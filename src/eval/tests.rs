@@ -2314,6 +2314,33 @@ fn handing_facts_out_best_first_stays_within_the_round_limit() {
     assert_eq!(limited.len(path), all_along.len(path));
 }
 
+/// `parent` facts of two binary trees of nodes `2..nodes` (node `n`'s parent
+/// `n / 2`; the second tree's numbers 100 on).
+fn two_trees(parent: RelId, nodes: i64) -> Vec<InputFact> {
+    (0..2)
+        .flat_map(|tree| (2..nodes).map(move |child| (tree * 100, child)))
+        .map(|(base, child)| input(parent, &[base + child, base + child / 2], 1.0))
+        .collect()
+}
+
+/// Every relation's records of `program` over `inputs` with the test switch
+/// `flag` set to `on` (and back on after), the calls `counter` counted meanwhile,
+/// and the fact base.
+fn switched(
+    flag: &'static std::thread::LocalKey<std::cell::Cell<bool>>,
+    counter: &'static std::thread::LocalKey<std::cell::Cell<u64>>,
+    on: bool,
+    program: &Arc<Program>,
+    inputs: &[InputFact],
+) -> (Vec<Vec<Record>>, u64, FactBase) {
+    flag.with(|f| f.set(on));
+    let before = counter.with(std::cell::Cell::get);
+    let fb = evaluate(program.clone(), inputs, &prov()).unwrap();
+    flag.with(|f| f.set(true));
+    let calls = counter.with(std::cell::Cell::get) - before;
+    (all_records(&fb), calls, fb)
+}
+
 /// Same generation's recursive rule, whose tail's key (`yp`) is bound two steps
 /// before it, takes the paired loop too: the tail's candidates looked up once for
 /// every row of the scan before it. (Its other rule has a comparison after its
@@ -2333,30 +2360,24 @@ fn a_tail_keyed_before_the_scan_before_it_pairs_with_one_look_up() {
     let parent = program.relation_id("parent").unwrap();
     // Two trees of depth 3, each node with two children: the cousins of the same
     // generation are the pairs of distinct nodes at one depth of one tree.
-    let mut inputs = Vec::new();
-    for tree in 0..2 {
-        for child in 2..16 {
-            let base = tree * 100;
-            inputs.push(input(parent, &[base + child, base + child / 2], 1.0));
-        }
-    }
-    let run = |pairs: bool| {
-        fixpoint::PAIRED_SCANS.with(|f| f.set(pairs));
-        let before = fixpoint::PAIR_CALLS.with(std::cell::Cell::get);
-        let fb = evaluate(program.clone(), &inputs, &prov()).unwrap();
-        fixpoint::PAIRED_SCANS.with(|f| f.set(true));
-        let calls = fixpoint::PAIR_CALLS.with(std::cell::Cell::get) - before;
-        (all_records(&fb), calls)
+    let inputs = two_trees(parent, 16);
+    let run = |pairs| {
+        switched(
+            &fixpoint::PAIRED_SCANS,
+            &fixpoint::PAIR_CALLS,
+            pairs,
+            &program,
+            &inputs,
+        )
     };
-    let (paired, calls) = run(true);
-    let (unpaired, none) = run(false);
+    let (paired, calls, fb) = run(true);
+    let (unpaired, none, _) = run(false);
     assert!(calls > 0);
     assert_eq!(none, 0);
     assert_eq!(paired, unpaired);
     let sg = program.relation_id("sg").unwrap();
     // Per tree: depths of 2, 4 and 8 nodes, each node a cousin of every other.
     let per_tree: usize = [2, 4, 8].iter().map(|n| n * (n - 1)).sum();
-    let fb = evaluate(program.clone(), &inputs, &prov()).unwrap();
     assert_eq!(fb.len(sg), 2 * per_tree);
 }
 
@@ -2381,20 +2402,15 @@ fn joins_of_three_take_their_first_rows_in_groups() {
     );
     let parent = program.relation_id("parent").unwrap();
     // Two trees of depth 4, each node with two children.
-    let mut inputs = Vec::new();
-    for tree in 0..2 {
-        for child in 2..32 {
-            let base = tree * 100;
-            inputs.push(input(parent, &[base + child, base + child / 2], 1.0));
-        }
-    }
-    let run = |groups: bool| {
-        fixpoint::GROUPED_SCANS.with(|f| f.set(groups));
-        let before = fixpoint::GROUP_CALLS.with(std::cell::Cell::get);
-        let fb = evaluate(program.clone(), &inputs, &prov()).unwrap();
-        fixpoint::GROUPED_SCANS.with(|f| f.set(true));
-        let calls = fixpoint::GROUP_CALLS.with(std::cell::Cell::get) - before;
-        (all_records(&fb), calls, fb)
+    let inputs = two_trees(parent, 32);
+    let run = |groups| {
+        switched(
+            &fixpoint::GROUPED_SCANS,
+            &fixpoint::GROUP_CALLS,
+            groups,
+            &program,
+            &inputs,
+        )
     };
     let (grouped, calls, fb) = run(true);
     let (ungrouped, none, _) = run(false);
