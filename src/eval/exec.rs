@@ -17,7 +17,7 @@ use rustc_hash::FxBuildHasher;
 
 use crate::eval::FactId;
 use crate::eval::plan::{Access, AggPlan, CExpr, Cell, Pair, Plan, Step, Tail, Version};
-use crate::eval::relation::{Relation, RowCells, tag_of};
+use crate::eval::relation::{Narrow, Relation, RowCells, RowList, dense_rows, tag_of};
 use crate::eval::symbols::Symbols;
 use crate::ir::{AggFunc, ArithOp, CmpOp, Functor, TestFn};
 use crate::value::ColumnType;
@@ -77,6 +77,9 @@ pub(crate) struct Ctx<'a> {
     pub expired: std::cell::Cell<bool>,
     /// Derivations dropped because their arithmetic failed.
     pub faults: std::cell::Cell<Faults>,
+    /// Whether rows taken in groups may take [`Run::dense_groups`] (tests turn it
+    /// off to compare it with the general loop).
+    pub dense: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -101,6 +104,7 @@ impl<'a> Ctx<'a> {
             work: std::cell::Cell::new(0),
             expired: std::cell::Cell::new(false),
             faults: std::cell::Cell::new(Faults::default()),
+            dense: true,
         }
     }
 
@@ -319,6 +323,17 @@ pub(crate) trait Sink {
 
 /// The scan before a pair scan, as [`Sink::groups`] sees it: what binding one of
 /// its rows sets in the frame.
+/// A scan whose rows are taken in groups through [`Run::dense_groups`]: its
+/// relation's rows (narrow, sharing one confidence), the dense index the pair
+/// scan's look-up reads and its key, and, when the tail's key is bound before the
+/// pair scan, the tail's dense index and key.
+struct DenseGroups<'a> {
+    view: Narrow<'a>,
+    peek: &'a [RowList],
+    key: Cell,
+    tail: Option<(&'a [RowList], Cell)>,
+}
+
 pub(crate) struct Outer<'a> {
     pub rel_id: u32,
     pub rel: &'a Relation,
@@ -827,6 +842,73 @@ impl<'c> Run<'_, 'c> {
         stopped
     }
 
+    /// The rows `rows` (candidates `first..`) of step `i`, a scan of a narrow
+    /// relation whose rows are taken in groups (the pair scan and the tail of
+    /// `grouping` after it), when the look-ups each row needs there read dense
+    /// indexes: what the general loop of [`Run::steps`] does for such rows, with
+    /// the row read, the look-ups and the record read made for them. Whether the
+    /// run stopped.
+    #[allow(clippy::too_many_arguments)]
+    fn dense_groups(
+        &mut self,
+        i: usize,
+        d: &DenseGroups<'c>,
+        (t, pair, limit): (&TailStep<'_>, &PairScan<'_>, u32),
+        outer: &Outer<'_>,
+        frame: &mut Frame,
+        rows: &[u32],
+        (first, conf, height): (usize, f64, u32),
+    ) -> bool {
+        #[cfg(test)]
+        crate::eval::fixpoint::DENSE_CALLS.with(|c| c.set(c.get() + 1));
+        let ctx = self.ctx;
+        for (k, &row) in rows.iter().enumerate() {
+            if ctx.tick() {
+                self.stop = Some(Stop::Expired);
+                return true;
+            }
+            let words = d.view.words(row);
+            for &(c, s) in outer.binds {
+                frame.slots[s] = u64::from(words[c]);
+            }
+            let found = dense_rows(d.peek, cell(d.key, &frame.slots));
+            if found.first().is_none_or(|&first| first >= limit) {
+                continue;
+            }
+            let fixed: &'c [u32] = match d.tail {
+                None => &[],
+                Some((slots, key)) => {
+                    let fixed = dense_rows(slots, cell(key, &frame.slots));
+                    // No candidates for any row of the pair scan: nothing for
+                    // this row.
+                    if fixed.first().is_none_or(|&first| first >= t.limit) {
+                        continue;
+                    }
+                    fixed
+                }
+            };
+            if self.groups.capacity() == 0 {
+                self.groups.reserve_exact(GROUPS);
+            }
+            self.groups.push(Group {
+                row,
+                at: first + k,
+                rows: &found[..below(found, limit)],
+                fixed,
+                conf: conf.min(d.view.conf),
+                height: if ctx.provenance {
+                    height.max(d.view.height_rule(words).0)
+                } else {
+                    0
+                },
+            });
+            if self.groups.len() == GROUPS && self.flush_groups(i, t, pair, outer, frame) {
+                return true;
+            }
+        }
+        self.flush_groups(i, t, pair, outer, frame)
+    }
+
     /// Run `steps[i..]`.
     fn steps(&mut self, steps: &[Step], i: usize, frame: &mut Frame, conf: f64, height: u32) {
         let Some(step) = steps.get(i) else {
@@ -956,6 +1038,38 @@ impl<'c> Run<'_, 'c> {
                     binds,
                     fact: *fact,
                 };
+                // Grouping over a narrow relation whose next look-ups read dense
+                // indexes: its rows take a loop of their own (see `dense_groups`).
+                let dense = match (grouping, peek) {
+                    (Some((t, pair, _)), Some((peeked, index, &[key], _)))
+                        if ctx.dense && checks.is_empty() =>
+                    {
+                        let tail = match (pair.pair.key.is_some(), t.access) {
+                            (true, _) => Some(None),
+                            (false, Access::Index { index, key }) => match key.as_slice() {
+                                &[key] => rels[t.scan.rel_id as usize]
+                                    .dense_slots(*index)
+                                    .map(|slots| Some((slots, key))),
+                                _ => None,
+                            },
+                            (false, _) => None,
+                        };
+                        match (
+                            r.narrow().filter(|v| !v.conf_col),
+                            peeked.dense_slots(index),
+                            tail,
+                        ) {
+                            (Some(view), Some(peek), Some(tail)) => Some(DenseGroups {
+                                view,
+                                peek,
+                                key,
+                                tail,
+                            }),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
                 // Candidates `first..` of this step's scan, the rows `rows`, visited in
                 // order; whether the run stopped. Every access comes here, so that the
                 // visit of a row is compiled once, into this loop.
@@ -979,6 +1093,13 @@ impl<'c> Run<'_, 'c> {
                                 None => break,
                             }
                         }
+                    }
+                    if let (Some(d), Some((t, pair, limit))) = (&dense, grouping)
+                        && this.resume.get(i + 1).is_none_or(Option::is_none)
+                        && this.resume.get(i + 2).is_none_or(Option::is_none)
+                    {
+                        let at = (first, conf, height);
+                        return this.dense_groups(i, d, (t, &pair, limit), &outer, frame, rows, at);
                     }
                     for (k, &row) in rows.iter().enumerate() {
                         if ctx.tick() {

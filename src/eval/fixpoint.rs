@@ -267,6 +267,7 @@ struct TestSettings {
     batch: bool,
     pairs: bool,
     groups: bool,
+    dense: bool,
     words: bool,
     filter: Option<bool>,
 }
@@ -284,6 +285,7 @@ impl TestSettings {
             batch: BATCH_TAILS.with(Cell::get),
             pairs: PAIRED_SCANS.with(Cell::get),
             groups: GROUPED_SCANS.with(Cell::get),
+            dense: DENSE_GROUPS.with(Cell::get),
             words: PREMISE_WORDS.with(Cell::get),
             filter: FORCE_FILTER.with(Cell::get),
         }
@@ -298,6 +300,7 @@ impl TestSettings {
         BATCH_TAILS.with(|c| c.set(self.batch));
         PAIRED_SCANS.with(|c| c.set(self.pairs));
         GROUPED_SCANS.with(|c| c.set(self.groups));
+        DENSE_GROUPS.with(|c| c.set(self.dense));
         PREMISE_WORDS.with(|c| c.set(self.words));
         FORCE_FILTER.with(|c| c.set(self.filter));
     }
@@ -340,6 +343,11 @@ thread_local! {
     pub(crate) static GROUPED_SCANS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
     /// In tests: calls of the pieces' `Sink::groups`, on this thread.
     pub(crate) static GROUP_CALLS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// In tests: `false` makes the rows taken in groups go through the general
+    /// loop of a scan, never `Run::dense_groups`, so that both can be compared.
+    pub(crate) static DENSE_GROUPS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    /// In tests: calls of `Run::dense_groups`, on this thread.
+    pub(crate) static DENSE_CALLS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 #[cfg(test)]
@@ -377,6 +385,17 @@ fn pairing() -> bool {
 fn grouping() -> bool {
     #[cfg(test)]
     if !GROUPED_SCANS.with(std::cell::Cell::get) {
+        return false;
+    }
+    true
+}
+
+/// Whether runs on this thread may take rows in groups through
+/// `Run::dense_groups`.
+#[inline]
+fn dense_grouping() -> bool {
+    #[cfg(test)]
+    if !DENSE_GROUPS.with(std::cell::Cell::get) {
         return false;
     }
     true
@@ -715,6 +734,9 @@ struct Reads<'r> {
     /// Whether it also takes the rows of the scan before that in groups
     /// ([`Emitter::groups_run`]).
     groups: bool,
+    /// Whether such groups may be taken by `Run::dense_groups`'s loop for dense
+    /// look-ups (tests turn it off).
+    dense: bool,
     deadline: Option<Instant>,
     /// Whether the plan's derivations are buffered as derivation words.
     word: Option<Words>,
@@ -806,6 +828,7 @@ impl Piece {
             reads.provenance,
         );
         ctx.deadline = reads.deadline;
+        ctx.dense = reads.dense;
         // Runs only read: the narrow views hold until the next merge.
         let views = plan.tail.as_ref().and_then(|t| {
             let r = t.rel as usize;
@@ -2198,6 +2221,7 @@ impl<'a> Engine<'a> {
         let batch = batching();
         let pairs = pairing();
         let groups = grouping();
+        let dense = dense_grouping();
         let deadline = self.deadline;
         let mut waiting = work.iter().filter(|(i, _)| plans[*i].feasible);
         // Unfinished pieces, in order (`queue`); each wave runs the first WAVE of them.
@@ -2257,6 +2281,7 @@ impl<'a> Engine<'a> {
                     batch,
                     pairs,
                     groups,
+                    dense,
                     deadline,
                     word: words[piece.plan],
                     filter: forced.unwrap_or(filters[head]),

@@ -2037,7 +2037,9 @@ proptest::proptest! {
     /// where a run resumes at the group's row, its pair scan's row and the tail's
     /// candidate), tails whose key the pair scan binds or does not (`sgen`, `hop`,
     /// `walk2`), numbers past 32 bits and weighted rows (left to the rows one at a
-    /// time), on any number of threads.
+    /// time), on any number of threads. Nor does the loop that takes a narrow
+    /// relation's rows in groups through dense look-ups (`Run::dense_groups`)
+    /// change anything against the general loop of a scan.
     #[test]
     fn grouped_scans_change_nothing(
         edges in proptest::collection::vec((0i64..10, 0i64..10, 0usize..3), 0..50),
@@ -2046,13 +2048,17 @@ proptest::proptest! {
         provenance in proptest::bool::ANY,
         threads in 1usize..3,
     ) {
-        let run = |groups: bool| {
+        let run = |groups: bool, dense: bool| {
             fixpoint::GROUPED_SCANS.with(|f| f.set(groups));
+            fixpoint::DENSE_GROUPS.with(|f| f.set(dense));
             let records = tails_records(&edges, weighted, wide, provenance, threads);
             fixpoint::GROUPED_SCANS.with(|f| f.set(true));
+            fixpoint::DENSE_GROUPS.with(|f| f.set(true));
             records
         };
-        proptest::prop_assert_eq!(run(true), run(false));
+        let grouped = run(true, true);
+        proptest::prop_assert_eq!(&grouped, &run(true, false));
+        proptest::prop_assert_eq!(&grouped, &run(false, true));
     }
 
     /// Buffering a derivation's premises as its head relation's derivation word
@@ -2385,7 +2391,8 @@ fn a_tail_keyed_before_the_scan_before_it_pairs_with_one_look_up() {
 /// columns) hands the delta's rows to the sink in groups, and a join of three
 /// inputs whose tail the middle scan keys does too; neither does when tests turn
 /// groups off (so that `grouped_scans_change_nothing` compares two paths), and
-/// the facts and records are the same either way.
+/// the facts and records are the same either way; so are they whether the
+/// groups' rows take the loop for dense look-ups or the general one.
 #[test]
 fn joins_of_three_take_their_first_rows_in_groups() {
     let program = Arc::new(
@@ -2417,6 +2424,24 @@ fn joins_of_three_take_their_first_rows_in_groups() {
     assert!(calls > 0);
     assert_eq!(none, 0);
     assert_eq!(grouped, ungrouped);
+    // Their rows take the loop for dense look-ups (the people are small
+    // numbers, and both rules read `parent` by one column), and the general
+    // loop when tests turn that off, with the same facts and records.
+    let dense = |on| {
+        switched(
+            &fixpoint::DENSE_GROUPS,
+            &fixpoint::DENSE_CALLS,
+            on,
+            &program,
+            &inputs,
+        )
+    };
+    let (dense_on, dense_calls, _) = dense(true);
+    let (dense_off, no_dense, _) = dense(false);
+    assert!(dense_calls > 0);
+    assert_eq!(no_dense, 0);
+    assert_eq!(dense_on, grouped);
+    assert_eq!(dense_off, grouped);
     let (sg, up3) = (
         program.relation_id("sg").unwrap(),
         program.relation_id("up3").unwrap(),
