@@ -97,14 +97,32 @@ pub(crate) fn assign<L: Numbered + ?Sized>(
     let mut problems = Vec::new();
     let mut owners: FxHashMap<u64, usize> = FxHashMap::default();
     let mut max = taken.max_index();
+    // While the given indexes rise (as a loader or an earlier numbering gives
+    // them), each is the first of its value: `owners` is filled only at the
+    // first that does not rise, with the facts before it.
+    let mut rising = Some(None);
     for i in 0..facts.count() {
         let Some(idx) = facts.edge_idx(i) else {
             continue;
         };
         max = Some(max.map_or(idx, |m| m.max(idx)));
-        if let Some(owner) = taken.owner(idx)
-            && !same_fact(&owner, &facts.fact(i))
-        {
+        let clash = taken
+            .owner(idx)
+            .filter(|owner| !same_fact(owner, &facts.fact(i)));
+        if let Some(last) = rising {
+            if clash.is_none() && last.is_none_or(|last| idx > last) {
+                rising = Some(Some(idx));
+                continue;
+            }
+            // (Every fact before this one had an index of its own, none taken.)
+            rising = None;
+            for j in 0..i {
+                if let Some(e) = facts.edge_idx(j) {
+                    owners.insert(e, j);
+                }
+            }
+        }
+        if let Some(owner) = clash {
             problems.push(Problem {
                 at: i,
                 message: format!(
@@ -449,5 +467,106 @@ mod tests {
         assert_eq!(idx, [Some(0), Some(1), Some(2)]);
         let twice = complete_inputs(&program, &once).unwrap();
         assert_eq!(twice, once);
+    }
+
+    /// [`assign`] as it checks every given index: each looked up among those
+    /// before it, rising or not (the oracle of `assign_matches_checking_every_index`).
+    fn assign_checking_every_index(
+        program: &Program,
+        facts: &mut [InputFact],
+        taken: &dyn EdgeOwners,
+    ) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        let mut owners: FxHashMap<u64, usize> = FxHashMap::default();
+        let mut max = taken.max_index();
+        for i in 0..facts.len() {
+            let Some(idx) = facts[i].provenance.edge_idx else {
+                continue;
+            };
+            max = Some(max.map_or(idx, |m| m.max(idx)));
+            if let Some(owner) = taken.owner(idx)
+                && !same_fact(&owner, &facts[i])
+            {
+                let message = format!(
+                    "edge_idx {idx} is already used by {} in the evaluated base",
+                    text(program, &owner)
+                );
+                problems.push(Problem {
+                    at: i,
+                    message,
+                    first: None,
+                });
+                continue;
+            }
+            match owners.get(&idx) {
+                None => {
+                    owners.insert(idx, i);
+                }
+                Some(&j) if !same_fact(&facts[j], &facts[i]) => problems.push(Problem {
+                    at: i,
+                    message: format!(
+                        "edge_idx {idx} is already used by {}",
+                        text(program, &facts[j])
+                    ),
+                    first: Some(j),
+                }),
+                Some(_) => {}
+            }
+        }
+        if !problems.is_empty() {
+            return problems;
+        }
+        let mut next = max.map_or(Some(0), |m| m.checked_add(1));
+        for f in facts.iter_mut() {
+            if f.provenance.edge_idx.is_none() {
+                f.provenance.edge_idx = next;
+                next = next.and_then(|n| n.checked_add(1));
+            }
+        }
+        problems
+    }
+
+    proptest::proptest! {
+        /// Numbering takes the given indexes unchecked while they rise: the same
+        /// indexes and the same problems (clashes within the list and with a base,
+        /// repeats of one fact under one index) as checking every index.
+        #[test]
+        fn assign_matches_checking_every_index(
+            given in proptest::collection::vec((0i64..4, proptest::option::of(0u64..12)), 0..24),
+            base in proptest::collection::vec((0i64..4, 0u64..12), 0..4),
+            rising in proptest::bool::ANY,
+            repeat in proptest::bool::ANY,
+        ) {
+            let program = Program::from_source("p.dl", ".decl p(x: number)\n.input p").unwrap();
+            let mut facts: Vec<InputFact> =
+                given.iter().map(|&(a, idx)| fact(0, a, idx)).collect();
+            if rising {
+                // Rising indexes (some left to number), the last one maybe the
+                // first one again.
+                let mut n = 0;
+                for f in &mut facts {
+                    if f.provenance.edge_idx.is_some() {
+                        n += 1 + (n % 3);
+                        f.provenance.edge_idx = Some(n);
+                    }
+                }
+                let given: Vec<usize> = (0..facts.len())
+                    .filter(|&i| facts[i].provenance.edge_idx.is_some())
+                    .collect();
+                if repeat && let [first, .., last] = given[..] {
+                    facts[last].provenance.edge_idx = facts[first].provenance.edge_idx;
+                }
+            }
+            let base = Base(base.iter().map(|&(a, idx)| fact(0, a, Some(idx))).collect());
+            let mut oracle = facts.clone();
+            let ours = assign(&program, facts.as_mut_slice(), &base);
+            let theirs = assign_checking_every_index(&program, &mut oracle, &base);
+            let key = |p: &Problem| (p.at, p.message.clone(), p.first);
+            proptest::prop_assert_eq!(
+                ours.iter().map(key).collect::<Vec<_>>(),
+                theirs.iter().map(key).collect::<Vec<_>>()
+            );
+            proptest::prop_assert_eq!(facts, oracle);
+        }
     }
 }
