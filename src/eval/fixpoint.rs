@@ -40,7 +40,8 @@ use crate::eval::relation::{
 };
 use crate::eval::symbols::Symbols;
 use crate::eval::{ArithmeticFaults, EvalOptions, FactId, Progress, Stats, StratumStats};
-use crate::ir::{Functor, Literal, Program, RuleId};
+use crate::ir::{CmpOp, Functor, Literal, Program, RuleId};
+use crate::value::ColumnType;
 
 /// Buffered derivations that pause the join for a merge (a handful in unit tests, so
 /// that they pause and resume joins everywhere).
@@ -348,6 +349,8 @@ thread_local! {
     pub(crate) static DENSE_GROUPS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
     /// In tests: calls of `Run::dense_groups`, on this thread.
     pub(crate) static DENSE_CALLS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// In tests: calls of the pieces' `Emitter::passing_rows`, on this thread.
+    pub(crate) static PASSING_CALLS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 #[cfg(test)]
@@ -1031,6 +1034,34 @@ impl exec::Sink for Emitter<'_> {
         conf: f64,
         height: u32,
     ) -> Option<usize> {
+        // A tail with checks or comparisons: the rows that pass them.
+        if let Some((from, to)) = self.narrow
+            && !scan.all_pass()
+        {
+            let grid = to.grid.is_some();
+            match scan.tail.head.len() {
+                1 => {
+                    return self
+                        .passing_rows::<1, false>(frame, scan, from, to, rows, conf, height);
+                }
+                2 if grid => {
+                    return self.passing_rows::<2, true>(frame, scan, from, to, rows, conf, height);
+                }
+                2 => {
+                    return self
+                        .passing_rows::<2, false>(frame, scan, from, to, rows, conf, height);
+                }
+                3 => {
+                    return self
+                        .passing_rows::<3, false>(frame, scan, from, to, rows, conf, height);
+                }
+                4 => {
+                    return self
+                        .passing_rows::<4, false>(frame, scan, from, to, rows, conf, height);
+                }
+                _ => {}
+            }
+        }
         if let Some((from, to)) = self.narrow
             && scan.all_pass()
         {
@@ -2594,7 +2625,84 @@ impl Emitter<'_> {
         conf: f64,
         height: u32,
     ) -> Option<usize> {
+        let binding = self.row_binding::<N>(frame, scan, from, to, conf, height);
         let (plan, out) = (self.plan, &mut *self.pending);
+        narrow_loop::<N, W, G>(
+            plan,
+            out,
+            self.provenance,
+            frame,
+            scan,
+            (from, to),
+            rows,
+            &binding,
+        )
+    }
+
+    /// [`Emitter::narrow_rows`] for a tail with checks or comparisons, unweighted:
+    /// the rows that pass them ([`narrow_passes`]), up to [`PASSING`] at a time,
+    /// through the narrow loop. Returns, when the buffer filled first, the row (of
+    /// `rows`) after which the run pauses.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn passing_rows<const N: usize, const G: bool>(
+        &mut self,
+        frame: &mut Frame,
+        scan: &TailScan<'_>,
+        from: Narrow<'_>,
+        to: Narrow<'_>,
+        rows: &[u32],
+        conf: f64,
+        height: u32,
+    ) -> Option<usize> {
+        #[cfg(test)]
+        PASSING_CALLS.with(|c| c.set(c.get() + 1));
+        let binding = self.row_binding::<N>(frame, scan, from, to, conf, height);
+        let (plan, out) = (self.plan, &mut *self.pending);
+        // The rows of a chunk that pass, and where each stands in it.
+        let mut passing = [0u32; PASSING];
+        let mut at = [0u8; PASSING];
+        for (c, chunk) in rows.chunks(PASSING).enumerate() {
+            let mut n = 0;
+            for (k, &row) in chunk.iter().enumerate() {
+                if narrow_passes(scan, from.words(row), &frame.slots) {
+                    (passing[n], at[n]) = (row, k as u8);
+                    n += 1;
+                }
+            }
+            if n == 0 {
+                continue;
+            }
+            let pause = narrow_loop::<N, false, G>(
+                plan,
+                out,
+                self.provenance,
+                frame,
+                scan,
+                (from, to),
+                &passing[..n],
+                &binding,
+            );
+            if let Some(p) = pause {
+                return Some(c * PASSING + usize::from(at[p]));
+            }
+        }
+        None
+    }
+
+    /// The narrow loop's binding for a tail's rows under the outer binding in
+    /// `frame` (of confidence `conf` and height `height`).
+    #[inline(always)]
+    fn row_binding<const N: usize>(
+        &self,
+        frame: &Frame,
+        scan: &TailScan<'_>,
+        from: Narrow<'_>,
+        to: Narrow<'_>,
+        conf: f64,
+        height: u32,
+    ) -> Binding<N> {
+        let (plan, out) = (self.plan, &*self.pending);
         let provenance = self.provenance;
         // Head cell `i` is `outer[i] | words[col[i]] & mask[i]`: the value the outer
         // binding fixes (and an empty mask), or a column of the row (and 0 outside),
@@ -2616,7 +2724,7 @@ impl Emitter<'_> {
             .word
             .filter(|_| provenance && out.record)
             .and_then(|w| w.around(&frame.facts, scan.fact));
-        let binding = Binding {
+        Binding {
             outer,
             col,
             mask,
@@ -2626,17 +2734,7 @@ impl Emitter<'_> {
             found: Found::of(new_conf, to.conf),
             premise_word,
             first_kept: false,
-        };
-        narrow_loop::<N, W, G>(
-            plan,
-            out,
-            provenance,
-            frame,
-            scan,
-            (from, to),
-            rows,
-            &binding,
-        )
+        }
     }
 
     /// [`Sink::pairs`](exec::Sink::pairs) for a head of `N` cells: for each row of the scan
@@ -2983,6 +3081,35 @@ struct Binding<const N: usize> {
     /// Whether a look-up already found that the first candidate's derivation is
     /// not dropped (it is not looked up again).
     first_kept: bool,
+}
+
+/// Rows of a tail with checks or comparisons that [`Emitter::passing_rows`]
+/// takes through the narrow loop at a time.
+const PASSING: usize = 64;
+
+/// Whether a narrow row with words `words` passes the tail's checks and
+/// comparisons (as [`TailScan::passes`] decides for its cells): equality of two
+/// values of any type but a float is equality of their bits (symbols are
+/// interned), and the others are compared as [`exec::compare`] compares them.
+#[inline(always)]
+fn narrow_passes(scan: &TailScan<'_>, words: &[u32], slots: &[u64]) -> bool {
+    let value = |src: Src| match src {
+        Src::Const(c) => c,
+        Src::Slot(s) => slots[s],
+        Src::Col(c) => u64::from(words[c]),
+    };
+    scan.tail
+        .checks
+        .iter()
+        .all(|&(c, v)| u64::from(words[c]) == value(v))
+        && scan.tail.filters.iter().all(|&(op, ty, a, b)| {
+            let (a, b) = (value(a), value(b));
+            match op {
+                CmpOp::Eq if ty != ColumnType::Float => a == b,
+                CmpOp::Ne if ty != ColumnType::Float => a != b,
+                _ => exec::compare(op, ty, a, b, scan.syms),
+            }
+        })
 }
 
 /// The narrow loop: the derivations `binding` makes with each of `rows`,
