@@ -321,8 +321,6 @@ pub(crate) trait Sink {
     }
 }
 
-/// The scan before a pair scan, as [`Sink::groups`] sees it: what binding one of
-/// its rows sets in the frame.
 /// A scan whose rows are taken in groups through [`Run::dense_groups`]: its
 /// relation's rows (narrow, sharing one confidence), the dense index the pair
 /// scan's look-up reads and its key, and, when the tail's key is bound before the
@@ -334,6 +332,8 @@ struct DenseGroups<'a> {
     tail: Option<(&'a [RowList], Cell)>,
 }
 
+/// The scan before a pair scan, as [`Sink::groups`] sees it: what binding one of
+/// its rows sets in the frame.
 pub(crate) struct Outer<'a> {
     pub rel_id: u32,
     pub rel: &'a Relation,
