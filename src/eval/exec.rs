@@ -842,6 +842,24 @@ impl<'c> Run<'_, 'c> {
         stopped
     }
 
+    /// Buffer `group`, a row of step `i`, and hand the groups to the sink once
+    /// there are [`GROUPS`] of them (see [`Run::flush_groups`]); whether the run
+    /// stopped.
+    #[inline(always)]
+    fn push_group(
+        &mut self,
+        group: Group<'c>,
+        i: usize,
+        (t, pair, outer): (&TailStep<'_>, &PairScan<'_>, &Outer<'_>),
+        frame: &mut Frame,
+    ) -> bool {
+        if self.groups.capacity() == 0 {
+            self.groups.reserve_exact(GROUPS);
+        }
+        self.groups.push(group);
+        self.groups.len() == GROUPS && self.flush_groups(i, t, pair, outer, frame)
+    }
+
     /// The rows `rows` (candidates `first..`) of step `i`, a scan of a narrow
     /// relation whose rows are taken in groups (the pair scan and the tail of
     /// `grouping` after it), when the look-ups each row needs there read dense
@@ -887,10 +905,7 @@ impl<'c> Run<'_, 'c> {
                     fixed
                 }
             };
-            if self.groups.capacity() == 0 {
-                self.groups.reserve_exact(GROUPS);
-            }
-            self.groups.push(Group {
+            let group = Group {
                 row,
                 at: first + k,
                 rows: &found[..below(found, limit)],
@@ -901,8 +916,8 @@ impl<'c> Run<'_, 'c> {
                 } else {
                     0
                 },
-            });
-            if self.groups.len() == GROUPS && self.flush_groups(i, t, pair, outer, frame) {
+            };
+            if self.push_group(group, i, (t, pair, outer), frame) {
                 return true;
             }
         }
@@ -1175,10 +1190,7 @@ impl<'c> Run<'_, 'c> {
                             };
                             if let Some(fixed) = fixed {
                                 let m = r.meta(row);
-                                if this.groups.capacity() == 0 {
-                                    this.groups.reserve_exact(GROUPS);
-                                }
-                                this.groups.push(Group {
+                                let group = Group {
                                     row,
                                     at: first + k,
                                     rows: &found[..below(found, limit)],
@@ -1189,10 +1201,8 @@ impl<'c> Run<'_, 'c> {
                                     } else {
                                         0
                                     },
-                                });
-                                if this.groups.len() == GROUPS
-                                    && this.flush_groups(i, t, &pair, &outer, frame)
-                                {
+                                };
+                                if this.push_group(group, i, (t, &pair, &outer), frame) {
                                     return true;
                                 }
                                 continue;

@@ -361,47 +361,43 @@ thread_local! {
     pub(crate) static PREMISE_WORDS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
 
+/// Whether the path that thread-local test switch `$flag` turns off is on: in
+/// tests, the switch's setting on this thread; outside them, always.
+macro_rules! test_switch {
+    ($flag:ident) => {{
+        #[cfg(test)]
+        let on = $flag.with(std::cell::Cell::get);
+        #[cfg(not(test))]
+        let on = true;
+        on
+    }};
+}
+
 /// Whether runs on this thread hand a plan's last scan to the sink in batches.
 #[inline]
 pub(super) fn batching() -> bool {
-    #[cfg(test)]
-    if !BATCH_TAILS.with(std::cell::Cell::get) {
-        return false;
-    }
-    true
+    test_switch!(BATCH_TAILS)
 }
 
 /// Whether pieces of runs on this thread take the rows of the scan before a tail
 /// with their candidates, in one loop.
 #[inline]
 fn pairing() -> bool {
-    #[cfg(test)]
-    if !PAIRED_SCANS.with(std::cell::Cell::get) {
-        return false;
-    }
-    true
+    test_switch!(PAIRED_SCANS)
 }
 
 /// Whether pieces of runs on this thread hand the rows of the scan two before a
 /// tail to the sink in groups, each with the rows the scan after it finds.
 #[inline]
 fn grouping() -> bool {
-    #[cfg(test)]
-    if !GROUPED_SCANS.with(std::cell::Cell::get) {
-        return false;
-    }
-    true
+    test_switch!(GROUPED_SCANS)
 }
 
 /// Whether runs on this thread may take rows in groups through
 /// `Run::dense_groups`.
 #[inline]
 fn dense_grouping() -> bool {
-    #[cfg(test)]
-    if !DENSE_GROUPS.with(std::cell::Cell::get) {
-        return false;
-    }
-    true
+    test_switch!(DENSE_GROUPS)
 }
 
 /// Whether tests force the rounds to record premises on this thread.
