@@ -2894,6 +2894,11 @@ impl Emitter<'_> {
         let key = p.key.unwrap_or(0);
         let same_n = exec::below(same, pair.limit);
         for (k, &row) in rows.iter().enumerate() {
+            // A weighted stratum's delta rows are the facts handed out at one rank,
+            // spread over the relation: fetched ahead, their misses overlap.
+            if W && let Some(&ahead) = rows.get(k + ROWS_AHEAD) {
+                before.prefetch_row(ahead);
+            }
             let words = if W {
                 before.weighted_words(row)
             } else {
@@ -3418,6 +3423,9 @@ fn merge_narrow(
         _ => merge_rows::<0, false>(rel, queued, next, pending, ctx, st),
     }
 }
+
+/// How far ahead a pair loop over a weighted delta fetches its rows.
+const ROWS_AHEAD: usize = 8;
 
 /// [`merge_rows`] for rows of `N` cells, out of line: the general pass stays as it
 /// was laid out in the merge.

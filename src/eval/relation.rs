@@ -409,6 +409,15 @@ impl<'a> Narrow<'a> {
         self.row_words(row, self.arity + 1 + self.conf_words())
     }
 
+    /// Start loading row `row`'s words (nothing for a row the view does not hold).
+    #[inline(always)]
+    pub fn prefetch_row(&self, row: u32) {
+        if row < self.rows {
+            // `row < rows`: its words lie in `data` (see `row_words`).
+            prefetch(&self.data[row as usize * self.stride]);
+        }
+    }
+
     /// Words of a row's own confidence: none unless the view is weighted.
     #[inline(always)]
     fn conf_words(&self) -> usize {
