@@ -11,7 +11,8 @@
 //! `bench/compare.sh`. `run` evaluates one workload in process with variant
 //! `prooflog-provenance`, `prooflog-no-provenance` (either may end in `@N`: on N
 //! threads; default 1) or `ascent`, and prints the
-//! output relation's size, the wall time and the peak resident memory.
+//! output relation's size, the wall time, the peak resident memory and the page
+//! faults (pages first touched) of the evaluation.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -23,6 +24,20 @@ fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Page faults the process has taken so far (minor: pages first touched).
+fn page_faults() -> Option<i64> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `getrusage` only writes the struct it is given.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        (unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } == 0).then_some(usage.ru_minflt)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
 }
 
 fn main() -> ExitCode {
@@ -64,6 +79,7 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             };
             let prepared = workloads::prepare(&w);
+            let faults = page_faults();
             let start = Instant::now();
             // `VARIANT@N`: a prooflog run on N threads (default 1).
             let (variant, threads) = match args[2].split_once('@') {
@@ -90,17 +106,19 @@ fn main() -> ExitCode {
                 }
             };
             let elapsed = start.elapsed();
+            let faults = faults.zip(page_faults()).map(|(a, b)| b - a);
             let Some(rows) = rows else {
                 eprintln!("{} has no {} version", w.name, args[2]);
                 return ExitCode::from(3);
             };
             println!(
-                "{{\"workload\": \"{}\", \"variant\": \"{}\", \"{}\": {rows}, \"wall_ms\": {:.1}, \"peak_rss_kib\": {}}}",
+                "{{\"workload\": \"{}\", \"variant\": \"{}\", \"{}\": {rows}, \"wall_ms\": {:.3}, \"peak_rss_kib\": {}, \"page_faults\": {}}}",
                 w.name,
                 args[2],
                 w.output,
                 elapsed.as_secs_f64() * 1e3,
-                peak_rss_kib().map_or("null".into(), |k| k.to_string())
+                peak_rss_kib().map_or("null".into(), |k| k.to_string()),
+                faults.map_or("null".into(), |f| f.to_string())
             );
             ExitCode::SUCCESS
         }
