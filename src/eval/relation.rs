@@ -1054,8 +1054,8 @@ fn give_back(table: &mut [[u32; 4]], from: usize, to: usize) -> usize {
 /// writable pages now, in one call. Filled by probes that read a slot before they
 /// write it, each of its pages would otherwise fault twice (the read maps the
 /// shared zero page, the write then copies it); backed in one call, none faults.
-/// (A page fault costs about 1.6 µs on the machine the benchmarks ran on: a
-/// quarter of a small workload's faults were these.) Where the kernel cannot
+/// (A page fault costs about 1.6 µs on the machine the benchmarks ran on, and a
+/// fifth of a small workload's faults were these.) Where the kernel cannot
 /// (before Linux 5.14), the pages fault as before; results never depend on it.
 fn populate<T>(table: &mut [T]) {
     #[cfg(target_os = "linux")]
