@@ -35,8 +35,8 @@ use crate::eval::exec::{self, Ctx, Cursor, Fault, Faults, Frame, PairScan, Stop,
 use crate::eval::order::{Rank, RankQueue, rank};
 use crate::eval::plan::{CExpr, Pair, Plan, Planner, Premise, Src, Step, TAIL_CELLS, Version};
 use crate::eval::relation::{
-    AGG_MARK, Meta, NO_EVIDENCE, Narrow, Relation, RowList, dense_rows, inline_limit, row_shift,
-    tag_of,
+    AGG_MARK, Meta, NO_EVIDENCE, Narrow, Relation, RowList, dense_rows, inline_limit, past_heap,
+    reserve_past_heap, row_shift, tag_of,
 };
 use crate::eval::symbols::Symbols;
 use crate::eval::{ArithmeticFaults, EvalOptions, FactId, Progress, Stats, StratumStats};
@@ -2475,6 +2475,8 @@ impl<'a> Engine<'a> {
         let queued = &mut self.queued[head];
         let next = &mut self.next_delta[head];
         rel.reserve(n);
+        queued.reserve(n);
+        reserve_past_heap(next, n);
         rel.prefetch_first_probes(pending.recs.iter().map(|r| r.tag));
         // Rows of one to four cells into a relation that holds them narrow take an
         // insert made for their width (those that do not fit, the general one).
@@ -2540,7 +2542,8 @@ pub(crate) fn grow_bytes(len: usize, cap: usize, add: usize, elem: usize) -> usi
     if len + add <= cap {
         0
     } else {
-        (cap * 2).max(len + add) * elem
+        // (Or to past the allocator's heap: see `reserve_past_heap`.)
+        (cap * 2).max(len + add).max(past_heap(cap, elem)) * elem
     }
 }
 
@@ -3912,6 +3915,11 @@ impl Queued {
                 .map(|(i, _)| lo + i as u32),
         );
         debug_assert_eq!(delta.len(), n, "queued flags and the delta disagree");
+    }
+
+    /// Room for `rows` more rows (see `reserve_past_heap`).
+    pub fn reserve(&mut self, rows: usize) {
+        reserve_past_heap(&mut self.own, rows);
     }
 
     /// A row was appended.

@@ -1050,6 +1050,33 @@ fn give_back(table: &mut [[u32; 4]], from: usize, to: usize) -> usize {
     }
 }
 
+/// Make room in `v` for `additional` more elements; a vector of 16 KiB to 128 KiB
+/// about to grow goes straight to 128 KiB and past, which the allocator maps
+/// apart from its heap (see `fix_mmap_threshold`), instead of doubling through
+/// heap blocks of 32 and 64 KiB: each of those was a copy into pages faulted
+/// in for it, and a mapped vector grows in place, its pages backed only as
+/// they are written.
+pub(crate) fn reserve_past_heap<T>(v: &mut Vec<T>, additional: usize) {
+    let need = v.len().saturating_add(additional);
+    if need > v.capacity() {
+        let past = past_heap(v.capacity(), std::mem::size_of::<T>());
+        if past > 0 {
+            v.reserve_exact(need.max(past) - v.len());
+        }
+    }
+}
+
+/// The capacity [`reserve_past_heap`] takes a vector of capacity `cap` (elements of
+/// `elem` bytes) that must grow to: 0 where it lets the vector double.
+pub(crate) fn past_heap(cap: usize, elem: usize) -> usize {
+    const FROM: usize = 16 << 10;
+    const PAST: usize = (128 << 10) + 4096;
+    match cap.checked_mul(elem) {
+        Some(bytes) if elem > 0 && (FROM..PAST).contains(&bytes) => PAST / elem,
+        _ => 0,
+    }
+}
+
 /// Back `table`, freshly allocated (zeroed) and about to be written throughout, with
 /// writable pages now, in one call. Filled by probes that read a slot before they
 /// write it, each of its pages would otherwise fault twice (the read maps the
@@ -2782,6 +2809,8 @@ impl Relation {
     /// Make room for `additional` more rows, so that a batch of inserts never grows
     /// the dedup table midway (and prefetches stay valid).
     pub fn reserve(&mut self, additional: usize) {
+        reserve_past_heap(&mut self.data, additional.saturating_mul(self.stride));
+        reserve_past_heap(&mut self.deriv, additional);
         // (A grid standing in for the table grows as rows come.)
         if self.grid.on {
             return;
@@ -3114,6 +3143,37 @@ fn dense_add(index: &mut Index, key: u64, row: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mid_sized_vector_about_to_grow_goes_past_the_heap_at_once() {
+        use crate::eval::fixpoint::grow_bytes;
+        // 16 KiB of u32, full: it goes to past 128 KiB, not to 32 KiB.
+        let mut v: Vec<u32> = Vec::with_capacity(4096);
+        v.resize(4096, 7);
+        let bound = grow_bytes(v.len(), v.capacity(), 1, 4);
+        reserve_past_heap(&mut v, 1);
+        assert!(v.capacity() * 4 > 128 << 10, "{}", v.capacity());
+        assert!(
+            bound >= v.capacity() * 4,
+            "the memory check's bound covers it"
+        );
+        assert!(v.iter().all(|&x| x == 7) && v.len() == 4096);
+        // With room left, or small, or already past the heap: left to double.
+        let mut roomy: Vec<u32> = Vec::with_capacity(8192);
+        roomy.resize(4096, 0);
+        reserve_past_heap(&mut roomy, 10);
+        assert_eq!(roomy.capacity(), 8192);
+        let mut small: Vec<u64> = vec![1; 100];
+        let cap = small.capacity();
+        reserve_past_heap(&mut small, 1);
+        assert_eq!(small.capacity(), cap);
+        assert_eq!(past_heap(1 << 20, 1), 0);
+        assert_eq!(past_heap(usize::MAX, 8), 0);
+        // A need past the jump is met whole.
+        let mut big: Vec<u8> = vec![0; 20 << 10];
+        reserve_past_heap(&mut big, 1 << 20);
+        assert!(big.capacity() >= (20 << 10) + (1 << 20));
+    }
 
     proptest::proptest! {
         /// Input record numbers and derivation words of leading input rows are kept
