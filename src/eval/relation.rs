@@ -1086,28 +1086,7 @@ pub(crate) fn past_heap(cap: usize, elem: usize) -> usize {
 /// (before Linux 5.14), the pages fault as before; results never depend on it.
 fn populate<T>(table: &mut [T]) {
     #[cfg(target_os = "linux")]
-    {
-        const PAGE: usize = 4096;
-        let bytes = std::mem::size_of_val(table);
-        if bytes < 2 * PAGE {
-            return;
-        }
-        let start = table.as_mut_ptr() as usize;
-        let first = start.next_multiple_of(PAGE);
-        let end = (start + bytes) / PAGE * PAGE;
-        if end > first {
-            // SAFETY: the range lies inside `table`, which this function borrows
-            // mutably; MADV_POPULATE_WRITE only faults its pages in writable,
-            // never changing their contents.
-            unsafe {
-                libc::madvise(
-                    first as *mut libc::c_void,
-                    end - first,
-                    libc::MADV_POPULATE_WRITE,
-                );
-            }
-        }
-    }
+    advise_whole(table, 4096, libc::MADV_POPULATE_WRITE);
     #[cfg(not(target_os = "linux"))]
     let _ = table;
 }
@@ -1118,25 +1097,30 @@ fn populate<T>(table: &mut [T]) {
 /// pages are off or unsupported this does nothing; results never depend on it.
 fn advise_huge_pages<T>(table: &[T]) {
     #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let bytes = std::mem::size_of_val(table);
-        if bytes < 2 * HUGE {
-            return;
-        }
-        let start = table.as_ptr() as usize;
-        let first = start.next_multiple_of(HUGE);
-        let end = (start + bytes) / HUGE * HUGE;
-        if end > first {
-            // SAFETY: the range lies inside `table`'s allocation; MADV_HUGEPAGE only
-            // changes how the kernel backs those pages, never their contents.
-            unsafe {
-                libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
+    advise_whole(table, 2 << 20, libc::MADV_HUGEPAGE);
     #[cfg(not(target_os = "linux"))]
     let _ = table;
+}
+
+/// `madvise(advice)` on the whole `unit`-aligned pages of `table`, if it spans two
+/// units at least. `advice` must be one that never changes memory's contents.
+#[cfg(target_os = "linux")]
+fn advise_whole<T>(table: &[T], unit: usize, advice: libc::c_int) {
+    let bytes = std::mem::size_of_val(table);
+    if bytes < 2 * unit {
+        return;
+    }
+    let start = table.as_ptr() as usize;
+    let first = start.next_multiple_of(unit);
+    let end = (start + bytes) / unit * unit;
+    if end > first {
+        // SAFETY: the range lies inside `table`'s allocation, and the advice
+        // (MADV_POPULATE_WRITE, MADV_HUGEPAGE) only changes how the kernel backs
+        // those pages, never their contents.
+        unsafe {
+            libc::madvise(first as *mut libc::c_void, end - first, advice);
+        }
+    }
 }
 
 /// A hint to load the cache line holding `x` (no effect where unsupported).
