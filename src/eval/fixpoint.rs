@@ -238,6 +238,23 @@ thread_local! {
 
 #[cfg(test)]
 thread_local! {
+    /// In tests: `false` keeps relations from being marked (see
+    /// [`Relation::mark`]), so that look-ups and merges read every record they
+    /// find, and both paths can be compared.
+    pub(crate) static MARKS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Whether relations are marked as they grow (always, but in tests that compare).
+#[inline]
+pub(crate) fn marking() -> bool {
+    #[cfg(test)]
+    return MARKS.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    true
+}
+
+#[cfg(test)]
+thread_local! {
     /// In tests: `true` makes the rounds record premises all along, as if the
     /// least-height pass were not bound to re-select them, so that both paths can
     /// be compared.
@@ -271,6 +288,7 @@ struct TestSettings {
     dense: bool,
     words: bool,
     filter: Option<bool>,
+    marks: bool,
 }
 
 #[cfg(test)]
@@ -289,6 +307,7 @@ impl TestSettings {
             dense: DENSE_GROUPS.with(Cell::get),
             words: PREMISE_WORDS.with(Cell::get),
             filter: FORCE_FILTER.with(Cell::get),
+            marks: MARKS.with(Cell::get),
         }
     }
 
@@ -304,6 +323,7 @@ impl TestSettings {
         DENSE_GROUPS.with(|c| c.set(self.dense));
         PREMISE_WORDS.with(|c| c.set(self.words));
         FORCE_FILTER.with(|c| c.set(self.filter));
+        MARKS.with(|c| c.set(self.marks));
     }
 }
 
@@ -2481,6 +2501,7 @@ impl<'a> Engine<'a> {
         // Rows of one to four cells into a relation that holds them narrow take an
         // insert made for their width (those that do not fit, the general one).
         let ctx = (plan, (provenance, record, words, self.finds[head]), unread);
+        let before = rel.len();
         let Merged {
             new_facts,
             idle,
@@ -2506,6 +2527,9 @@ impl<'a> Engine<'a> {
         // while trusted, as they would have paid: counting every derivation, those
         // its look-ups dropped and those the merge (or the filter) found idle.
         let (probes, drops) = pending.look.report();
+        // Whether the wave's derivations found facts stored, in the merge or by
+        // look-ups: only then are the rows worth marking now.
+        let found = n > new_facts || drops > 0;
         // A derived relation keeps its rows by their cells while that is small
         // and dense (a grid, in place of the dedup table); one into which
         // look-ups drop derivations (half of them or more), which read it, while
@@ -2519,6 +2543,11 @@ impl<'a> Engine<'a> {
         };
         if probes >= LOOK_MIN {
             self.looks[plan.rule as usize] = pays(probes, drops, large);
+        }
+        if found && marking() && self.rels[head].markable() {
+            // (No record the merge stored is higher than its buffer's highest.)
+            let top = pending.recs[..n].iter().fold(0, |top, r| top.max(r.height));
+            self.rels[head].mark_merged(before, top);
         }
         pending.clear();
         self.rels[head].settle_grid();
@@ -3297,6 +3326,18 @@ fn dropped_prefix<const N: usize, const S: bool, const G: bool>(
     if G && N == 2
         && let Some(grid) = to.grid
     {
+        // A fact found in a row marked no higher than `keep_under` drops the
+        // derivation without its record read: the read, a row anywhere in the
+        // relation, would be the look-up's one cache miss. (`u32::MAX` is no
+        // row: a slot's row is its value less one, and an empty slot holds 0.)
+        let below = if keep_under == u32::MAX {
+            u32::MAX - 1
+        } else {
+            to.below(keep_under)
+        };
+        let kept = |row: u32, words: &[u32]| {
+            row >= below && (row == u32::MAX || !drops(to.record(row), words))
+        };
         // Most heads take their last cell from the candidate and the first from
         // the binding: the slots of that first cell are found once.
         if mask[0] == 0
@@ -3306,11 +3347,8 @@ fn dropped_prefix<const N: usize, const S: bool, const G: bool>(
             let c = col[N - 1];
             for (k, &row) in rows.iter().enumerate() {
                 let words = from.words(row);
-                let record = line
-                    .get(words[c] as usize)
-                    .and_then(|&slot| slot.checked_sub(1))
-                    .map(|r| to.record(r));
-                if !record.is_some_and(|record| drops(record, words)) {
+                let slot = line.get(words[c] as usize).copied().unwrap_or(0);
+                if kept(slot.wrapping_sub(1), words) {
                     return k;
                 }
             }
@@ -3320,8 +3358,7 @@ fn dropped_prefix<const N: usize, const S: bool, const G: bool>(
             let words = from.words(row);
             let cells: [u64; N] =
                 std::array::from_fn(|i| outer[i] | u64::from(words[col[i]]) & mask[i]);
-            let record = grid.find(cells[0], cells[N - 1]).map(|r| to.record(r));
-            if !record.is_some_and(|record| drops(record, words)) {
+            if kept(grid.find(cells[0], cells[N - 1]).unwrap_or(u32::MAX), words) {
                 return k;
             }
         }
@@ -3474,6 +3511,7 @@ fn merge_rows<const N: usize, const C: bool>(
     let grid_ahead = N == 2 && rel.grid_misses();
     let rows_ahead = grid_ahead && finds;
     let width = if N > 0 { N } else { arity };
+    let mut settled = Settled::of(rel);
     for k in 0..n {
         if ahead {
             rel.prefetch_probes(|i| recs.get(i).map(|r| r.tag), k);
@@ -3500,6 +3538,7 @@ fn merge_rows<const N: usize, const C: bool>(
             None => {
                 let inserted = rel.insert_tagged(cells, recs[k].tag, meta);
                 narrow = narrow && rel.narrow_layout() == Some(C);
+                settled = Settled::of(rel);
                 inserted
             }
         };
@@ -3518,6 +3557,11 @@ fn merge_rows<const N: usize, const C: bool>(
             }
             queued.push(true);
             next.push(row);
+            continue;
+        }
+        // (Rows of their own confidences share none: with `C`, never.)
+        if !C && settled.idle(rel, row, meta, provenance) {
+            idle += 1;
             continue;
         }
         let old = rel.meta(row);
@@ -3540,8 +3584,9 @@ fn merge_rows<const N: usize, const C: bool>(
             rel.set_conf(row, meta.conf);
         }
         // (A record that does not pack, or a confidence of its own, widens the
-        // layout.)
+        // layout. A record replaced may raise the marks.)
         narrow = narrow && rel.narrow_layout() == Some(C);
+        settled = Settled::of(rel);
         if improved {
             st.improved += 1;
             if !queued.get(row) {
@@ -3555,6 +3600,49 @@ fn merge_rows<const N: usize, const C: bool>(
         idle,
         raised,
     })
+}
+
+/// What a merge knows of the records of the facts it finds in a relation without
+/// reading them: the confidence the rows share (while they do; none where they
+/// do not, or where a dedup table rather than a grid finds the facts, since its
+/// probe reads a fact's row anyway), and the rows marked lower than the last
+/// derivation height asked about (see `Marks`).
+struct Settled {
+    conf: Option<f64>,
+    height: u32,
+    below: u32,
+}
+
+impl Settled {
+    fn of(rel: &Relation) -> Settled {
+        Settled {
+            conf: (rel.one_confidence().ok().flatten()).filter(|_| rel.grid_on()),
+            height: 0,
+            below: 0,
+        }
+    }
+
+    /// Whether a derivation of record `meta` of the fact in row `row` surely
+    /// changes nothing: it does not raise the fact's confidence and, with
+    /// provenance, the fact lies in a row marked lower than the derivation.
+    /// (Called, not inlined: inlined, it made the merge's loop slower for the new
+    /// facts, which never take it.)
+    #[inline(never)]
+    fn idle(&mut self, rel: &Relation, row: u32, meta: Meta, provenance: bool) -> bool {
+        let Some(conf) = self.conf.filter(|&c| meta.conf <= c) else {
+            return false;
+        };
+        if meta.conf < conf || !provenance {
+            return true;
+        }
+        // (A derivation is at least one above its premises: height 0 is an
+        // input's, and has no rows lower.)
+        if self.height != meta.height {
+            self.height = meta.height;
+            self.below = meta.height.checked_sub(1).map_or(0, |h| rel.below(h));
+        }
+        row < self.below
+    }
 }
 
 /// What finding a derivation's fact already stored means, when the derivation and

@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 use crate::diag::{Limit, Result};
 use crate::eval::FactId;
 use crate::eval::exec::{self, Ctx, Cursor, Frame, Stop, Syms, TailScan};
-use crate::eval::fixpoint::{Engine, batching, makes_symbols, push_head, push_premises};
+use crate::eval::fixpoint::{Engine, batching, makes_symbols, marking, push_head, push_premises};
 use crate::eval::plan::{Plan, Planner, Step, Version};
 use crate::eval::relation::{INPUT_RULE, Meta, Relation, prefetch};
 use crate::ir::Literal;
@@ -119,6 +119,12 @@ impl Engine<'_> {
             let relation = &mut self.rels[r];
             for (row, &c) in (0..relation.len()).zip(&pass.finals[r]) {
                 relation.set_conf(row, c);
+            }
+            // The pass set every derived fact's height out of reach first, which
+            // raised the marks over it: marked anew, they bound the heights now.
+            relation.unmark();
+            if marking() {
+                relation.mark();
             }
         }
         outcome

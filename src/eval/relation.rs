@@ -376,6 +376,8 @@ pub(crate) struct Narrow<'a> {
     flat: bool,
     /// The rows by their cells, where the relation keeps a [`Grid`].
     pub grid: Option<GridView<'a>>,
+    /// Bounds on the rows' heights by row number.
+    marks: &'a Marks,
 }
 
 impl<'a> Narrow<'a> {
@@ -452,6 +454,13 @@ impl<'a> Narrow<'a> {
         } else {
             self.height_rule(words).0
         }
+    }
+
+    /// The rows from the first that are all of height at most `h`: a fact found
+    /// in one of them has a record no higher than that (see [`Marks`]).
+    #[inline(always)]
+    pub fn below(&self, h: u32) -> u32 {
+        self.marks.below(h)
     }
 
     /// The view, knowing that its relation holds input facts only (no rule
@@ -655,6 +664,109 @@ impl Grid {
     fn put(&mut self, a: u64, b: u64, row: u32) {
         let at = a as usize * self.dim.1 as usize + b as usize;
         self.slots[at] = row + 1;
+    }
+}
+
+/// Bounds on the heights of a plain relation's rows by row number: pairs `(rows,
+/// max)`, both rising, each saying that every row below `rows` has height at most
+/// `max`. A look-up that finds a fact below the rows marked no higher than a bound
+/// knows that much of its record without reading it: on the large relations the
+/// joins and merges look facts up in by their cells (a grid), that read is a cache
+/// miss a fact found, and it decided nearly nothing (see `Relation::mark`). Only
+/// relations whose rows share one confidence are marked (a look-up into one whose
+/// rows have their own reads the confidence anyway).
+#[derive(Clone, Default)]
+pub(crate) struct Marks {
+    pairs: Vec<(u32, u32)>,
+    /// [`Marks::below`] by height, for the heights up to the highest marked (up to
+    /// [`MARKS_TABLE`] of them): a look-up's bound is found by one read.
+    table: Vec<u32>,
+}
+
+/// The most heights [`Marks`] keeps a table entry for (the others are found by a
+/// binary search of the marks).
+const MARKS_TABLE: usize = 1 << 16;
+
+impl Marks {
+    /// The rows from the first that are all of height at most `h` (0 if none is
+    /// marked so).
+    #[inline(always)]
+    pub fn below(&self, h: u32) -> u32 {
+        if let Some(&rows) = self.table.get(h as usize) {
+            return rows;
+        }
+        match self.pairs.last() {
+            None => 0,
+            Some(&(rows, max)) if max <= h => rows,
+            Some(_) => match self.pairs.partition_point(|&(_, max)| max <= h) {
+                0 => 0,
+                i => self.pairs[i - 1].0,
+            },
+        }
+    }
+
+    /// Rows marked.
+    #[inline]
+    fn rows(&self) -> u32 {
+        self.pairs.last().map_or(0, |m| m.0)
+    }
+
+    /// Mark the rows from [`Marks::rows`] to `len`, whose highest height is `top`.
+    fn extend(&mut self, len: u32, top: u32) {
+        match self.pairs.last_mut() {
+            Some(last) if top <= last.1 => {
+                last.0 = len;
+                if let Some(rows) = self.table.get_mut(last.1 as usize) {
+                    *rows = len;
+                }
+            }
+            _ => {
+                // Heights from the last marked to `top` bound the rows marked
+                // before; `top` and up, every row.
+                let before = self.rows();
+                self.pairs.push((len, top));
+                let end = (top as usize).min(MARKS_TABLE);
+                if self.table.len() < end {
+                    self.table.resize(end, before);
+                }
+                if end < MARKS_TABLE {
+                    self.table.push(len);
+                }
+            }
+        }
+    }
+
+    /// Row `row` now has height `h`: every mark over it is raised to `h` at least.
+    #[inline]
+    fn raise(&mut self, row: u32, h: u32) {
+        // (Nothing to do where even the lowest mark allows `h`.)
+        if self.pairs.first().is_none_or(|m| h <= m.1) {
+            return;
+        }
+        let first = self.pairs.partition_point(|&(rows, _)| rows <= row);
+        let end = first + self.pairs[first..].partition_point(|&(_, max)| max < h);
+        if end > first {
+            // The marks over the row that allow less than `h` give way to one that
+            // allows `h` (unless the next already marks as many rows and more).
+            let rows = self.pairs[end - 1].0;
+            let keep = self.pairs.get(end).is_none_or(|m| m.1 > h);
+            self.pairs.splice(first..end, keep.then_some((rows, h)));
+            self.table.clear();
+            let mut before = 0;
+            for &(rows, max) in &self.pairs {
+                let end = (max as usize).min(MARKS_TABLE);
+                self.table.resize(end, before);
+                if end < MARKS_TABLE {
+                    self.table.push(rows);
+                }
+                before = rows;
+            }
+        }
+    }
+
+    /// Bytes allocated.
+    fn bytes(&self) -> usize {
+        self.pairs.capacity() * 8 + self.table.capacity() * 4
     }
 }
 
@@ -1514,6 +1626,9 @@ pub(crate) struct Relation {
     inputs: Option<Vec<u32>>,
     /// The rows by their cells, while small ([`Grid`]).
     grid: Grid,
+    /// Bounds on the rows' heights by row number, while the relation is plain
+    /// ([`Relation::mark`]).
+    marks: Marks,
 }
 
 /// A relation of a shared, frozen fact base.
@@ -1586,6 +1701,7 @@ impl Relation {
             patches: FxHashMap::default(),
             inputs: None,
             grid: Grid::default(),
+            marks: Marks::default(),
         }
     }
 
@@ -1628,6 +1744,7 @@ impl Relation {
             patches: FxHashMap::default(),
             inputs: None,
             grid: Grid::default(),
+            marks: Marks::default(),
         }
     }
 
@@ -1757,6 +1874,7 @@ impl Relation {
                     conf_col: self.layout.conf_col,
                     flat: false,
                     grid: self.grid.on.then_some(GridView { slots, dim }),
+                    marks: &self.marks,
                 }
             },
         )
@@ -1816,12 +1934,78 @@ impl Relation {
         })
     }
 
+    /// Mark the rows added since the last mark with their highest height (see
+    /// [`Marks`]): a merge does once it is done, so that the next wave's look-ups
+    /// find the rows it added marked. A record replaced later raises the marks
+    /// over it ([`Relation::set_meta`]). A layer is never marked: its rows do not
+    /// all lie in it.
+    pub fn mark(&mut self) {
+        let from = self.marks.rows();
+        if !self.markable() || from >= self.len {
+            return;
+        }
+        let rows = self.data[from as usize * self.stride..].chunks_exact(self.stride);
+        let record = |r: &[u32]| r[self.cells_words];
+        let top = if self.layout.meta_words == 1 {
+            rows.map(|r| unpack(record(r)).0).max()
+        } else {
+            rows.map(record).max()
+        };
+        self.marks.extend(self.len, top.unwrap_or(0));
+    }
+
+    /// Whether the relation is marked as it grows: a plain one whose rows share
+    /// one confidence.
+    #[inline]
+    pub fn markable(&self) -> bool {
+        self.base.is_none() && !self.layout.conf_col
+    }
+
+    /// [`Relation::mark`] after a merge that added the rows from `before` on,
+    /// storing no record higher than `top`: where every row before it was marked,
+    /// the rows it added are marked without being read again.
+    pub fn mark_merged(&mut self, before: u32, top: u32) {
+        if self.marks.rows() == before && self.markable() {
+            if self.len > before {
+                self.marks.extend(self.len, top);
+            }
+        } else {
+            self.mark();
+        }
+    }
+
+    /// Forget the marks (after a pass that replaced records of its own, which
+    /// raised them); the next [`Relation::mark`] marks every row anew.
+    pub fn unmark(&mut self) {
+        self.marks = Marks::default();
+    }
+
+    /// The rows from the first that are all of height at most `h` (see [`Marks`]).
+    #[inline]
+    pub fn below(&self, h: u32) -> u32 {
+        self.marks.below(h)
+    }
+
+    /// Row `row`'s record is about to become one of height `h`: the marks over it
+    /// allow that height (none are kept once rows have their own confidences).
+    #[inline(never)]
+    fn raise_marks(&mut self, row: u32, h: u32) {
+        if self.layout.conf_col {
+            self.marks = Marks::default();
+        } else {
+            self.marks.raise(row, h);
+        }
+    }
+
     /// Replace the record of a row.
     #[inline]
     pub fn set_meta(&mut self, row: u32, meta: Meta) {
         if row < self.base_len {
             self.patch(row).meta = meta;
             return;
+        }
+        if !self.marks.pairs.is_empty() {
+            self.raise_marks(row, meta.height);
         }
         let conf = meta.conf.to_bits();
         // The usual record: packed, with a confidence the layout holds.
@@ -2706,6 +2890,7 @@ impl Relation {
             + self.patches.capacity() * (std::mem::size_of::<Patch>() + 8)
             + self.inputs.as_ref().map_or(0, |i| i.capacity() * 4)
             + self.grid.slots.capacity() * 4
+            + self.marks.bytes()
     }
 
     /// At most how many bytes inserting `rows` new rows with `premises` premises in
@@ -2876,6 +3061,12 @@ impl Relation {
         if let Some(t) = tag_at(k + PROBE_AHEAD / 2) {
             self.prefetch_row_of(peek_in(groups, t));
         }
+    }
+
+    /// Whether a grid stands in for the dedup table.
+    #[inline]
+    pub fn grid_on(&self) -> bool {
+        self.grid.on
     }
 
     /// Whether inserts into a grid standing in for the dedup table are likely to
@@ -3127,6 +3318,130 @@ fn dense_add(index: &mut Index, key: u64, row: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rows from the first that are all of height at most `h`, in `heights`.
+    fn prefix_at_most(heights: &[u32], h: u32) -> u32 {
+        heights.iter().take_while(|&&x| x <= h).count() as u32
+    }
+
+    proptest::proptest! {
+        /// Marks never claim more rows than lie below a height (rows added in
+        /// batches, each marked with its highest height, and rows whose height is
+        /// replaced), their table agrees with their pairs, and rows marked by
+        /// batches alone are claimed as far as the batches allow.
+        #[test]
+        fn marks_bound_the_heights_of_the_rows_below_them(
+            ops in proptest::collection::vec(
+                (proptest::bool::weighted(0.7), proptest::collection::vec(0u32..12, 0..6), 0usize..64, 0u32..16),
+                0..40,
+            ),
+        ) {
+            let mut marks = Marks::default();
+            let mut heights: Vec<u32> = Vec::new();
+            let mut raised = false;
+            for (add, batch, at, h) in ops {
+                if add || heights.is_empty() {
+                    heights.extend(&batch);
+                    let top = batch.iter().copied().max().unwrap_or(0);
+                    marks.extend(heights.len() as u32, top);
+                } else {
+                    let row = at % heights.len();
+                    heights[row] = h;
+                    marks.raise(row as u32, h);
+                    raised = true;
+                }
+                for h in 0..18 {
+                    let below = marks.below(h);
+                    proptest::prop_assert!(below <= prefix_at_most(&heights, h), "h {} below {} heights {:?}", h, below, heights);
+                    // The table is a cache of the pairs.
+                    let pairs = match marks.pairs.partition_point(|&(_, max)| max <= h) {
+                        0 => 0,
+                        i => marks.pairs[i - 1].0,
+                    };
+                    proptest::prop_assert_eq!(below, pairs);
+                }
+                if !raised && let Some(&top) = heights.iter().max() {
+                    // Every row lies below the highest height of them all.
+                    proptest::prop_assert_eq!(marks.below(top), heights.len() as u32);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_replaced_record_higher_than_its_marks_raises_them() {
+        let mut r = Relation::new(2);
+        // Four batches, each marked as it is added: heights 0; 1, 1; 2; 3.
+        let mut k = 0;
+        for batch in [&[0u32][..], &[1, 1], &[2], &[3]] {
+            for &height in batch {
+                r.insert(
+                    &[k, 0],
+                    Meta {
+                        conf: 1.0,
+                        height,
+                        rule: 0,
+                    },
+                );
+                k += 1;
+            }
+            r.mark();
+        }
+        assert_eq!(
+            (r.below(0), r.below(1), r.below(2), r.below(9)),
+            (1, 3, 4, 5)
+        );
+        // Row 1 goes up to height 4: no row from it on is bounded below that.
+        r.set_meta(
+            1,
+            Meta {
+                conf: 1.0,
+                height: 4,
+                rule: 0,
+            },
+        );
+        assert_eq!((r.below(0), r.below(3), r.below(4)), (1, 1, 5));
+        // A lower record changes no bound.
+        r.set_meta(
+            4,
+            Meta {
+                conf: 1.0,
+                height: 0,
+                rule: 0,
+            },
+        );
+        assert_eq!((r.below(3), r.below(4)), (1, 5));
+        // Rows added later are marked with their own highest height.
+        r.insert(
+            &[9, 9],
+            Meta {
+                conf: 1.0,
+                height: 7,
+                rule: 0,
+            },
+        );
+        r.mark_merged(5, 7);
+        assert_eq!((r.below(6), r.below(7)), (5, 6));
+        // Rows of their own confidences are not marked.
+        r.set_meta(
+            0,
+            Meta {
+                conf: 0.5,
+                height: 0,
+                rule: 0,
+            },
+        );
+        r.set_meta(
+            2,
+            Meta {
+                conf: 0.5,
+                height: 0,
+                rule: 0,
+            },
+        );
+        assert_eq!(r.below(u32::MAX - 1), 0);
+        assert!(!r.markable());
+    }
 
     #[test]
     fn a_mid_sized_vector_about_to_grow_goes_past_the_heap_at_once() {

@@ -1589,6 +1589,71 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    /// Marking relations by the heights of their rows, so that look-ups and merges
+    /// that find a fact in a row marked low enough skip its record, changes
+    /// nothing: the rows, their order, confidences and recorded derivations are
+    /// those of reading every record found, with look-ups on or off, on one thread
+    /// and on two, for a closure (confidences shared or not) and a points-to
+    /// analysis (joins of three atoms into a grid).
+    #[test]
+    fn marking_rows_by_height_changes_nothing(
+        edges in proptest::collection::vec((0i64..9, 0i64..9, 0usize..3), 0..40),
+        facts in proptest::collection::vec((0usize..4, 0i64..8, 0i64..8), 0..40),
+        weighted in proptest::bool::ANY,
+        left in proptest::bool::ANY,
+        provenance in proptest::bool::ANY,
+        probe in proptest::option::of(proptest::bool::ANY),
+        threads in 1usize..3,
+    ) {
+        let run = |program: &Arc<Program>, inputs: &[InputFact], options: &EvalOptions, rel: RelId, marks: bool| {
+            fixpoint::FORCE_PROBE.with(|f| f.set(probe));
+            fixpoint::MARKS.with(|f| f.set(marks));
+            let fb = evaluate(program.clone(), inputs, options).unwrap();
+            fixpoint::FORCE_PROBE.with(|f| f.set(None));
+            fixpoint::MARKS.with(|f| f.set(true));
+            records(&fb, rel)
+        };
+        let (p, edge, path) = tc_program(left);
+        let inputs: Vec<InputFact> = edges
+            .iter()
+            .map(|&(a, b, c)| input(edge, &[a, b], if weighted { [0.5, 0.7, 1.0][c] } else { 1.0 }))
+            .collect();
+        let options = EvalOptions {
+            provenance,
+            threads,
+            ..EvalOptions::default()
+        };
+        proptest::prop_assert_eq!(run(&p, &inputs, &options, path, true), run(&p, &inputs, &options, path, false));
+        // A closure whose facts each rule derives at the same heights: which rule
+        // a record keeps is decided by ties, some of them with facts marked.
+        let p = Arc::new(Program::from_source("thrice.dl", TC_THRICE).unwrap());
+        let (edge, path) = (p.relation_id("edge").unwrap(), p.relation_id("path").unwrap());
+        let inputs: Vec<InputFact> = edges
+            .iter()
+            .map(|&(a, b, c)| input(edge, &[a, b], if weighted { [0.5, 0.7, 1.0][c] } else { 1.0 }))
+            .collect();
+        proptest::prop_assert_eq!(run(&p, &inputs, &options, path, true), run(&p, &inputs, &options, path, false));
+        let (program, inputs, options) = points_to_run(&facts, provenance, threads);
+        let points_to = program.relation_id("points_to").unwrap();
+        proptest::prop_assert_eq!(
+            run(&program, &inputs, &options, points_to, true),
+            run(&program, &inputs, &options, points_to, false)
+        );
+    }
+}
+
+/// A closure derived by three recursive rules, two of them the same: every fact
+/// they derive, each derives at the same height.
+const TC_THRICE: &str = "
+    .decl edge(a: number, b: number)
+    .decl path(a: number, b: number)
+    path(x, y) :- edge(x, y).
+    path(x, z) :- path(x, y), edge(y, z).
+    path(x, z) :- edge(x, y), path(y, z).
+    path(x, z) :- path(x, y), edge(y, z).
+";
+
 /// A points-to analysis: two of its rules join three atoms, and their middle step
 /// often finds nothing for the row before it.
 const POINTS_TO: &str = "
