@@ -3523,7 +3523,7 @@ fn merge_rows<const N: usize, const C: bool>(
                 rel.prefetch_grid(c[0], c[1]);
             }
             if rows_ahead && let Some(c) = pair(k + GRID_AHEAD / 2) {
-                rel.prefetch_grid_row(c[0], c[1]);
+                rel.prefetch_grid_row(c[0], c[1], settled.unread());
             }
         }
         let (cells, meta) = pending.derivation(k, width, plan.rule);
@@ -3620,6 +3620,14 @@ impl Settled {
             height: 0,
             below: 0,
         }
+    }
+
+    /// The rows below which a fact found is known not to need its record read
+    /// (as of the last derivation height asked about: the merge fetches no
+    /// rows below them ahead).
+    #[inline(always)]
+    fn unread(&self) -> u32 {
+        if self.conf.is_some() { self.below } else { 0 }
     }
 
     /// Whether a derivation of record `meta` of the fact in row `row` surely

@@ -3087,11 +3087,12 @@ impl Relation {
     }
 
     /// Once the grid's slot of cells `(a, b)` is loaded ([`Relation::prefetch_grid`]),
-    /// start loading the row it names, if any: a derivation whose fact is there
-    /// reads that row's record next.
+    /// start loading the row it names, if any and not below row `from`: a
+    /// derivation whose fact is there reads that row's record next (but for one
+    /// below the rows marked lower than it, see [`Marks`]).
     #[inline(always)]
-    pub fn prefetch_grid_row(&self, a: u64, b: u64) {
-        self.prefetch_row_of(self.grid.find(&[a, b]));
+    pub fn prefetch_grid_row(&self, a: u64, b: u64, from: u32) {
+        self.prefetch_row_of(self.grid.find(&[a, b]).filter(|&r| r >= from));
     }
 
     /// Start loading what inserting cells with digest `tag` will read first.
