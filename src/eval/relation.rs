@@ -678,14 +678,28 @@ impl Grid {
 #[derive(Clone, Default)]
 pub(crate) struct Marks {
     pairs: Vec<(u32, u32)>,
-    /// [`Marks::below`] by height, for the heights up to the highest marked (up to
-    /// [`MARKS_TABLE`] of them): a look-up's bound is found by one read.
+    /// [`Marks::below`] by height, from height 0 up to the highest marked, as far
+    /// as [`table_cap`] allows: a look-up's bound is found by one read. (A cache of
+    /// the pairs: the heights past it are found by a binary search of them.)
     table: Vec<u32>,
 }
 
-/// The most heights [`Marks`] keeps a table entry for (the others are found by a
-/// binary search of the marks).
+/// The most heights [`Marks`] keeps a table entry for.
 const MARKS_TABLE: usize = 1 << 16;
+
+/// Table entries kept however few the rows (a handful in unit tests, so that
+/// tables are cut short there too).
+const MARKS_TABLE_MIN: usize = if cfg!(test) { 4 } else { 64 };
+
+/// The most table entries [`Marks`] keeps for `rows` rows marked: two a row, so
+/// that the table's bytes follow the relation's, whatever its heights (a
+/// relation of one fact at height 60,000, derived at the end of a long chain,
+/// would otherwise keep 240 KB of table), up to [`MARKS_TABLE`].
+fn table_cap(rows: u32) -> usize {
+    (rows as usize)
+        .saturating_mul(2)
+        .clamp(MARKS_TABLE_MIN, MARKS_TABLE)
+}
 
 impl Marks {
     /// The rows from the first that are all of height at most `h` (0 if none is
@@ -716,23 +730,33 @@ impl Marks {
         match self.pairs.last_mut() {
             Some(last) if top <= last.1 => {
                 last.0 = len;
+                // (The table reaches no higher than the last mark.)
                 if let Some(rows) = self.table.get_mut(last.1 as usize) {
                     *rows = len;
                 }
             }
-            _ => {
-                // Heights from the last marked to `top` bound the rows marked
-                // before; `top` and up, every row.
-                let before = self.rows();
-                self.pairs.push((len, top));
-                let end = (top as usize).min(MARKS_TABLE);
-                if self.table.len() < end {
-                    self.table.resize(end, before);
-                }
-                if end < MARKS_TABLE {
-                    self.table.push(len);
-                }
+            _ => self.pairs.push((len, top)),
+        }
+        self.fill();
+    }
+
+    /// Complete the table from the pairs, from where it ends to the highest height
+    /// marked, as far as [`table_cap`] allows.
+    fn fill(&mut self) {
+        let Some(&(rows, max)) = self.pairs.last() else {
+            return;
+        };
+        let end = (max as usize + 1).min(table_cap(rows));
+        let mut h = self.table.len();
+        // The pairs marked no higher than `h`: the last of them bounds it.
+        let mut i = self.pairs.partition_point(|&(_, max)| max as usize <= h);
+        while h < end {
+            while self.pairs.get(i).is_some_and(|m| m.1 as usize <= h) {
+                i += 1;
             }
+            self.table
+                .push(i.checked_sub(1).map_or(0, |i| self.pairs[i].0));
+            h += 1;
         }
     }
 
@@ -752,15 +776,7 @@ impl Marks {
             let keep = self.pairs.get(end).is_none_or(|m| m.1 > h);
             self.pairs.splice(first..end, keep.then_some((rows, h)));
             self.table.clear();
-            let mut before = 0;
-            for &(rows, max) in &self.pairs {
-                let end = (max as usize).min(MARKS_TABLE);
-                self.table.resize(end, before);
-                if end < MARKS_TABLE {
-                    self.table.push(rows);
-                }
-                before = rows;
-            }
+            self.fill();
         }
     }
 
@@ -3367,6 +3383,37 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn marks_keep_a_table_as_large_as_their_rows_allow() {
+        // One row at the end of a long chain: a few entries, not one a height.
+        let mut marks = Marks::default();
+        marks.extend(1, 60_000);
+        assert!(marks.table.len() <= MARKS_TABLE_MIN);
+        assert!(marks.bytes() < 64);
+        assert_eq!(
+            (marks.below(0), marks.below(59_999), marks.below(60_000)),
+            (0, 0, 1)
+        );
+        // As rows come, the table reaches further, entries filled from the marks.
+        marks.extend(20_000, 60_000);
+        assert_eq!(marks.table.len(), 40_000);
+        marks.extend(40_000, 60_001);
+        assert_eq!(marks.table.len(), 60_002);
+        assert_eq!(
+            (
+                marks.below(39_999),
+                marks.below(60_000),
+                marks.below(60_001)
+            ),
+            (0, 20_000, 40_000)
+        );
+        assert_eq!((marks.table[39_999], marks.table[60_000]), (0, 20_000));
+        // A raise rebuilds it within the same bound.
+        marks.raise(0, 70_000);
+        assert_eq!((marks.below(60_001), marks.below(70_000)), (0, 40_000));
+        assert!(marks.table.len() <= table_cap(40_000));
     }
 
     #[test]
