@@ -116,9 +116,10 @@ impl Words {
         }
     }
 
-    /// The word for the premises in `facts` but for two, `a` and `b`, and where
-    /// their rows go (`None` unless both are premises of the word).
-    fn around_two(self, facts: &[FactId], a: usize, b: usize) -> Option<(u64, u32, u32)> {
+    /// The word for the premises in `facts` but for two, `a` and `b`: where `a`'s
+    /// row goes (`None` when it is not recorded) and the factor that places `b`'s
+    /// (`row << shift` as `row * factor`, 0 when `b` is not recorded).
+    fn around_two(self, facts: &[FactId], a: usize, b: usize) -> Option<(u64, Option<u32>, u64)> {
         let (mut word, mut at_a, mut at_b) = (self.base, None, None);
         for (i, &slot) in self.slots[..self.len].iter().enumerate() {
             let shift = row_shift(self.len, i);
@@ -130,28 +131,32 @@ impl Words {
                 word |= (facts[slot].row as u64) << shift;
             }
         }
-        Some((word, at_a?, at_b?))
+        Some((word, at_a, at_b.map_or(0, |s| 1 << s)))
     }
 
     /// For a batch of rows of the scan binding fact slot `fact`: the word with every
-    /// other premise's row in it, and the shift of the scanned row within it. (Out
-    /// of line: inlined into the narrow loop's set-up, points_to and cspa took 0.4 %
-    /// more instructions.)
-    fn around(self, facts: &[FactId], fact: usize) -> Option<(u64, u32)> {
+    /// other premise's row in it, and the factor that places the scanned row in it
+    /// (`row << shift` as `row * factor`; 0 when the scanned premise is not
+    /// recorded, see `restore.rs`). (Out of line: inlined into the narrow loop's
+    /// set-up, points_to and cspa took 0.4 % more instructions.)
+    fn around(self, facts: &[FactId], fact: usize) -> Option<(u64, u64)> {
         let row = |i: usize| facts[self.slots[i]].row as u64;
         let (b, s) = (self.base, &self.slots);
-        match self.len {
-            1 => (s[0] == fact).then_some((b, 0)),
-            2 if s[0] == fact => Some((b | row(1) << row_shift(2, 1), 0)),
-            2 if s[1] == fact => Some((b | row(0), row_shift(2, 1))),
-            2 => None,
-            _ if s[0] == fact => {
-                Some((b | row(2) << row_shift(3, 2) | row(1) << row_shift(3, 1), 0))
-            }
-            _ if s[1] == fact => Some((b | row(2) << row_shift(3, 2) | row(0), row_shift(3, 1))),
-            _ if s[2] == fact => Some((b | row(1) << row_shift(3, 1) | row(0), row_shift(3, 2))),
-            _ => None,
-        }
+        let at = |i: usize| 1 << row_shift(self.len, i);
+        Some(match self.len {
+            1 if s[0] == fact => (b, at(0)),
+            1 => (b | row(0), 0),
+            2 if s[0] == fact => (b | row(1) << row_shift(2, 1), at(0)),
+            2 if s[1] == fact => (b | row(0), at(1)),
+            2 => (b | row(1) << row_shift(2, 1) | row(0), 0),
+            _ if s[0] == fact => (
+                b | row(2) << row_shift(3, 2) | row(1) << row_shift(3, 1),
+                at(0),
+            ),
+            _ if s[1] == fact => (b | row(2) << row_shift(3, 2) | row(0), at(1)),
+            _ if s[2] == fact => (b | row(1) << row_shift(3, 1) | row(0), at(2)),
+            _ => (self.of(facts), 0),
+        })
     }
 }
 
@@ -289,6 +294,7 @@ struct TestSettings {
     words: bool,
     filter: Option<bool>,
     marks: bool,
+    elide: bool,
 }
 
 #[cfg(test)]
@@ -308,6 +314,7 @@ impl TestSettings {
             words: PREMISE_WORDS.with(Cell::get),
             filter: FORCE_FILTER.with(Cell::get),
             marks: MARKS.with(Cell::get),
+            elide: crate::eval::restore::ELIDE.with(Cell::get),
         }
     }
 
@@ -324,6 +331,7 @@ impl TestSettings {
         PREMISE_WORDS.with(|c| c.set(self.words));
         FORCE_FILTER.with(|c| c.set(self.filter));
         MARKS.with(|c| c.set(self.marks));
+        crate::eval::restore::ELIDE.with(|c| c.set(self.elide));
     }
 }
 
@@ -3002,7 +3010,9 @@ impl Emitter<'_> {
                 height: h,
                 new_conf,
                 found,
-                premise_word: around.map(|(word, at, shift)| (word | u64::from(row) << at, shift)),
+                premise_word: around.map(|(word, at, factor)| {
+                    (word | at.map_or(0, |s| u64::from(row) << s), factor)
+                }),
                 first_kept,
             };
             let pause = narrow_loop::<N, W, G>(
@@ -3109,8 +3119,9 @@ struct Binding<const N: usize> {
     new_conf: f64,
     found: Found,
     /// With provenance, premises as a derivation word: the word but for the
-    /// candidate's row, and where that row goes.
-    premise_word: Option<(u64, u32)>,
+    /// candidate's row, and the factor that places that row (`row << shift` as
+    /// `row * factor`; 0 when the candidate's premise is not recorded).
+    premise_word: Option<(u64, u64)>,
     /// Whether a look-up already found that the first candidate's derivation is
     /// not dropped (it is not looked up again).
     first_kept: bool,
@@ -3254,8 +3265,8 @@ fn narrow_loop<const N: usize, const W: bool, const G: bool>(
         }
         let new = new();
         out.cells.extend_from_slice(&cells);
-        if let Some((word, shift)) = premise_word {
-            out.keep_word(tag, new, word | (row as u64) << shift);
+        if let Some((word, factor)) = premise_word {
+            out.keep_word(tag, new, word | (row as u64).wrapping_mul(factor));
         } else {
             if provenance {
                 frame.facts[scan.fact] = FactId {
@@ -3860,7 +3871,7 @@ pub(super) fn push_head(
 /// Append a derivation's premises in record form: each positive premise's fact, and
 /// for an aggregate a marker holding the count followed by every aggregated fact.
 pub(super) fn push_premises(plan: &Plan, frame: &Frame, out: &mut Vec<FactId>) {
-    for p in &plan.premises {
+    for p in &plan.recorded {
         match *p {
             Premise::Fact(f) => out.push(frame.facts[f]),
             Premise::Agg(a) => {

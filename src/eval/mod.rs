@@ -47,6 +47,7 @@ mod order;
 mod overlay;
 mod plan;
 mod relation;
+mod restore;
 mod symbols;
 #[cfg(test)]
 mod tests;
@@ -557,7 +558,14 @@ impl FactBase {
         if meta.rule == INPUT_RULE {
             return None;
         }
-        let premises = r.premises_of(fact.row)?.to_vec();
+        let recorded = r.premises_of(fact.row)?.to_vec();
+        let premises = match self.plans.get(meta.rule as usize) {
+            Some(Some(Plan {
+                restore: Some(restore),
+                ..
+            })) => restore.premises(&self.rels, r, fact.row, &recorded)?,
+            _ => recorded,
+        };
         Some(Derivation {
             rule: meta.rule,
             premises: premises

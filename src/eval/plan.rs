@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use crate::diag::{Diagnostic, ErrorCode, Result};
 use crate::eval::relation::{Relation, RowCells};
+use crate::eval::restore::{self, Restore};
 use crate::eval::symbols::Symbols;
 use crate::ir::{
     AggFunc, ArithOp, Atom, CmpOp, Expr, Functor, Literal, Program, RelId, Rule, Term, TestFn,
@@ -144,8 +145,13 @@ pub(crate) struct Plan {
     pub aggs: usize,
     /// Premises in body order.
     pub premises: Vec<Premise>,
-    /// The premises' fact slots when every premise is a fact (no aggregate), so
-    /// that recording a derivation is a plain copy.
+    /// The premises a derivation records, in body order: all of them, or, where
+    /// `restore` is set, those the others do not follow from.
+    pub recorded: Vec<Premise>,
+    /// How a derivation recorded with fewer premises is read back whole.
+    pub restore: Option<Arc<Restore>>,
+    /// The recorded premises' fact slots when every premise is a fact (no
+    /// aggregate), so that recording a derivation is a plain copy.
     pub premise_facts: Option<Vec<usize>>,
     /// False when a constant can never match: the plan produces nothing.
     pub feasible: bool,
@@ -431,7 +437,28 @@ impl Planner<'_> {
                 _ => {}
             }
         }
-        let premise_facts = premises
+        // The premises derivations record: those the others do not follow from
+        // (`restore`), where the rule's every premise has its fact slot.
+        let whole = premises.len()
+            == rule
+                .body
+                .iter()
+                .filter(|l| matches!(l, Literal::Atom(_) | Literal::Aggregate { .. }))
+                .count();
+        let (recorded, restore) = match restore::kept(rule, self.program).filter(|_| whole) {
+            Some(keep) => {
+                let recorded = premises
+                    .iter()
+                    .zip(&keep)
+                    .filter(|(_, k)| **k)
+                    .map(|(p, _)| *p)
+                    .collect();
+                let restore = Restore::new(rule, self.program, &keep, self.interner);
+                (recorded, Some(Arc::new(restore)))
+            }
+            None => (premises.clone(), None),
+        };
+        let premise_facts = recorded
             .iter()
             .map(|p| match p {
                 Premise::Fact(f) => Some(*f),
@@ -450,6 +477,8 @@ impl Planner<'_> {
             facts: scope.next_fact,
             aggs: scope.next_agg,
             premises,
+            recorded,
+            restore,
             premise_facts,
             feasible: scope.feasible,
         })

@@ -103,6 +103,192 @@ impl Meta {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct DerivRec(u64);
 
+/// Bits of a narrow derivation word's row; the tag is above them.
+const NARROW_ROW_BITS: u32 = 30;
+/// The row bits of a narrow derivation word, and of a wide one's first row.
+const NARROW_ROWS: u64 = (1 << NARROW_ROW_BITS) - 1;
+
+impl DerivRec {
+    /// The word in 32 bits, when it fits: an inline shape tag below 4 and nothing
+    /// past the first premise row's 30 bits (one premise, or none; or more whose
+    /// rows after the first are 0). [`UNRECORDED`] is `u32::MAX`. Exact:
+    /// [`DerivRec::widen`] gives the word back.
+    #[inline(always)]
+    fn narrow(self) -> Option<u32> {
+        if self.0 == UNRECORDED {
+            return Some(u32::MAX);
+        }
+        let n = (self.0 >> TAG_SHIFT << NARROW_ROW_BITS | self.0 & NARROW_ROWS) as u32;
+        (self.0 & !(3 << TAG_SHIFT | NARROW_ROWS) == 0 && n != u32::MAX).then_some(n)
+    }
+
+    /// The word a [`DerivRec::narrow`] word stands for.
+    #[inline(always)]
+    fn widen(n: u32) -> DerivRec {
+        if n == u32::MAX {
+            return DerivRec(UNRECORDED);
+        }
+        DerivRec(u64::from(n >> NARROW_ROW_BITS) << TAG_SHIFT | u64::from(n) & NARROW_ROWS)
+    }
+}
+
+/// A relation's derivation words, one per own row from its lead on: four bytes
+/// each while every word is [`DerivRec::narrow`] (the derivations of a rule that
+/// records one premise, see `restore.rs`, such as a closure's), else eight. The
+/// list widens once, for every word, the first time one does not fit.
+#[derive(Clone)]
+enum Derivs {
+    Narrow(Vec<u32>),
+    Wide(Vec<DerivRec>),
+}
+
+impl Default for Derivs {
+    fn default() -> Derivs {
+        Derivs::Narrow(Vec::new())
+    }
+}
+
+impl Derivs {
+    #[inline]
+    fn len(&self) -> usize {
+        match self {
+            Derivs::Narrow(v) => v.len(),
+            Derivs::Wide(v) => v.len(),
+        }
+    }
+
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes allocated.
+    fn bytes(&self) -> usize {
+        match self {
+            Derivs::Narrow(v) => v.capacity() * 4,
+            Derivs::Wide(v) => v.capacity() * 8,
+        }
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> Option<DerivRec> {
+        match self {
+            Derivs::Narrow(v) => v.get(i).map(|&n| DerivRec::widen(n)),
+            Derivs::Wide(v) => v.get(i).copied(),
+        }
+    }
+
+    /// Overwrite word `i` (nothing when there is none).
+    #[inline]
+    fn set(&mut self, i: usize, rec: DerivRec) {
+        match self {
+            Derivs::Narrow(v) => match rec.narrow() {
+                Some(n) => {
+                    if let Some(x) = v.get_mut(i) {
+                        *x = n;
+                    }
+                }
+                None => {
+                    self.widen();
+                    self.set(i, rec);
+                }
+            },
+            Derivs::Wide(v) => {
+                if let Some(x) = v.get_mut(i) {
+                    *x = rec;
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, rec: DerivRec) {
+        match self {
+            Derivs::Narrow(v) => match rec.narrow() {
+                Some(n) => v.push(n),
+                None => self.push_wide(rec),
+            },
+            Derivs::Wide(v) => v.push(rec),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_wide(&mut self, rec: DerivRec) {
+        self.widen();
+        if let Derivs::Wide(v) = self {
+            v.push(rec);
+        }
+    }
+
+    /// Make every word eight bytes.
+    #[cold]
+    #[inline(never)]
+    fn widen(&mut self) {
+        if let Derivs::Narrow(v) = self {
+            let mut wide = Vec::with_capacity(v.capacity().max(v.len() + 1));
+            wide.extend(v.iter().map(|&n| DerivRec::widen(n)));
+            *self = Derivs::Wide(wide);
+        }
+    }
+
+    /// Put `n` words `rec` before the others.
+    fn prepend(&mut self, rec: DerivRec, n: usize) {
+        if let (Derivs::Narrow(v), Some(x)) = (&mut *self, rec.narrow()) {
+            let mut all = vec![x; n];
+            all.append(v);
+            *v = all;
+            return;
+        }
+        self.widen();
+        if let Derivs::Wide(v) = self {
+            let mut all = vec![rec; n];
+            all.append(v);
+            *v = all;
+        }
+    }
+
+    /// What `rows` more words could allocate (not counting the one widening a
+    /// list ever makes).
+    fn growth_bound(&self, rows: usize) -> usize {
+        use crate::eval::fixpoint::grow_bytes;
+        match self {
+            Derivs::Narrow(v) => grow_bytes(v.len(), v.capacity(), rows, 4),
+            Derivs::Wide(v) => grow_bytes(v.len(), v.capacity(), rows, 8),
+        }
+    }
+
+    fn reserve_exact(&mut self, additional: usize) {
+        match self {
+            Derivs::Narrow(v) => v.reserve_exact(additional),
+            Derivs::Wide(v) => v.reserve_exact(additional),
+        }
+    }
+
+    fn reserve_past_heap(&mut self, additional: usize) {
+        match self {
+            Derivs::Narrow(v) => reserve_past_heap(v, additional),
+            Derivs::Wide(v) => reserve_past_heap(v, additional),
+        }
+    }
+
+    #[inline]
+    fn prefetch(&self, i: usize) {
+        match self {
+            Derivs::Narrow(v) => {
+                if let Some(x) = v.get(i) {
+                    prefetch(x);
+                }
+            }
+            Derivs::Wide(v) => {
+                if let Some(x) = v.get(i) {
+                    prefetch(x);
+                }
+            }
+        }
+    }
+}
+
 /// Shift of a [`DerivRec`]'s tag.
 const TAG_SHIFT: u32 = 60;
 /// The tag of a [`DerivRec`] whose premise rows are in the arena; smaller tags name
@@ -1618,7 +1804,7 @@ pub(crate) struct Relation {
     pub indexes: Vec<Index>,
     /// Premises of the best derivation per own row from row `deriv_lead` on (empty
     /// when provenance is off).
-    deriv: Vec<DerivRec>,
+    deriv: Derivs,
     /// Leading own rows whose derivation word is `lead_deriv` (input facts, which have
     /// no premises, loaded before anything is derived), kept as a count.
     deriv_lead: u32,
@@ -1706,7 +1892,7 @@ impl Relation {
             data: Vec::new(),
             dedup: Dedup::default(),
             indexes: Vec::new(),
-            deriv: Vec::new(),
+            deriv: Derivs::default(),
             deriv_lead: 0,
             lead_deriv: DerivRec(UNRECORDED),
             premises: Vec::new(),
@@ -1749,7 +1935,7 @@ impl Relation {
                 .enumerate()
                 .map(|(i, ix)| Index::new(&ix.cols, Some(i)))
                 .collect(),
-            deriv: Vec::new(),
+            deriv: Derivs::default(),
             deriv_lead: 0,
             lead_deriv: DerivRec(UNRECORDED),
             premises: Vec::new(),
@@ -1812,7 +1998,7 @@ impl Relation {
             + self.dedup.quads.capacity() * 16
             + self.grid.slots.capacity() * 4
             + indexes
-            + self.deriv.capacity() * size_of::<DerivRec>()
+            + self.deriv.bytes()
             + self.premises.capacity() * 4
             + self.shapes.bytes()
             + self.evidence.capacity() * 4
@@ -2171,9 +2357,8 @@ impl Relation {
     /// Keep every own row's derivation word in `deriv`, the leading ones included.
     #[cold]
     fn spell_out_deriv(&mut self) {
-        let mut all = vec![self.lead_deriv; self.deriv_lead as usize];
-        all.append(&mut self.deriv);
-        self.deriv = all;
+        self.deriv
+            .prepend(self.lead_deriv, self.deriv_lead as usize);
         self.deriv_lead = 0;
     }
 
@@ -2219,7 +2404,7 @@ impl Relation {
             if r < self.deriv_lead {
                 self.lead_deriv
             } else {
-                *self.deriv.get((r - self.deriv_lead) as usize)?
+                self.deriv.get((r - self.deriv_lead) as usize)?
             }
         };
         if rec.0 == UNRECORDED {
@@ -2266,11 +2451,9 @@ impl Relation {
             self.spell_out_deriv();
         }
         let r = (row - self.base_len - self.deriv_lead) as usize;
-        let old = self.deriv.get(r).copied();
+        let old = self.deriv.get(r);
         let rec = self.place(old, prem)?;
-        if let Some(d) = self.deriv.get_mut(r) {
-            *d = rec;
-        }
+        self.deriv.set(r, rec);
         Ok(())
     }
 
@@ -2371,9 +2554,7 @@ impl Relation {
             self.spell_out_deriv();
         }
         let r = (row - self.base_len - self.deriv_lead) as usize;
-        if let Some(d) = self.deriv.get_mut(r) {
-            *d = DerivRec(word);
-        }
+        self.deriv.set(r, DerivRec(word));
     }
 
     /// Give a row just appended by [`Relation::insert`] its records: its input record
@@ -2899,7 +3080,7 @@ impl Relation {
         self.data.capacity() * 4
             + self.dedup.quads.capacity() * 16
             + self.indexes.iter().map(Index::bytes).sum::<usize>()
-            + self.deriv.capacity() * std::mem::size_of::<DerivRec>()
+            + self.deriv.bytes()
             + self.premises.capacity() * 4
             + self.shapes.bytes()
             + self.evidence.capacity() * 4
@@ -2977,7 +3158,7 @@ impl Relation {
             // A row list per new key, or a share of a growing one.
             g += rows * 8;
         }
-        g += grow_bytes(self.deriv.len(), self.deriv.capacity(), rows, 8);
+        g += self.deriv.growth_bound(rows);
         g += grow_bytes(self.premises.len(), self.premises.capacity(), premises, 4);
         g += self.shapes.growth_bound(rows, premises);
         // A grid a row falls outside of is made anew (or one turned on after the
@@ -2995,7 +3176,7 @@ impl Relation {
     /// the dedup table midway (and prefetches stay valid).
     pub fn reserve(&mut self, additional: usize) {
         reserve_past_heap(&mut self.data, additional.saturating_mul(self.stride));
-        reserve_past_heap(&mut self.deriv, additional);
+        self.deriv.reserve_past_heap(additional);
         // (A grid standing in for the table grows as rows come.)
         if self.grid.on {
             return;
@@ -3145,11 +3326,8 @@ impl Relation {
             if let Some(x) = self.data.get(r * self.stride + self.arity) {
                 prefetch(x);
             }
-            if let Some(d) = r
-                .checked_sub(self.deriv_lead as usize)
-                .and_then(|r| self.deriv.get(r))
-            {
-                prefetch(d);
+            if let Some(r) = r.checked_sub(self.deriv_lead as usize) {
+                self.deriv.prefetch(r);
             }
         }
     }
@@ -4138,6 +4316,88 @@ mod tests {
         assert_eq!(r.premises.len(), 3);
         assert_eq!(r.premises_of(100).unwrap().to_vec(), large);
         assert_eq!(r.premises_of(7).unwrap().to_vec(), small(7));
+    }
+
+    /// Derivation words of one premise (or none) of the first inline shapes take
+    /// four bytes; the first that does not fit (a row past 2^30, two premises) widens
+    /// every word, and each reads back as written, before and after, through
+    /// replacements, placeholders and leading input rows spelled out.
+    #[test]
+    fn narrow_derivation_words_widen_once() {
+        let mut r = Relation::new(1);
+        let one = |k: u32| vec![f(1, k * 7)];
+        // Leading input rows, then one-premise derivations and placeholders.
+        for k in 0..3u32 {
+            assert!(r.insert(&[u64::from(k)], Meta::input(1.0)).1);
+            r.push_records(k, Some(&[])).unwrap();
+        }
+        for k in 3..200u32 {
+            assert!(r.insert(&[u64::from(k)], Meta::input(1.0)).1);
+            if k % 10 == 0 {
+                r.push_unrecorded();
+            } else {
+                r.push_derived(&one(k)).unwrap();
+            }
+        }
+        assert!(matches!(r.deriv, Derivs::Narrow(_)));
+        let expect = |k: u32| match k {
+            0..3 => Some(vec![]),
+            k if k % 10 == 0 => None,
+            k => Some(one(k)),
+        };
+        for k in 0..200 {
+            assert_eq!(r.premises_of(k).map(|p| p.to_vec()), expect(k));
+        }
+        // The largest row that fits, then replacements that fit.
+        r.set_premises(5, &[f(1, (1 << 30) - 1)]).unwrap();
+        r.set_premises(10, &one(10)).unwrap();
+        assert!(matches!(r.deriv, Derivs::Narrow(_)));
+        r.set_premises(0, &one(0)).unwrap();
+        assert!(matches!(r.deriv, Derivs::Narrow(_)));
+        assert_eq!(
+            r.premises_of(5).unwrap().to_vec(),
+            vec![f(1, (1 << 30) - 1)]
+        );
+        // Two premises: every word widens.
+        let two = vec![f(1, 3), f(2, 4)];
+        r.set_premises(20, &two).unwrap();
+        assert!(matches!(r.deriv, Derivs::Wide(_)));
+        for k in 0..200 {
+            let want = match k {
+                0 => Some(one(0)),
+                5 => Some(vec![f(1, (1 << 30) - 1)]),
+                10 => Some(one(10)),
+                20 => Some(two.clone()),
+                k => expect(k),
+            };
+            assert_eq!(r.premises_of(k).map(|p| p.to_vec()), want, "row {k}");
+        }
+        // A row past 2^30 widens a list that a push would have kept narrow.
+        let mut q = Relation::new(1);
+        assert!(q.insert(&[0], Meta::input(1.0)).1);
+        q.push_derived(&[f(1, 1)]).unwrap();
+        assert!(q.insert(&[1], Meta::input(1.0)).1);
+        q.push_derived(&[f(1, 1 << 30)]).unwrap();
+        assert!(matches!(q.deriv, Derivs::Wide(_)));
+        assert_eq!(q.premises_of(0).unwrap().to_vec(), vec![f(1, 1)]);
+        assert_eq!(q.premises_of(1).unwrap().to_vec(), vec![f(1, 1 << 30)]);
+    }
+
+    proptest::proptest! {
+        /// A narrow word stands for exactly the word it was made from, and a word
+        /// is narrow where its tag is below 4 and its bits past the first 30 rows'
+        /// are clear.
+        #[test]
+        fn narrow_words_are_exact(tag in 0u64..16, a in 0u64..(1 << 30), b in 0u64..(1 << 30), wide in proptest::bool::ANY) {
+            let w = DerivRec(tag << TAG_SHIFT | if wide { b << 30 } else { 0 } | a);
+            let fits = tag < 4 && (!wide || b == 0) && !(tag == 3 && a == NARROW_ROWS);
+            proptest::prop_assert_eq!(w.narrow().is_some(), fits);
+            if let Some(n) = w.narrow() {
+                proptest::prop_assert_eq!(DerivRec::widen(n).0, w.0);
+            }
+            proptest::prop_assert_eq!(DerivRec(UNRECORDED).narrow(), Some(u32::MAX));
+            proptest::prop_assert_eq!(DerivRec::widen(u32::MAX).0, UNRECORDED);
+        }
     }
 
     /// Inline and arena derivation records, aggregate markers, more shapes than
