@@ -98,6 +98,8 @@ struct Pending {
 #[derive(Clone, Copy, Debug)]
 struct Words {
     base: u64,
+    /// Whether the words are in their narrow form ([`Relation::narrow_base`]).
+    narrow: bool,
     /// The premises' fact slots, in premise order (the first `len`, one to three;
     /// where each row goes in the word: [`row_shift`]).
     slots: [usize; 3],
@@ -2431,7 +2433,9 @@ impl<'a> Engine<'a> {
         if facts.is_empty() || facts.len() > 3 {
             return Ok(None);
         }
-        let limit = inline_limit(facts.len());
+        // (Narrow words keep the row `2^30 - 1` of tag 3 out: that word stands for
+        // an unrecorded derivation.)
+        let limit = inline_limit(facts.len()) - u32::from(facts.len() <= 1);
         let mut rels = [0; 3];
         for (r, &fact) in rels.iter_mut().zip(facts) {
             let rel = plan.steps.iter().find_map(|step| match *step {
@@ -2443,14 +2447,20 @@ impl<'a> Engine<'a> {
                 _ => return Ok(None),
             }
         }
-        let head = plan.head_rel as usize;
-        let Some(base) = self.rels[head].inline_base(&rels[..facts.len()])? else {
-            return Ok(None);
+        let head = &mut self.rels[plan.head_rel as usize];
+        let rels = &rels[..facts.len()];
+        let (base, narrow) = match head.narrow_base(rels)? {
+            Some(base) => (base, true),
+            None => match head.inline_base(rels)? {
+                Some(base) => (base, false),
+                None => return Ok(None),
+            },
         };
         let mut slots = [0; 3];
         slots[..facts.len()].copy_from_slice(facts);
         Ok(Some(Words {
             base,
+            narrow,
             slots,
             len: facts.len(),
         }))
@@ -3515,6 +3525,8 @@ fn merge_rows<const N: usize, const C: bool>(
     debug_assert!(N == 0 || N == arity);
     // (Until a row or a record that does not fit widens the layout.)
     let mut narrow = N > 0;
+    // Derivation words in their narrow form (see `Relation::narrow_base`).
+    let narrow_words = words && pending.word.is_some_and(|w| w.narrow);
     // Probes of a table that the caches hold need nothing fetched ahead.
     let ahead = rel.probes_miss();
     // Nor do those of a grid standing in for it. Where derivations find their
@@ -3558,6 +3570,8 @@ fn merge_rows<const N: usize, const C: bool>(
             st.derived += 1;
             if provenance && !record {
                 rel.push_unrecorded();
+            } else if record && narrow_words {
+                rel.push_narrow(pending.words[k]);
             } else if record && words {
                 rel.push_word(pending.words[k]);
             } else if record {
@@ -3583,7 +3597,9 @@ fn merge_rows<const N: usize, const C: bool>(
             continue;
         }
         if provenance {
-            if record && words {
+            if record && narrow_words {
+                rel.set_narrow(row, pending.words[k]);
+            } else if record && words {
                 rel.set_word(row, pending.words[k]);
             } else if record {
                 let prem =

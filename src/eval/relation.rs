@@ -2543,6 +2543,42 @@ impl Relation {
         self.deriv.push(DerivRec(word));
     }
 
+    /// [`Relation::inline_base`] for a derivation word in its narrow form (see
+    /// [`DerivRec::narrow`]), when the relation's words are narrow and the shape
+    /// has one premise or none and one of the first four tags: `word | row` over
+    /// rows below `2^30 - 1` is the narrow word, recorded with
+    /// [`Relation::push_narrow`] and [`Relation::set_narrow`].
+    pub fn narrow_base(&mut self, rels: &[u32]) -> Result<Option<u64>> {
+        if rels.len() > 1 || !matches!(self.deriv, Derivs::Narrow(_)) {
+            return Ok(None);
+        }
+        let mut prem = [FactId { rel: 0, row: 0 }; 1];
+        for (p, &rel) in prem.iter_mut().zip(rels) {
+            p.rel = rel;
+        }
+        let shape = self.shapes.intern(&prem[..rels.len()])?;
+        Ok(self
+            .shapes
+            .inline_tag(shape)
+            .filter(|&tag| tag < 4)
+            .map(|tag| tag << NARROW_ROW_BITS))
+    }
+
+    /// [`Relation::push_word`] for a word made from a [`Relation::narrow_base`] (it
+    /// holds a `u32`).
+    #[inline(always)]
+    pub fn push_narrow(&mut self, word: u64) {
+        match &mut self.deriv {
+            Derivs::Narrow(v) => v.push(word as u32),
+            d => d.push(DerivRec::widen(word as u32)),
+        }
+    }
+
+    /// [`Relation::set_word`] for a word made from a [`Relation::narrow_base`].
+    pub fn set_narrow(&mut self, row: u32, word: u64) {
+        self.set_word(row, DerivRec::widen(word as u32).0);
+    }
+
     /// [`Relation::set_premises`] for a derivation recorded as an inline word made
     /// from an [`Relation::inline_base`].
     pub fn set_word(&mut self, row: u32, word: u64) {
