@@ -2637,18 +2637,21 @@ proptest::proptest! {
     }
 }
 
+/// An edge `(from, to, confidence choice)`.
+type Edge = (i64, i64, usize);
+
 /// Every relation's records after evaluating `program` over the edges `lists.0`
 /// (`(from, to, confidence choice)`; confidences from three values when
 /// `weighted`), and after a layer over that base adds the edges `lists.1`; and how
 /// many derived facts of the base record fewer premises than they have.
 fn whole_and_layered(
     program: &Arc<Program>,
-    lists: (&[(i64, i64, usize)], &[(i64, i64, usize)]),
+    lists: (&[Edge], &[Edge]),
     weighted: bool,
     threads: usize,
 ) -> (Vec<Vec<Record>>, Vec<Vec<Record>>, usize) {
     let edge = program.relation_id("edge").unwrap();
-    let facts = |list: &[(i64, i64, usize)]| -> Vec<InputFact> {
+    let facts = |list: &[Edge]| -> Vec<InputFact> {
         list.iter()
             .map(|&(a, b, c)| {
                 let conf = if weighted { [0.5, 0.7, 1.0][c] } else { 1.0 };
