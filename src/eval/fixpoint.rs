@@ -118,22 +118,22 @@ impl Words {
         }
     }
 
-    /// The word for the premises in `facts` but for two, `a` and `b`: where `a`'s
-    /// row goes (`None` when it is not recorded) and the factor that places `b`'s
-    /// (`row << shift` as `row * factor`, 0 when `b` is not recorded).
-    fn around_two(self, facts: &[FactId], a: usize, b: usize) -> Option<(u64, Option<u32>, u64)> {
-        let (mut word, mut at_a, mut at_b) = (self.base, None, None);
+    /// The word for the premises in `facts` but for two, `a` and `b`, and the
+    /// factors that place their rows in it (`row << shift` as `row * factor`, 0
+    /// for one that is not recorded).
+    fn around_two(self, facts: &[FactId], a: usize, b: usize) -> (u64, u64, u64) {
+        let (mut word, mut at_a, mut at_b) = (self.base, 0, 0);
         for (i, &slot) in self.slots[..self.len].iter().enumerate() {
             let shift = row_shift(self.len, i);
             if slot == a {
-                at_a = Some(shift);
+                at_a = 1 << shift;
             } else if slot == b {
-                at_b = Some(shift);
+                at_b = 1 << shift;
             } else {
                 word |= (facts[slot].row as u64) << shift;
             }
         }
-        Some((word, at_a, at_b.map_or(0, |s| 1 << s)))
+        (word, at_a, at_b)
     }
 
     /// For a batch of rows of the scan binding fact slot `fact`: the word with every
@@ -2939,7 +2939,7 @@ impl Emitter<'_> {
         let around = out
             .word
             .filter(|_| provenance && out.record)
-            .and_then(|w| w.around_two(&frame.facts, p.fact, scan.fact));
+            .map(|w| w.around_two(&frame.facts, p.fact, scan.fact));
         let mut visited = 0;
         let key = p.key.unwrap_or(0);
         let same_n = exec::below(same, pair.limit);
@@ -3020,9 +3020,8 @@ impl Emitter<'_> {
                 height: h,
                 new_conf,
                 found,
-                premise_word: around.map(|(word, at, factor)| {
-                    (word | at.map_or(0, |s| u64::from(row) << s), factor)
-                }),
+                premise_word: around
+                    .map(|(word, at, factor)| (word | u64::from(row).wrapping_mul(at), factor)),
                 first_kept,
             };
             let pause = narrow_loop::<N, W, G>(
