@@ -558,22 +558,20 @@ impl FactBase {
         if meta.rule == INPUT_RULE {
             return None;
         }
-        let recorded = r.premises_of(fact.row)?.to_vec();
-        let premises = match self.plans.get(meta.rule as usize) {
+        let recorded = r.premises_of(fact.row)?;
+        let mut premises = match self.plans.get(meta.rule as usize) {
             Some(Some(Plan {
                 restore: Some(restore),
                 ..
-            })) => restore.premises(&self.rels, r, fact.row, &recorded)?,
-            _ => recorded,
+            })) => restore.premises(&self.rels, r, fact.row, recorded)?,
+            _ => recorded.to_vec(),
         };
+        let absent = self.absent(meta.rule, &premises);
+        premises.retain(|p| p.rel != AGG_MARK);
         Some(Derivation {
             rule: meta.rule,
-            premises: premises
-                .iter()
-                .copied()
-                .filter(|p| p.rel != AGG_MARK)
-                .collect(),
-            absent: self.absent(meta.rule, &premises),
+            premises,
+            absent,
             height: meta.height,
         })
     }

@@ -16,7 +16,9 @@
 
 use crate::eval::FactId;
 use crate::eval::plan::encode;
-use crate::eval::relation::Relation;
+use smallvec::{SmallVec, smallvec};
+
+use crate::eval::relation::{Premises, Relation};
 use crate::eval::symbols::Symbols;
 use crate::ir::{Expr, Literal, Program, RelId, Rule, Term, VarId};
 
@@ -242,9 +244,9 @@ impl Restore {
         rels: &[Relation],
         head: &Relation,
         row: u32,
-        recorded: &[FactId],
+        recorded: Premises<'_>,
     ) -> Option<Vec<FactId>> {
-        let mut vars = vec![0u64; self.vars];
+        let mut vars: SmallVec<[u64; 16]> = smallvec![0; self.vars];
         let cells = head.row(row);
         for &(c, v) in &self.head {
             vars[v as usize] = cells.get(c);
@@ -264,10 +266,10 @@ impl Restore {
         }
         let mut it = recorded.iter();
         let mut out = Vec::with_capacity(self.premises.len());
-        let mut key = Vec::new();
+        let mut key: SmallVec<[u64; 8]> = SmallVec::new();
         for p in &self.premises {
             match p {
-                Found::Kept { .. } => out.push(*it.next()?),
+                Found::Kept { .. } => out.push(it.next()?),
                 Found::Implied { rel, cells } => {
                     key.clear();
                     for a in cells {
