@@ -34,7 +34,10 @@
 //!   rows in the `premises` arena (`u32` per premise; an aggregate marker's entry is
 //!   its count). So a derivation with at most two premises costs 8 bytes, a longer
 //!   one 8 + 4 per premise. A replaced derivation is written over the old arena
-//!   rows when it fits, else appended.
+//!   rows when it fits, else appended. While every word of the relation has one
+//!   premise row or none, under one of its first four inline shapes, the words
+//!   take 4 bytes each ([`Derivs`]): a closure's, whose rule records one premise
+//!   and leaves the other to be found by its cells (see `restore.rs`).
 //! - `evidence`: a `u32` per row up to the last one with an input record, except
 //!   for the rows loaded first, one record each in order (a load's facts): those
 //!   are a count and the first record's number. Likewise their derivation words
