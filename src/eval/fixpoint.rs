@@ -2207,18 +2207,6 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Run `plans[i]` for every `(i, rows)` of `work`, in that order: the plan over
-    /// `deltas[its delta relation][rows]` (a plan without a delta scan is one piece
-    /// with no rows), reading the versions `old` and `full`.
-    ///
-    /// The pieces run in waves of at most [`WAVE`]: each piece of a wave joins
-    /// against the relations as they were when the wave began, until it is done or
-    /// has made [`FLUSH`] derivations since its last merge; then the buffers are merged in piece
-    /// order, the limits are checked, and the next wave takes the first [`WAVE`]
-    /// unfinished pieces. With worker threads the pieces of a wave run side by side;
-    /// what a piece derives never depends on the others of its wave, and nothing
-    /// about a wave depends on the number of threads, so every thread count derives
-    /// the same facts with the same derivations, merged in the same order.
     /// Derivations a wave of these pieces is expected to make: a piece that
     /// paused (its buffer full) as many as a run may make before it pauses again
     /// ([`FLUSH`]); a fresh one its rows at its rule's rate so far (of the pieces
@@ -2235,6 +2223,18 @@ impl<'a> Engine<'a> {
             .sum()
     }
 
+    /// Run `plans[i]` for every `(i, rows)` of `work`, in that order: the plan over
+    /// `deltas[its delta relation][rows]` (a plan without a delta scan is one piece
+    /// with no rows), reading the versions `old` and `full`.
+    ///
+    /// The pieces run in waves of at most [`WAVE`]: each piece of a wave joins
+    /// against the relations as they were when the wave began, until it is done or
+    /// has made [`FLUSH`] derivations since its last merge; then the buffers are merged in piece
+    /// order, the limits are checked, and the next wave takes the first [`WAVE`]
+    /// unfinished pieces. With worker threads the pieces of a wave run side by side;
+    /// what a piece derives never depends on the others of its wave, and nothing
+    /// about a wave depends on the number of threads, so every thread count derives
+    /// the same facts with the same derivations, merged in the same order.
     fn run_pieces(
         &mut self,
         plans: &[&Plan],
