@@ -4050,13 +4050,7 @@ impl Queued {
         // The set bits of own rows `from..=to`, word by word.
         let (from, to) = ((lo - self.base_len) as usize, (hi - self.base_len) as usize);
         for w in from / 64..=to / 64 {
-            let mut bits = self.own[w];
-            if w == from / 64 {
-                bits &= u64::MAX << (from % 64);
-            }
-            if w == to / 64 {
-                bits &= u64::MAX >> (63 - to % 64);
-            }
+            let mut bits = self.own[w] & span_bits(w, from, to);
             while bits != 0 {
                 let i = w * 64 + bits.trailing_zeros() as usize;
                 delta.push(self.base_len + i as u32);
@@ -4080,23 +4074,18 @@ impl Queued {
             return;
         }
         let (from, to) = ((lo - self.base_len) as usize, (hi - self.base_len) as usize);
-        #[cfg(debug_assertions)]
-        for i in from..=to {
-            let row = self.base_len + i as u32;
-            debug_assert!(
-                !self.get(row) || delta.contains(&row),
-                "row {row} queued, not in the delta"
-            );
-        }
-        for w in from / 64..=to / 64 {
-            let mut keep = 0;
-            if w == from / 64 {
-                keep |= !(u64::MAX << (from % 64));
-            }
-            if w == to / 64 && to % 64 < 63 {
-                keep |= u64::MAX << (to % 64 + 1);
-            }
-            self.own[w] &= keep;
+        let words = from / 64..=to / 64;
+        // (Every bit set in the span is a row of the delta, whose rows differ.)
+        debug_assert_eq!(
+            words
+                .clone()
+                .map(|w| (self.own[w] & span_bits(w, from, to)).count_ones() as usize)
+                .sum::<usize>(),
+            delta.iter().filter(|&&row| self.get(row)).count(),
+            "rows queued that are not in the delta"
+        );
+        for w in words {
+            self.own[w] &= !span_bits(w, from, to);
         }
     }
 
@@ -4137,6 +4126,19 @@ impl Queued {
             8,
         )
     }
+}
+
+/// The bits of word `w` (of 64 bits each) that stand for bits `from..=to`.
+#[inline]
+fn span_bits(w: usize, from: usize, to: usize) -> u64 {
+    let mut bits = u64::MAX;
+    if w == from / 64 {
+        bits &= u64::MAX << (from % 64);
+    }
+    if w == to / 64 {
+        bits &= u64::MAX >> (63 - to % 64);
+    }
+    bits
 }
 
 #[cfg(test)]
