@@ -93,14 +93,21 @@ impl RankQueue {
         }
         let list = &mut self.slots[slot as usize];
         self.len -= list.len();
-        out.extend_from_slice(list);
-        list.clear();
+        self.room -= list.capacity();
+        if out.is_empty() {
+            // The list itself is handed over, not copied: `out`'s storage takes
+            // its place.
+            std::mem::swap(out, list);
+        } else {
+            out.extend_from_slice(list);
+            list.clear();
+        }
         // A short list is kept for a later rank, a long one given back: kept, the
         // lists of a few busy ranks would hold their room for the rest of the stratum.
         if list.capacity() > KEPT {
-            self.room -= list.capacity();
             *list = Vec::new();
         }
+        self.room += list.capacity();
         self.spare.push(slot);
         Some(at)
     }
