@@ -1581,17 +1581,23 @@ impl<'a> Engine<'a> {
     /// Fail when the storage counted, plus `growth` bytes about to be allocated, is
     /// beyond the memory limit.
     pub(super) fn check_memory(&self, growth: usize, running: Option<RuleId>) -> Result<()> {
-        if let Some(max) = self.options.budget.max_memory
-            && self
-                .mem
+        if self.memory_allows(growth) {
+            Ok(())
+        } else {
+            Err(self.limit_error(Limit::MaxMemory, running))
+        }
+    }
+
+    /// Whether the storage counted, plus `growth` bytes about to be allocated, is
+    /// within the memory limit.
+    fn memory_allows(&self, growth: usize) -> bool {
+        self.options.budget.max_memory.is_none_or(|max| {
+            self.mem
                 .saturating_add(self.buffer_mem)
                 .saturating_add(self.order.as_ref().map_or(0, Order::bytes))
                 .saturating_add(growth)
-                > max
-        {
-            return Err(self.limit_error(Limit::MaxMemory, running));
-        }
-        Ok(())
+                <= max
+        })
     }
 
     /// The `budget_exceeded` error for `limit`, naming the rule that derived the most
@@ -2491,23 +2497,28 @@ impl<'a> Engine<'a> {
         let arity = plan.head.len();
         let n = pending.len();
         // What storing every buffered tuple as a new fact could allocate, checked
-        // before anything grows.
-        let recs = &pending.recs[..n];
-        let growth = self.rels[head].growth_bound(
-            n,
-            pending.premises.len(),
-            &pending.cells,
-            plan.rule,
-            recs.iter().map(|r| r.height),
-            (0..n).map(|k| pending.conf(k)),
-        ) + self.queued[head].growth_bound(n)
+        // before anything grows: first a bound that reads none of them, then, only
+        // where that one is past the limit, the exact one.
+        let rest = self.queued[head].growth_bound(n)
             + grow_bytes(
                 self.next_delta[head].len(),
                 self.next_delta[head].capacity(),
                 n,
                 4,
             );
-        self.check_memory(growth, Some(plan.rule))?;
+        let premises = pending.premises.len();
+        if !self.memory_allows(self.rels[head].growth_ceiling(n, premises) + rest) {
+            let recs = &pending.recs[..n];
+            let growth = self.rels[head].growth_bound(
+                n,
+                premises,
+                &pending.cells,
+                plan.rule,
+                recs.iter().map(|r| r.height),
+                (0..n).map(|k| pending.conf(k)),
+            );
+            self.check_memory(growth + rest, Some(plan.rule))?;
+        }
         // Handing facts out best first, a fact is read only once it is handed out:
         // a rise of one is found as it is queued again (see `Engine::release`).
         let unread = if self.order.is_some() { 0 } else { unread };

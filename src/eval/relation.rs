@@ -1689,6 +1689,13 @@ impl Layout {
         conf_col: false,
     };
 
+    /// The widest layout.
+    const WIDEST: Layout = Layout {
+        cell_words: 2,
+        meta_words: 2,
+        conf_col: true,
+    };
+
     fn stride(self, arity: usize) -> usize {
         arity * self.cell_words + self.meta_words + if self.conf_col { CONF_WORDS } else { 0 }
     }
@@ -3143,7 +3150,6 @@ impl Relation {
         heights: impl Iterator<Item = u32>,
         confs: impl Iterator<Item = f64> + Clone,
     ) -> usize {
-        use crate::eval::fixpoint::grow_bytes;
         // A cell, a record or a confidence that does not fit the own rows' layout
         // makes every row wider: a new vector, while the old one still exists.
         let shared = match confs.clone().next() {
@@ -3152,17 +3158,63 @@ impl Relation {
             _ => Some(self.uniform),
         };
         let to = self.layout.holding_all(cells, rule, heights, confs, shared);
-        let mut g = if to != self.layout {
+        // A dense index grows its slots for a key past them.
+        let past_slots = |c: usize, slots: usize| {
+            let top = if cells.len() >= rows * self.arity {
+                cells
+                    .chunks_exact(self.arity)
+                    .take(rows)
+                    .map(|r| r[c])
+                    .max()
+            } else {
+                Some(u64::MAX)
+            };
+            top.is_some_and(|k| k >= slots as u64)
+        };
+        self.data_growth(rows, to) + self.rest_growth(rows, premises, past_slots)
+    }
+
+    /// [`Relation::growth_bound`] without reading the rows: as if they made every
+    /// row wider and every dense index grow, so never less. A merge checks this
+    /// bound first and reads its rows for the exact one only when this one is
+    /// past the memory limit.
+    pub fn growth_ceiling(&self, rows: usize, premises: usize) -> usize {
+        let wider = self.data_growth(rows, Layout::WIDEST);
+        wider.max(self.data_growth(rows, self.layout))
+            + self.rest_growth(rows, premises, |_, _| true)
+    }
+
+    /// What storing `rows` more rows under layout `to` could allocate.
+    fn data_growth(&self, rows: usize, to: Layout) -> usize {
+        if to != self.layout {
             (self.data.len() / self.stride + rows) * to.stride(self.arity) * 4
         } else {
-            grow_bytes(self.data.len(), self.data.capacity(), rows * self.stride, 4)
-        };
+            crate::eval::fixpoint::grow_bytes(
+                self.data.len(),
+                self.data.capacity(),
+                rows * self.stride,
+                4,
+            )
+        }
+    }
+
+    /// What `rows` more rows with `premises` premises in all could allocate
+    /// besides the rows' own words; `past_slots(column, slots)` says whether the
+    /// rows have a key past a dense index's `slots` on `column`.
+    fn rest_growth(
+        &self,
+        rows: usize,
+        premises: usize,
+        past_slots: impl Fn(usize, usize) -> bool,
+    ) -> usize {
+        use crate::eval::fixpoint::grow_bytes;
         // (A grid standing in for the dedup table that turns off makes it anew.)
         let n = if self.grid.on {
             Dedup::slots_needed((self.len - self.base_len) as usize + rows)
         } else {
             self.dedup.slots_for(self.dedup.len + rows)
         };
+        let mut g = 0;
         if n != self.dedup.slots() {
             g += (n / GROUP * GROUP_WORDS + 12) * 4;
         }
@@ -3177,17 +3229,7 @@ impl Relation {
                 Keys::Dense { slots, keys } => {
                     // A key past the slots grows them, up to the limit; a key past
                     // that moves the keys to a hash table, which may grow in turn.
-                    let c = ix.cols[0];
-                    let top = if cells.len() >= rows * self.arity {
-                        cells
-                            .chunks_exact(self.arity)
-                            .take(rows)
-                            .map(|r| r[c])
-                            .max()
-                    } else {
-                        Some(u64::MAX)
-                    };
-                    if top.is_some_and(|k| k >= slots.len() as u64) {
+                    if past_slots(ix.cols[0], slots.len()) {
                         let need = keys + rows;
                         g += dense_limit(need) * std::mem::size_of::<RowList>()
                             + 2 * table_bytes(need);
@@ -3983,6 +4025,57 @@ mod tests {
             meta(1.0, 0, 1 << 20),
         ] {
             assert_eq!(pack(m), None, "{m:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The bound that reads no rows is never below the exact one, whatever
+        /// the relation's layout, indexes and rows, and whatever the batch's
+        /// cells, heights, rules and confidences.
+        #[test]
+        fn the_growth_ceiling_is_never_below_the_bound(
+            arity in 1usize..4,
+            stored in proptest::collection::vec(
+                (proptest::collection::vec(0u64..3000, 3), 0u32..64, 0u32..8, 0usize..3),
+                0..300,
+            ),
+            wide_cell in proptest::option::of(0usize..300),
+            indexes in proptest::collection::vec(0usize..3, 0..3),
+            batch in proptest::collection::vec(
+                (proptest::collection::vec(0u64..5000, 3), 0u32..(1 << 21), 0usize..3),
+                0..80,
+            ),
+            wide_batch in proptest::bool::weighted(0.2),
+            rule in proptest::prop_oneof![0u32..8, proptest::strategy::Just(4095u32)],
+            premises in 0usize..200,
+        ) {
+            let confs = [1.0, 0.5, 0.25];
+            let mut r = Relation::new(arity);
+            for &c in &indexes {
+                r.ensure_index(&[c % arity]);
+            }
+            for (i, (cells, height, rule, conf)) in stored.iter().enumerate() {
+                let mut cells = cells[..arity].to_vec();
+                if wide_cell == Some(i) {
+                    cells[0] = 1 << 40;
+                }
+                r.insert(&cells, Meta { conf: confs[*conf], height: *height, rule: *rule });
+            }
+            let mut cells: Vec<u64> =
+                batch.iter().flat_map(|(c, _, _)| c[..arity].iter().copied()).collect();
+            if wide_batch && !cells.is_empty() {
+                cells[0] = u64::MAX;
+            }
+            let bound = r.growth_bound(
+                batch.len(),
+                premises,
+                &cells,
+                rule,
+                batch.iter().map(|b| b.1),
+                batch.iter().map(|b| confs[b.2]),
+            );
+            let ceiling = r.growth_ceiling(batch.len(), premises);
+            proptest::prop_assert!(ceiling >= bound, "{ceiling} < {bound}");
         }
     }
 
