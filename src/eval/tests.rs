@@ -892,9 +892,9 @@ fn least_height_after_a_premise_rises_through_a_taller_derivation() {
     // Handing facts out best first, and as they change (then the least-height pass
     // re-selects).
     for unordered in [false, true] {
-        fixpoint::FORCE_UNORDERED.with(|f| f.set(unordered));
-        let fb = evaluate(prog.clone(), &inputs, &prov());
-        fixpoint::FORCE_UNORDERED.with(|f| f.set(false));
+        let fb = with_switch(&fixpoint::FORCE_UNORDERED, unordered, || {
+            evaluate(prog.clone(), &inputs, &prov())
+        });
         check(&fb.unwrap());
     }
     // The same through an extension: without `e1(0)`, `r0(0, 3)` stays an input at
@@ -1568,11 +1568,11 @@ proptest::proptest! {
             ..EvalOptions::default()
         };
         let run = |probe: bool, filter: bool| {
-            fixpoint::FORCE_PROBE.with(|f| f.set(Some(probe)));
-            fixpoint::FORCE_FILTER.with(|f| f.set(Some(filter)));
-            let fb = evaluate(p.clone(), &inputs, &options).unwrap();
-            fixpoint::FORCE_PROBE.with(|f| f.set(None));
-            fixpoint::FORCE_FILTER.with(|f| f.set(None));
+            let fb = with_switch(&fixpoint::FORCE_PROBE, Some(probe), || {
+                with_switch(&fixpoint::FORCE_FILTER, Some(filter), || {
+                    evaluate(p.clone(), &inputs, &options).unwrap()
+                })
+            });
             records(&fb, path)
         };
         // (The derivation counts may differ: a buffer that fills more slowly is
@@ -1582,9 +1582,7 @@ proptest::proptest! {
         // Buffers filtered against the head relation before each merge, holding
         // derivation words, then premise lists.
         proptest::prop_assert_eq!(&run(false, true), &every);
-        fixpoint::PREMISE_WORDS.with(|f| f.set(false));
-        let lists = run(false, true);
-        fixpoint::PREMISE_WORDS.with(|f| f.set(true));
+        let lists = with_switch(&fixpoint::PREMISE_WORDS, false, || run(false, true));
         proptest::prop_assert_eq!(&lists, &every);
     }
 }
@@ -1607,11 +1605,11 @@ proptest::proptest! {
         threads in 1usize..3,
     ) {
         let run = |program: &Arc<Program>, inputs: &[InputFact], options: &EvalOptions, rel: RelId, marks: bool| {
-            fixpoint::FORCE_PROBE.with(|f| f.set(probe));
-            fixpoint::MARKS.with(|f| f.set(marks));
-            let fb = evaluate(program.clone(), inputs, options).unwrap();
-            fixpoint::FORCE_PROBE.with(|f| f.set(None));
-            fixpoint::MARKS.with(|f| f.set(true));
+            let fb = with_switch(&fixpoint::FORCE_PROBE, probe, || {
+                with_switch(&fixpoint::MARKS, marks, || {
+                    evaluate(program.clone(), inputs, options).unwrap()
+                })
+            });
             records(&fb, rel)
         };
         let (p, edge, path) = tc_program(left);
@@ -1757,9 +1755,9 @@ proptest::proptest! {
         let (program, inputs, options) = points_to_run(&facts, provenance, threads);
         let points_to = program.relation_id("points_to").unwrap();
         let run = |probe: Option<bool>| {
-            fixpoint::FORCE_PROBE.with(|f| f.set(probe));
-            let fb = evaluate(program.clone(), &inputs, &options).unwrap();
-            fixpoint::FORCE_PROBE.with(|f| f.set(None));
+            let fb = with_switch(&fixpoint::FORCE_PROBE, probe, || {
+                evaluate(program.clone(), &inputs, &options).unwrap()
+            });
             records(&fb, points_to)
         };
         let every = run(Some(false));
@@ -1955,11 +1953,11 @@ proptest::proptest! {
             // runs whenever a fact read rises.
             let run = |track: bool| {
                 let options = prov().with_threads(threads);
-                fixpoint::FORCE_TRACK.with(|f| f.set(track));
-                fixpoint::FORCE_UNORDERED.with(|f| f.set(true));
-                let fb = evaluate(program.clone(), &inputs, &options).unwrap();
-                fixpoint::FORCE_UNORDERED.with(|f| f.set(false));
-                fixpoint::FORCE_TRACK.with(|f| f.set(false));
+                let fb = with_switch(&fixpoint::FORCE_TRACK, track, || {
+                    with_switch(&fixpoint::FORCE_UNORDERED, true, || {
+                        evaluate(program.clone(), &inputs, &options).unwrap()
+                    })
+                });
                 all_records(&fb)
             };
             proptest::prop_assert_eq!(run(false), run(true));
@@ -2059,10 +2057,9 @@ proptest::proptest! {
         threads in 1usize..3,
     ) {
         let run = |batch: bool| {
-            fixpoint::BATCH_TAILS.with(|f| f.set(batch));
-            let records = tails_records(&edges, weighted, wide, provenance, threads);
-            fixpoint::BATCH_TAILS.with(|f| f.set(true));
-            records
+            with_switch(&fixpoint::BATCH_TAILS, batch, || {
+                tails_records(&edges, weighted, wide, provenance, threads)
+            })
         };
         let (batched, one) = (run(true), run(false));
         proptest::prop_assert_eq!(&batched, &one);
@@ -2086,10 +2083,9 @@ proptest::proptest! {
         threads in 1usize..3,
     ) {
         let run = |pairs: bool| {
-            fixpoint::PAIRED_SCANS.with(|f| f.set(pairs));
-            let records = tails_records(&edges, weighted, wide, provenance, threads);
-            fixpoint::PAIRED_SCANS.with(|f| f.set(true));
-            records
+            with_switch(&fixpoint::PAIRED_SCANS, pairs, || {
+                tails_records(&edges, weighted, wide, provenance, threads)
+            })
         };
         proptest::prop_assert_eq!(run(true), run(false));
     }
@@ -2114,12 +2110,11 @@ proptest::proptest! {
         threads in 1usize..3,
     ) {
         let run = |groups: bool, dense: bool| {
-            fixpoint::GROUPED_SCANS.with(|f| f.set(groups));
-            fixpoint::DENSE_GROUPS.with(|f| f.set(dense));
-            let records = tails_records(&edges, weighted, wide, provenance, threads);
-            fixpoint::GROUPED_SCANS.with(|f| f.set(true));
-            fixpoint::DENSE_GROUPS.with(|f| f.set(true));
-            records
+            with_switch(&fixpoint::GROUPED_SCANS, groups, || {
+                with_switch(&fixpoint::DENSE_GROUPS, dense, || {
+                    tails_records(&edges, weighted, wide, provenance, threads)
+                })
+            })
         };
         let grouped = run(true, true);
         proptest::prop_assert_eq!(&grouped, &run(true, false));
@@ -2140,9 +2135,9 @@ proptest::proptest! {
     ) {
         let program = Arc::new(Program::from_source("tails.dl", TAILS).unwrap());
         let run = |words: bool| {
-            fixpoint::PREMISE_WORDS.with(|f| f.set(words));
-            let (whole, layered, _) = whole_and_layered(&program, (&edges, &more), weighted, threads);
-            fixpoint::PREMISE_WORDS.with(|f| f.set(true));
+            let (whole, layered, _) = with_switch(&fixpoint::PREMISE_WORDS, words, || {
+                whole_and_layered(&program, (&edges, &more), weighted, threads)
+            });
             (whole, layered)
         };
         let (words, lists) = (run(true), run(false));
@@ -2207,11 +2202,11 @@ proptest::proptest! {
             let run = |unordered: bool| {
                 let options = EvalOptions { provenance, ..EvalOptions::default() }
                     .with_threads(threads);
-                fixpoint::FORCE_UNORDERED.with(|f| f.set(unordered));
                 fixpoint::PASSES.with(|p| p.set(0));
                 fixpoint::STOPPED_ORDER.with(|n| n.set(0));
-                let fb = evaluate(program.clone(), &inputs, &options).unwrap();
-                fixpoint::FORCE_UNORDERED.with(|f| f.set(false));
+                let fb = with_switch(&fixpoint::FORCE_UNORDERED, unordered, || {
+                    evaluate(program.clone(), &inputs, &options).unwrap()
+                });
                 let stopped = fixpoint::STOPPED_ORDER.with(std::cell::Cell::get);
                 (fb, fixpoint::PASSES.with(std::cell::Cell::get), stopped)
             };
@@ -2299,11 +2294,11 @@ fn a_chain_of_distinct_confidences_stops_ordering_and_stays_exact() {
         .collect();
     inputs.extend((0..36).step_by(3).map(|i| input(edge, &[i, i + 4], 0.3)));
     let run = |unordered: bool| {
-        fixpoint::FORCE_UNORDERED.with(|f| f.set(unordered));
         fixpoint::STOPPED_ORDER.with(|n| n.set(0));
         fixpoint::PASSES.with(|p| p.set(0));
-        let fb = evaluate(tc.clone(), &inputs, &prov()).unwrap();
-        fixpoint::FORCE_UNORDERED.with(|f| f.set(false));
+        let fb = with_switch(&fixpoint::FORCE_UNORDERED, unordered, || {
+            evaluate(tc.clone(), &inputs, &prov()).unwrap()
+        });
         let stopped = fixpoint::STOPPED_ORDER.with(std::cell::Cell::get);
         (fb, stopped, fixpoint::PASSES.with(std::cell::Cell::get))
     };
@@ -2380,8 +2375,40 @@ fn two_trees(parent: RelId, nodes: i64) -> Vec<InputFact> {
         .collect()
 }
 
+/// Runs `f` with the thread's test switch `switch` at `value`, then puts back
+/// what it held, even when `f` panics: a failing proptest case is shrunk on the
+/// same thread, and each run must find the switches as it expects them.
+fn with_switch<T: Copy + 'static, R>(
+    switch: &'static std::thread::LocalKey<std::cell::Cell<T>>,
+    value: T,
+    f: impl FnOnce() -> R,
+) -> R {
+    struct Restore<T: Copy + 'static>(&'static std::thread::LocalKey<std::cell::Cell<T>>, T);
+    impl<T: Copy + 'static> Drop for Restore<T> {
+        fn drop(&mut self) {
+            self.0.with(|s| s.set(self.1));
+        }
+    }
+    let _restore = Restore(switch, switch.with(|s| s.replace(value)));
+    f()
+}
+
+/// A switch set for a run is put back after it, and after one that panics.
+#[test]
+fn a_switch_is_put_back_even_after_a_panic() {
+    let get = || fixpoint::MARKS.with(std::cell::Cell::get);
+    assert!(get());
+    assert!(!with_switch(&fixpoint::MARKS, false, get));
+    assert!(get());
+    let unwound = std::panic::catch_unwind(|| {
+        with_switch(&fixpoint::MARKS, false, || panic!("a failing case"))
+    });
+    assert!(unwound.is_err());
+    assert!(get());
+}
+
 /// Every relation's records of `program` over `inputs` with the test switch
-/// `flag` set to `on` (and back on after), the calls `counter` counted meanwhile,
+/// `flag` set to `on` (and put back after), the calls `counter` counted meanwhile,
 /// and the fact base.
 fn switched(
     flag: &'static std::thread::LocalKey<std::cell::Cell<bool>>,
@@ -2390,10 +2417,10 @@ fn switched(
     program: &Arc<Program>,
     inputs: &[InputFact],
 ) -> (Vec<Vec<Record>>, u64, FactBase) {
-    flag.with(|f| f.set(on));
     let before = counter.with(std::cell::Cell::get);
-    let fb = evaluate(program.clone(), inputs, &prov()).unwrap();
-    flag.with(|f| f.set(true));
+    let fb = with_switch(flag, on, || {
+        evaluate(program.clone(), inputs, &prov()).unwrap()
+    });
     let calls = counter.with(std::cell::Cell::get) - before;
     (all_records(&fb), calls, fb)
 }
@@ -2567,11 +2594,11 @@ fn a_closure_takes_its_delta_rows_with_their_candidates() {
                 input(edge, &[i, i + 1], conf)
             })
             .collect();
-        fixpoint::PAIRED_SCANS.with(|f| f.set(pairs));
         let before = fixpoint::PAIR_CALLS.with(std::cell::Cell::get);
         let options = EvalOptions::default().with_threads(1);
-        let fb = evaluate(program.clone(), &inputs, &options).unwrap();
-        fixpoint::PAIRED_SCANS.with(|f| f.set(true));
+        let fb = with_switch(&fixpoint::PAIRED_SCANS, pairs, || {
+            evaluate(program.clone(), &inputs, &options).unwrap()
+        });
         let path = fb.program().relation_id("path").unwrap();
         assert_eq!(fb.len(path), 20 * 21 / 2);
         fixpoint::PAIR_CALLS.with(std::cell::Cell::get) - before
@@ -2722,10 +2749,9 @@ proptest::proptest! {
     ) {
         let program = Arc::new(Program::from_source("restored.dl", RESTORED).unwrap());
         let run = |elide: bool| {
-            restore::ELIDE.with(|f| f.set(elide));
-            let out = whole_and_layered(&program, (&edges, &more), weighted, threads);
-            restore::ELIDE.with(|f| f.set(true));
-            out
+            with_switch(&restore::ELIDE, elide, || {
+                whole_and_layered(&program, (&edges, &more), weighted, threads)
+            })
         };
         let (fewer, all) = (run(true), run(false));
         proptest::prop_assert_eq!(&fewer.0, &all.0);
@@ -2788,9 +2814,9 @@ fn long_rules_record_fewer_premises_greedily() {
         .map(|(a, b)| input(edge, &[a, b], 1.0))
         .collect();
     let run = |elide: bool| {
-        restore::ELIDE.with(|f| f.set(elide));
-        let fb = evaluate(program.clone(), &inputs, &prov()).unwrap();
-        restore::ELIDE.with(|f| f.set(true));
+        let fb = with_switch(&restore::ELIDE, elide, || {
+            evaluate(program.clone(), &inputs, &prov()).unwrap()
+        });
         all_records(&fb)
     };
     let fewer = run(true);
