@@ -277,6 +277,13 @@ thread_local! {
     pub(crate) static PASSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// In tests: how many strata stopped handing their facts out best first.
     pub(crate) static STOPPED_ORDER: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// In tests: `false` makes ordered strata compare every derivation of a fact
+    /// stored with its record, as if no row were known handed out (see
+    /// [`Handed`]), so that both paths can be compared.
+    pub(crate) static HANDED_BITS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    /// In tests: derivations dropped on a fact handed out alone (by the merges,
+    /// and by the look-ups and filters of pieces run on this thread).
+    pub(crate) static HANDED_DROPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// In tests: this thread's settings and counters above, carried to the thread an
@@ -289,6 +296,8 @@ struct TestSettings {
     unordered: bool,
     passes: usize,
     stopped: usize,
+    handed: bool,
+    handed_drops: u64,
     batch: bool,
     pairs: bool,
     groups: bool,
@@ -309,6 +318,8 @@ impl TestSettings {
             unordered: FORCE_UNORDERED.with(Cell::get),
             passes: PASSES.with(Cell::get),
             stopped: STOPPED_ORDER.with(Cell::get),
+            handed: HANDED_BITS.with(Cell::get),
+            handed_drops: HANDED_DROPS.with(Cell::get),
             batch: BATCH_TAILS.with(Cell::get),
             pairs: PAIRED_SCANS.with(Cell::get),
             groups: GROUPED_SCANS.with(Cell::get),
@@ -326,6 +337,8 @@ impl TestSettings {
         FORCE_UNORDERED.with(|c| c.set(self.unordered));
         PASSES.with(|c| c.set(self.passes));
         STOPPED_ORDER.with(|c| c.set(self.stopped));
+        HANDED_BITS.with(|c| c.set(self.handed));
+        HANDED_DROPS.with(|c| c.set(self.handed_drops));
         BATCH_TAILS.with(|c| c.set(self.batch));
         PAIRED_SCANS.with(|c| c.set(self.pairs));
         GROUPED_SCANS.with(|c| c.set(self.groups));
@@ -401,6 +414,13 @@ macro_rules! test_switch {
         let on = true;
         on
     }};
+}
+
+/// Whether ordered strata on this thread drop derivations of facts handed out
+/// on that alone (see [`Handed`]).
+#[inline]
+fn handing_bits() -> bool {
+    test_switch!(HANDED_BITS)
 }
 
 /// Whether runs on this thread hand a plan's last scan to the sink in batches.
@@ -581,16 +601,20 @@ impl Pending {
     /// better than the record now is no better than the one at its merge either.
     /// Reads `head` only, so the pieces of a wave filter on their own threads; the
     /// merge, on one, then takes only what is left.
-    fn filter(&mut self, plan: &Plan, head: &Relation, provenance: bool) {
+    fn filter(&mut self, plan: &Plan, head: &Relation, provenance: bool, handed: &Handed) {
         // A narrow head is read through its view, at its arity: the look-up then
         // takes the narrow loop's few instructions, not the general row compare.
-        match (head.narrow(), plan.head.len()) {
+        match (
+            head.narrow().map(|v| v.with_handed(&handed.bits)),
+            plan.head.len(),
+        ) {
             (Some(to), 1) => self.filter_by(plan, head, provenance, narrow_meta::<1>(to)),
             (Some(to), 2) => self.filter_by(plan, head, provenance, narrow_meta::<2>(to)),
             (Some(to), 3) => self.filter_by(plan, head, provenance, narrow_meta::<3>(to)),
             (Some(to), 4) => self.filter_by(plan, head, provenance, narrow_meta::<4>(to)),
             _ => self.filter_by(plan, head, provenance, |cells: &[u64], tag| {
-                head.find_tagged(cells, tag).map(|row| head.meta(row))
+                head.find_tagged(cells, tag)
+                    .map(|row| (!handed.get(row)).then(|| head.meta(row)))
             }),
         }
     }
@@ -602,7 +626,7 @@ impl Pending {
         plan: &Plan,
         head: &Relation,
         provenance: bool,
-        find: impl Fn(&[u64], u32) -> Option<Meta>,
+        find: impl Fn(&[u64], u32) -> Option<Option<Meta>>,
     ) {
         let n = self.len();
         let arity = plan.head.len();
@@ -613,8 +637,8 @@ impl Pending {
         for k in 0..n {
             head.prefetch_probes(|i| self.recs.get(i).map(|r| r.tag), k);
             let (cells, new) = self.derivation(k, arity, plan.rule);
-            let dropped = find(cells, self.recs[k].tag)
-                .is_some_and(|old| !supersedes(new, old, provenance).0);
+            let dropped =
+                find(cells, self.recs[k].tag).is_some_and(|old| unchanged(old, || new, provenance));
             if dropped {
                 continue;
             }
@@ -655,20 +679,23 @@ impl Pending {
 }
 
 /// The record of the fact of a narrow relation (`to`, of arity `N`) with these
-/// cells and digest, if it is there.
+/// cells and digest, if it is there (`Some(None)` for one handed out, see
+/// [`Narrow::find_unhanded`]).
 #[inline(always)]
-fn narrow_meta<const N: usize>(to: Narrow<'_>) -> impl Fn(&[u64], u32) -> Option<Meta> + '_ {
+fn narrow_meta<const N: usize>(
+    to: Narrow<'_>,
+) -> impl Fn(&[u64], u32) -> Option<Option<Meta>> + '_ {
     move |cells, tag| {
         let cells: &[u64; N] = cells.try_into().expect("a derivation has its head's arity");
         if to.conf_col {
-            to.find_meta(cells, tag)
+            to.find_unhanded(cells, tag)
         } else {
             let (height, rule) = to.find_record(cells, tag)?;
-            Some(Meta {
+            Some(Some(Meta {
                 conf: to.conf,
                 height,
                 rule,
-            })
+            }))
         }
     }
 }
@@ -777,6 +804,8 @@ struct Reads<'r> {
     /// Whether the piece filters its buffer against its head relation after it
     /// runs (see [`Pending::filter`]).
     filter: bool,
+    /// The head relation's rows handed out, where they decide (see [`Handed`]).
+    handed: &'r Handed,
 }
 
 /// One piece of a plan's run: the plan over a range of its delta, paused whenever
@@ -867,7 +896,7 @@ impl Piece {
         let views = plan.tail.as_ref().and_then(|t| {
             let r = t.rel as usize;
             let from = reads.rels[r].narrow()?.inputs_only(reads.inputs_only[r]);
-            Some((from, head.narrow()?))
+            Some((from, head.narrow()?.with_handed(&reads.handed.bits)))
         });
         let (narrow, weighted) = match views {
             Some((from, to)) if from.conf_col || to.conf_col => (None, views),
@@ -892,7 +921,8 @@ impl Piece {
         faults.merge(sink.faults);
         // (Derivations looked up as they were made need no second look.)
         if reads.filter && !self.pending.look.on {
-            self.pending.filter(plan, head, reads.provenance);
+            self.pending
+                .filter(plan, head, reads.provenance, reads.handed);
         }
         self.faults.merge(faults);
     }
@@ -2160,7 +2190,11 @@ impl<'a> Engine<'a> {
                 next.clear();
                 next.extend(0..rel.len());
             }
-            for &row in next.iter() {
+            for (i, &row) in next.iter().enumerate() {
+                // (Improved facts lie anywhere in the rows.)
+                if let Some(&ahead) = next.get(i + RELEASE_AHEAD) {
+                    rel.prefetch_meta(ahead);
+                }
                 self.queued[r].set(row, false);
                 let at = rank(rel.meta(row));
                 self.conf_raised |= handed.is_some_and(|k| at <= k);
@@ -2178,8 +2212,24 @@ impl<'a> Engine<'a> {
             };
             let mut any = false;
             for f in &taken {
-                if rank(self.rels[f.rel as usize].meta(f.row)) == at {
-                    self.cur_delta[f.rel as usize].push(f.row);
+                let r = f.rel as usize;
+                if order.handed_rows.len() <= r {
+                    order.handed_rows.resize_with(r + 1, Handed::default);
+                }
+                // While the ranks handed out only fall, a fact whose rank rose
+                // since it was queued here was handed out at its new rank first
+                // (a fact is queued at a rank once: it is queued again only when
+                // its rank rises), and a fact handed out before was queued at a
+                // better rank than this: an entry is stale exactly when its fact
+                // was handed out, which the bits say without reading its record.
+                let current = if self.conf_raised || !handing_bits() {
+                    rank(self.rels[r].meta(f.row)) == at
+                } else {
+                    !order.handed_rows[r].get(f.row)
+                };
+                if current {
+                    self.cur_delta[r].push(f.row);
+                    order.handed_rows[r].set(f.row);
                     any = true;
                 }
             }
@@ -2330,6 +2380,11 @@ impl<'a> Engine<'a> {
             let rels = &self.rels;
             let inputs_only = &self.inputs_only[..];
             let filters = &self.filters;
+            // (Set only as a round starts: the same for every wave of it.)
+            let handed: &[Handed] = match &self.order {
+                Some(order) if !self.conf_raised && handing_bits() => &order.handed_rows,
+                _ => &[],
+            };
             // (Read here: workers do not see this thread's test settings.)
             let forced = forced_filter();
             let run = |piece: &mut Piece, syms: Syms<'_>| {
@@ -2350,6 +2405,7 @@ impl<'a> Engine<'a> {
                     deadline,
                     word: words[piece.plan],
                     filter: forced.unwrap_or(filters[head]),
+                    handed: handed.get(head).unwrap_or(&NONE_HANDED),
                 };
                 piece.run(plans[piece.plan], &reads);
             };
@@ -2522,6 +2578,13 @@ impl<'a> Engine<'a> {
         // Handing facts out best first, a fact is read only once it is handed out:
         // a rise of one is found as it is queued again (see `Engine::release`).
         let unread = if self.order.is_some() { 0 } else { unread };
+        // The rows handed out decide while the ranks handed out only fall.
+        let handed = match &self.order {
+            Some(order) if !self.conf_raised && handing_bits() => {
+                order.handed_rows.get(head).unwrap_or(&NONE_HANDED)
+            }
+            _ => &NONE_HANDED,
+        };
         let rel = &mut self.rels[head];
         let queued = &mut self.queued[head];
         let next = &mut self.next_delta[head];
@@ -2531,7 +2594,12 @@ impl<'a> Engine<'a> {
         rel.prefetch_first_probes(pending.recs.iter().map(|r| r.tag));
         // Rows of one to four cells into a relation that holds them narrow take an
         // insert made for their width (those that do not fit, the general one).
-        let ctx = (plan, (provenance, record, words, self.finds[head]), unread);
+        let ctx = (
+            plan,
+            (provenance, record, words, self.finds[head]),
+            unread,
+            handed,
+        );
         let before = rel.len();
         let Merged {
             new_facts,
@@ -2622,6 +2690,21 @@ fn collect_reads(steps: &[Step], out: &mut Vec<usize>) {
             Step::Scan { rel, .. } | Step::Absent { rel, .. } => out.push(*rel as usize),
             Step::Aggregate(agg) => collect_reads(&agg.body, out),
             Step::Filter { .. } | Step::Test { .. } | Step::Assign { .. } => {}
+        }
+    }
+}
+
+/// Whether a derivation of record `new` leaves the fact it finds stored as it
+/// is: the fact's record is `old`, or else (`None`) the fact was handed out (see
+/// [`Handed`]), which no derivation changes.
+#[inline(always)]
+fn unchanged(old: Option<Meta>, new: impl FnOnce() -> Meta, provenance: bool) -> bool {
+    match old {
+        Some(old) => !supersedes(new(), old, provenance).0,
+        None => {
+            #[cfg(test)]
+            HANDED_DROPS.with(|c| c.set(c.get() + 1));
+            true
         }
     }
 }
@@ -3279,8 +3362,8 @@ fn narrow_loop<const N: usize, const W: bool, const G: bool>(
         };
         if W && look
             && to
-                .find_meta(&cells, tag)
-                .is_some_and(|old| !supersedes(new(), old, provenance).0)
+                .find_unhanded(&cells, tag)
+                .is_some_and(|old| unchanged(old, new, provenance))
         {
             drops += 1;
             continue;
@@ -3481,7 +3564,7 @@ fn merge_narrow(
     queued: &mut Queued,
     next: &mut Vec<u32>,
     pending: &Pending,
-    ctx: (&Plan, (bool, bool, bool, bool), u32),
+    ctx: (&Plan, (bool, bool, bool, bool), u32, &Handed),
     st: &mut StratumStats,
 ) -> Result<Merged> {
     match (arity, own) {
@@ -3508,7 +3591,7 @@ fn merge_width<const N: usize, const C: bool>(
     queued: &mut Queued,
     next: &mut Vec<u32>,
     pending: &Pending,
-    ctx: (&Plan, (bool, bool, bool, bool), u32),
+    ctx: (&Plan, (bool, bool, bool, bool), u32, &Handed),
     st: &mut StratumStats,
 ) -> Result<Merged> {
     merge_rows::<N, C>(rel, queued, next, pending, ctx, st)
@@ -3525,7 +3608,12 @@ fn merge_rows<const N: usize, const C: bool>(
     queued: &mut Queued,
     next: &mut Vec<u32>,
     pending: &Pending,
-    (plan, (provenance, record, words, finds), unread): (&Plan, (bool, bool, bool, bool), u32),
+    (plan, (provenance, record, words, finds), unread, handed): (
+        &Plan,
+        (bool, bool, bool, bool),
+        u32,
+        &Handed,
+    ),
     st: &mut StratumStats,
 ) -> Result<Merged> {
     let (n, arity) = (pending.len(), plan.head.len());
@@ -3558,7 +3646,8 @@ fn merge_rows<const N: usize, const C: bool>(
                 rel.prefetch_grid(c[0], c[1]);
             }
             if rows_ahead && let Some(c) = pair(k + GRID_AHEAD / 2) {
-                rel.prefetch_grid_row(c[0], c[1], settled.unread());
+                let from = settled.unread();
+                rel.prefetch_grid_row(c[0], c[1], |r| r >= from && !(C && handed.get(r)));
             }
         }
         let (cells, meta) = pending.derivation(k, width, plan.rule);
@@ -3594,6 +3683,14 @@ fn merge_rows<const N: usize, const C: bool>(
             }
             queued.push(true);
             next.push(row);
+            continue;
+        }
+        // (Rows of their own confidences only: a relation whose rows share one
+        // is marked, and a stratum hands out rows of such relations mostly.)
+        if C && handed.get(row) {
+            #[cfg(test)]
+            HANDED_DROPS.with(|c| c.set(c.get() + 1));
+            idle += 1;
             continue;
         }
         // (Rows of their own confidences share none: with `C`, never.)
@@ -3961,14 +4058,65 @@ struct Order {
     handed: u64,
     /// The facts taken out at one rank (kept for its storage).
     taken: Vec<FactId>,
+    /// The rows handed out so far, by relation (see [`Handed`]).
+    handed_rows: Vec<Handed>,
 }
 
 impl Order {
     /// Bytes allocated, counted against the memory limit.
     fn bytes(&self) -> usize {
-        self.queued.bytes() + self.taken.capacity() * std::mem::size_of::<FactId>()
+        self.queued.bytes()
+            + self.taken.capacity() * std::mem::size_of::<FactId>()
+            + self.handed_rows.iter().map(Handed::bytes).sum::<usize>()
     }
 }
+
+/// The rows of a relation that an ordered stratum has handed out, a bit a row.
+///
+/// While the ranks handed out only fall (no fact handed out has risen above the
+/// delta after it: `Engine::conf_raised`), a fact handed out ranks no worse than
+/// the current delta, and every derivation ranks below that delta (or, without
+/// provenance, level with it, where only a higher confidence counts). A
+/// derivation of a fact handed out then changes nothing, and is dropped on this
+/// bit alone: the record it would be compared with is a read from anywhere in
+/// the relation's rows, the bits fit a core's caches. (On a weighted closure
+/// most derivations of facts stored are of facts handed out.)
+#[derive(Default)]
+pub(crate) struct Handed {
+    bits: Vec<u64>,
+}
+
+/// No row handed out (for a stratum that hands none out, or where the bits do
+/// not decide: see [`Handed`]).
+static NONE_HANDED: Handed = Handed { bits: Vec::new() };
+
+impl Handed {
+    /// Whether row `row` was handed out.
+    #[inline(always)]
+    fn get(&self, row: u32) -> bool {
+        self.bits
+            .get(row as usize / 64)
+            .is_some_and(|w| w >> (row % 64) & 1 == 1)
+    }
+
+    /// Mark row `row` handed out.
+    #[inline]
+    fn set(&mut self, row: u32) {
+        let w = row as usize / 64;
+        if w >= self.bits.len() {
+            self.bits.resize(w + 1, 0);
+        }
+        self.bits[w] |= 1 << (row % 64);
+    }
+
+    /// Bytes allocated.
+    fn bytes(&self) -> usize {
+        self.bits.capacity() * 8
+    }
+}
+
+/// How far ahead of the facts it queues [`Engine::release`] fetches their records.
+const RELEASE_AHEAD: usize = 8;
 
 /// Rounds a stratum hands its facts out best first before it checks that they are
 /// not too few a round (see [`Engine::keeps_order`]).

@@ -567,6 +567,10 @@ pub(crate) struct Narrow<'a> {
     pub grid: Option<GridView<'a>>,
     /// Bounds on the rows' heights by row number.
     marks: &'a Marks,
+    /// The rows an ordered stratum handed out, a bit a row, while that decides
+    /// (see the fixpoint's `Handed`): a derivation found in one changes nothing.
+    /// Empty elsewhere.
+    handed: &'a [u64],
 }
 
 impl<'a> Narrow<'a> {
@@ -662,6 +666,25 @@ impl<'a> Narrow<'a> {
         }
     }
 
+    /// The view, knowing which rows an ordered stratum handed out (`bits`, a bit
+    /// a row): a derivation found in one changes nothing (see
+    /// [`Narrow::find_unhanded`]).
+    #[inline]
+    pub fn with_handed(self, bits: &'a [u64]) -> Narrow<'a> {
+        Narrow {
+            handed: bits,
+            ..self
+        }
+    }
+
+    /// Whether row `row` was handed out (see [`Narrow::with_handed`]).
+    #[inline(always)]
+    fn handed(&self, row: u32) -> bool {
+        self.handed
+            .get(row as usize / 64)
+            .is_some_and(|w| w >> (row % 64) & 1 == 1)
+    }
+
     /// The confidence of a row whose words ([`Narrow::weighted_words`]) are `words`.
     #[inline(always)]
     pub fn conf_of(&self, words: &[u32]) -> f64 {
@@ -675,20 +698,45 @@ impl<'a> Narrow<'a> {
 
     /// The height, rule and confidence of the row holding exactly these cells (as
     /// [`Narrow::find_record`]), of a view that may be weighted.
-    #[inline(always)]
+    #[cfg(test)]
     pub fn find_meta<const N: usize>(&self, cells: &[u64; N], tag: u32) -> Option<Meta> {
+        self.find_meta_unless::<N, false>(cells, tag).flatten()
+    }
+
+    /// [`Narrow::find_meta`], but `Some(None)` for a row handed out (see
+    /// [`Narrow::with_handed`]), whose record is not read: a derivation of its
+    /// fact changes nothing.
+    #[inline(always)]
+    pub fn find_unhanded<const N: usize>(
+        &self,
+        cells: &[u64; N],
+        tag: u32,
+    ) -> Option<Option<Meta>> {
+        self.find_meta_unless::<N, true>(cells, tag)
+    }
+
+    /// [`Narrow::find_meta`], with `H` [`Narrow::find_unhanded`].
+    #[inline(always)]
+    fn find_meta_unless<const N: usize, const H: bool>(
+        &self,
+        cells: &[u64; N],
+        tag: u32,
+    ) -> Option<Option<Meta>> {
         debug_assert_eq!(N, self.arity);
         // No dedup table: no rows, or a grid stands in for it. (The probe tests
         // this too: on the way to a table, no test is added.)
         if self.groups.is_empty() {
             let row = self.grid.filter(|_| N == 2)?.find(cells[0], cells[N - 1])?;
+            if H && self.handed(row) {
+                return Some(None);
+            }
             let words = self.weighted_words(row);
             let (height, rule) = unpack(words[N]);
-            return Some(Meta {
+            return Some(Some(Meta {
                 conf: self.conf_of(words),
                 height,
                 rule,
-            });
+            }));
         }
         let width = N + 1 + self.conf_words();
         let mut words: &[u32] = &[];
@@ -698,11 +746,11 @@ impl<'a> Narrow<'a> {
             words[..N].iter().zip(cells).all(|(&w, &x)| w as u64 == x)
         })?;
         let (height, rule) = unpack(words[N]);
-        Some(Meta {
+        Some(Some(Meta {
             conf: self.conf_of(words),
             height,
             rule,
-        })
+        }))
     }
 
     /// The height and rule of the row holding exactly these cells (the relation's
@@ -2087,6 +2135,7 @@ impl Relation {
                     flat: false,
                     grid: self.grid.on.then_some(GridView { slots, dim }),
                     marks: &self.marks,
+                    handed: &[],
                 }
             },
         )
@@ -3365,12 +3414,13 @@ impl Relation {
     }
 
     /// Once the grid's slot of cells `(a, b)` is loaded ([`Relation::prefetch_grid`]),
-    /// start loading the row it names, if any and not below row `from`: a
+    /// start loading the row it names, if any and `fetch` asks for it: a
     /// derivation whose fact is there reads that row's record next (but for one
-    /// below the rows marked lower than it, see [`Marks`]).
+    /// the merge knows enough of without it, below the rows marked lower than it,
+    /// see [`Marks`], or handed out).
     #[inline(always)]
-    pub fn prefetch_grid_row(&self, a: u64, b: u64, from: u32) {
-        self.prefetch_row_of(self.grid.find(&[a, b]).filter(|&r| r >= from));
+    pub fn prefetch_grid_row(&self, a: u64, b: u64, fetch: impl Fn(u32) -> bool) {
+        self.prefetch_row_of(self.grid.find(&[a, b]).filter(|&r| fetch(r)));
     }
 
     /// Start loading what inserting cells with digest `tag` will read first.
@@ -3395,6 +3445,16 @@ impl Relation {
             let b = (r - self.base_len) as usize * self.stride;
             prefetch(&self.data[b]);
             prefetch(&self.data[b + self.stride - 1]);
+        }
+    }
+
+    /// Start loading an own row's record ([`Relation::meta`] reads it next).
+    #[inline(always)]
+    pub fn prefetch_meta(&self, row: u32) {
+        if row >= self.base_len
+            && let Some(x) = self.data.get(self.record_at(row))
+        {
+            prefetch(x);
         }
     }
 

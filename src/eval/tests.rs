@@ -2281,6 +2281,85 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+
+    /// An ordered stratum drops a derivation of a fact it handed out on that alone,
+    /// without the fact's record: every record and proof comes out as when each
+    /// such derivation is compared with the record, from the same derivations.
+    #[test]
+    fn dropping_derivations_of_facts_handed_out_changes_nothing(
+        edges in proptest::collection::vec((0i64..12, 0i64..12, 0usize..5), 0..80),
+        provenance in proptest::bool::ANY,
+        threads in 1usize..3,
+    ) {
+        let (tc, edge, _) = tc_with_confidence(0.9);
+        let inputs: Vec<InputFact> = edges
+            .iter()
+            .map(|&(a, b, c)| input(edge, &[a, b], [0.5, 0.6, 0.7, 0.8, 0.95][c]))
+            .collect();
+        let run = |bits: bool| {
+            let options = EvalOptions { provenance, ..EvalOptions::default() }
+                .with_threads(threads);
+            fixpoint::HANDED_DROPS.with(|c| c.set(0));
+            let fb = with_switch(&fixpoint::HANDED_BITS, bits, || {
+                evaluate(tc.clone(), &inputs, &options).unwrap()
+            });
+            let made: u64 = fb.stats().strata.iter().map(|s| s.derivations).sum();
+            (fb, made, fixpoint::HANDED_DROPS.with(std::cell::Cell::get))
+        };
+        let (with, made, _) = run(true);
+        let (without, made_without, none) = run(false);
+        // (On two threads, a thread that waits for pieces may run other tests'
+        // meanwhile, and count their drops.)
+        if threads == 1 {
+            proptest::prop_assert_eq!(none, 0);
+        }
+        proptest::prop_assert_eq!(made, made_without);
+        proptest::prop_assert_eq!(ranks(&with), ranks(&without));
+        proptest::prop_assert_eq!(premises(&with), premises(&without));
+    }
+}
+
+/// Each fact's premises, by their cells, relation by relation in sorted order.
+fn premises(fb: &FactBase) -> Vec<Vec<Option<Vec<Vec<Value>>>>> {
+    (0..fb.program().relations.len() as RelId)
+        .map(|rel| {
+            fb.sorted_facts(rel)
+                .into_iter()
+                .map(|f| {
+                    fb.derivation(f)
+                        .map(|d| d.premises.iter().map(|&q| fb.args(q)).collect())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// On a dense weighted graph most derivations of facts stored are of facts
+/// handed out, and the merges drop them on that.
+#[test]
+fn a_weighted_closure_drops_derivations_of_facts_handed_out() {
+    let (tc, edge, path) = tc_with_confidence(0.9);
+    let inputs: Vec<InputFact> = (0..12i64)
+        .flat_map(|a| (0..12i64).filter(move |&b| b != a).map(move |b| (a, b)))
+        .map(|(a, b)| input(edge, &[a, b], 0.5 + 0.04 * ((a * 7 + b * 3) % 12) as f64))
+        .collect();
+    for provenance in [false, true] {
+        // (One thread: pieces' look-ups count on the thread they run on.)
+        let options = EvalOptions {
+            provenance,
+            ..EvalOptions::default()
+        }
+        .with_threads(1);
+        fixpoint::HANDED_DROPS.with(|c| c.set(0));
+        let fb = evaluate(tc.clone(), &inputs, &options).unwrap();
+        let drops = fixpoint::HANDED_DROPS.with(std::cell::Cell::get);
+        assert_eq!(fb.facts(path).count(), 144);
+        assert!(drops > 0, "no derivation dropped on its fact handed out");
+    }
+}
+
 /// A chain whose confidences all differ hands its facts out one a round, deriving
 /// one fact each: the stratum stops ordering after its trial and goes on handing
 /// facts out as they change. With shortcuts of lower confidence, facts rise after
