@@ -2205,6 +2205,11 @@ impl<'a> Engine<'a> {
         // The best rank queued with a fact still at it (the others moved up since,
         // and are queued again at their new rank).
         let mut taken = std::mem::take(&mut order.taken);
+        // (Only the stratum's relations are queued.)
+        let top = rels.iter().max().map_or(0, |&r| r as usize + 1);
+        if order.handed_rows.len() < top {
+            order.handed_rows.resize_with(top, Handed::default);
+        }
         loop {
             taken.clear();
             let Some(at) = order.queued.pop(&mut taken) else {
@@ -2213,9 +2218,6 @@ impl<'a> Engine<'a> {
             let mut any = false;
             for f in &taken {
                 let r = f.rel as usize;
-                if order.handed_rows.len() <= r {
-                    order.handed_rows.resize_with(r + 1, Handed::default);
-                }
                 // While the ranks handed out only fall, a fact whose rank rose
                 // since it was queued here was handed out at its new rank first
                 // (a fact is queued at a rank once: it is queued again only when

@@ -30,12 +30,14 @@ pub(crate) fn rank(m: Meta) -> Rank {
     u128::from(!ascending) << 32 | u128::from(m.height)
 }
 
+/// Ranks [`RankQueue`] finds without a hash look-up.
+const HINTS: usize = 4;
+
 /// The most facts a list taken out keeps room for.
 const KEPT: usize = 16;
 
 /// Facts queued at ranks, taken out best rank first; facts queued at one rank come
 /// out in the order they were queued.
-#[derive(Default)]
 pub(crate) struct RankQueue {
     /// The ranks with a list, best on top.
     ranks: std::collections::BinaryHeap<std::cmp::Reverse<Rank>>,
@@ -45,42 +47,72 @@ pub(crate) struct RankQueue {
     slots: Vec<Vec<FactId>>,
     /// The slots kept for later ranks.
     spare: Vec<u32>,
-    /// The rank queued last and its slot (consecutive facts often share a rank).
-    hint: Option<(Rank, u32)>,
+    /// The ranks queued last and their slots, the latest first: the facts a
+    /// round queues fall in a few ranks (its delta's confidence or their own
+    /// lower ones, a height above the delta's), and most find theirs here.
+    /// ([`NO_RANK`] where there is none.)
+    hints: [(Rank, u32); HINTS],
     /// Facts queued and not taken out.
     len: usize,
     /// Facts the lists have room for.
     room: usize,
 }
 
+/// No rank: [`rank`]s take 96 bits.
+const NO_RANK: Rank = Rank::MAX;
+
+impl Default for RankQueue {
+    fn default() -> RankQueue {
+        RankQueue {
+            ranks: Default::default(),
+            lists: Default::default(),
+            slots: Vec::new(),
+            spare: Vec::new(),
+            hints: [(NO_RANK, 0); HINTS],
+            len: 0,
+            room: 0,
+        }
+    }
+}
+
 impl RankQueue {
     /// Queue `fact` at rank `at`.
     #[inline]
     pub fn push(&mut self, at: Rank, fact: FactId) {
-        let slot = match self.hint {
-            Some((k, slot)) if k == at => slot,
-            _ => {
-                let slot = match self.lists.entry(at) {
-                    std::collections::hash_map::Entry::Occupied(list) => *list.get(),
-                    std::collections::hash_map::Entry::Vacant(list) => {
-                        let slot = self.spare.pop().unwrap_or_else(|| {
-                            self.slots.push(Vec::new());
-                            (self.slots.len() - 1) as u32
-                        });
-                        list.insert(slot);
-                        self.ranks.push(std::cmp::Reverse(at));
-                        slot
-                    }
-                };
-                self.hint = Some((at, slot));
+        debug_assert_ne!(at, NO_RANK);
+        let slot = match self.hints.iter().find(|&&(k, _)| k == at) {
+            Some(&(_, slot)) => slot,
+            None => self.slot_of(at),
+        };
+        let list = &mut self.slots[slot as usize];
+        if list.len() == list.capacity() {
+            let room = list.capacity();
+            list.reserve(1);
+            self.room += list.capacity() - room;
+        }
+        list.push(fact);
+        self.len += 1;
+    }
+
+    /// The slot of rank `at`'s list, made if there is none, and made the first
+    /// hint.
+    #[inline(never)]
+    fn slot_of(&mut self, at: Rank) -> u32 {
+        let slot = match self.lists.entry(at) {
+            std::collections::hash_map::Entry::Occupied(list) => *list.get(),
+            std::collections::hash_map::Entry::Vacant(list) => {
+                let slot = self.spare.pop().unwrap_or_else(|| {
+                    self.slots.push(Vec::new());
+                    (self.slots.len() - 1) as u32
+                });
+                list.insert(slot);
+                self.ranks.push(std::cmp::Reverse(at));
                 slot
             }
         };
-        let list = &mut self.slots[slot as usize];
-        let room = list.capacity();
-        list.push(fact);
-        self.room += list.capacity() - room;
-        self.len += 1;
+        self.hints.rotate_right(1);
+        self.hints[0] = (at, slot);
+        slot
     }
 
     /// Take out the facts queued at the best rank, in the order they were queued,
@@ -88,8 +120,10 @@ impl RankQueue {
     pub fn pop(&mut self, out: &mut Vec<FactId>) -> Option<Rank> {
         let std::cmp::Reverse(at) = self.ranks.pop()?;
         let slot = self.lists.remove(&at)?;
-        if self.hint.is_some_and(|(k, _)| k == at) {
-            self.hint = None;
+        for hint in &mut self.hints {
+            if hint.0 == at {
+                *hint = (NO_RANK, 0);
+            }
         }
         let list = &mut self.slots[slot as usize];
         self.len -= list.len();
