@@ -703,9 +703,10 @@ impl<'a> Narrow<'a> {
         self.find_meta_unless::<N, false>(cells, tag).flatten()
     }
 
-    /// [`Narrow::find_meta`], but `Some(None)` for a row handed out (see
-    /// [`Narrow::with_handed`]), whose record is not read: a derivation of its
-    /// fact changes nothing.
+    /// The height, rule and confidence of the row holding exactly these cells (as
+    /// [`Narrow::find_record`]), of a view that may be weighted; but `Some(None)`
+    /// for a row handed out (see [`Narrow::with_handed`]), whose record is not
+    /// read: a derivation of its fact changes nothing.
     #[inline(always)]
     pub fn find_unhanded<const N: usize>(
         &self,
@@ -715,7 +716,8 @@ impl<'a> Narrow<'a> {
         self.find_meta_unless::<N, true>(cells, tag)
     }
 
-    /// [`Narrow::find_meta`], with `H` [`Narrow::find_unhanded`].
+    /// The record of the row holding exactly these cells, read whatever the
+    /// row; with `H`, as [`Narrow::find_unhanded`] finds it.
     #[inline(always)]
     fn find_meta_unless<const N: usize, const H: bool>(
         &self,
