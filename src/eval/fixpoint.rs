@@ -416,11 +416,20 @@ macro_rules! test_switch {
     }};
 }
 
-/// Whether ordered strata on this thread drop derivations of facts handed out
-/// on that alone (see [`Handed`]).
+/// Whether the rows an ordered stratum handed out decide (see [`Handed`]): while
+/// no read fact has risen (`conf_raised`), and, in tests, unless switched off.
 #[inline]
-fn handing_bits() -> bool {
-    test_switch!(HANDED_BITS)
+fn handed_bits_decide(conf_raised: bool) -> bool {
+    !conf_raised && test_switch!(HANDED_BITS)
+}
+
+/// The rows handed out, by relation, where they decide (none elsewhere).
+#[inline]
+fn deciding_handed(order: Option<&Order>, conf_raised: bool) -> &[Handed] {
+    match order {
+        Some(order) if handed_bits_decide(conf_raised) => &order.handed_rows,
+        _ => &[],
+    }
 }
 
 /// Whether runs on this thread hand a plan's last scan to the sink in batches.
@@ -2224,10 +2233,10 @@ impl<'a> Engine<'a> {
                 // its rank rises), and a fact handed out before was queued at a
                 // better rank than this: an entry is stale exactly when its fact
                 // was handed out, which the bits say without reading its record.
-                let current = if self.conf_raised || !handing_bits() {
-                    rank(self.rels[r].meta(f.row)) == at
-                } else {
+                let current = if handed_bits_decide(self.conf_raised) {
                     !order.handed_rows[r].get(f.row)
+                } else {
+                    rank(self.rels[r].meta(f.row)) == at
                 };
                 if current {
                     self.cur_delta[r].push(f.row);
@@ -2383,10 +2392,7 @@ impl<'a> Engine<'a> {
             let inputs_only = &self.inputs_only[..];
             let filters = &self.filters;
             // (Set only as a round starts: the same for every wave of it.)
-            let handed: &[Handed] = match &self.order {
-                Some(order) if !self.conf_raised && handing_bits() => &order.handed_rows,
-                _ => &[],
-            };
+            let handed = deciding_handed(self.order.as_ref(), self.conf_raised);
             // (Read here: workers do not see this thread's test settings.)
             let forced = forced_filter();
             let run = |piece: &mut Piece, syms: Syms<'_>| {
@@ -2581,12 +2587,9 @@ impl<'a> Engine<'a> {
         // a rise of one is found as it is queued again (see `Engine::release`).
         let unread = if self.order.is_some() { 0 } else { unread };
         // The rows handed out decide while the ranks handed out only fall.
-        let handed = match &self.order {
-            Some(order) if !self.conf_raised && handing_bits() => {
-                order.handed_rows.get(head).unwrap_or(&NONE_HANDED)
-            }
-            _ => &NONE_HANDED,
-        };
+        let handed = deciding_handed(self.order.as_ref(), self.conf_raised)
+            .get(head)
+            .unwrap_or(&NONE_HANDED);
         let rel = &mut self.rels[head];
         let queued = &mut self.queued[head];
         let next = &mut self.next_delta[head];
@@ -4096,9 +4099,7 @@ impl Handed {
     /// Whether row `row` was handed out.
     #[inline(always)]
     fn get(&self, row: u32) -> bool {
-        self.bits
-            .get(row as usize / 64)
-            .is_some_and(|w| w >> (row % 64) & 1 == 1)
+        crate::eval::relation::bit_of(&self.bits, row)
     }
 
     /// Mark row `row` handed out.

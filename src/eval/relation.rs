@@ -680,9 +680,7 @@ impl<'a> Narrow<'a> {
     /// Whether row `row` was handed out (see [`Narrow::with_handed`]).
     #[inline(always)]
     fn handed(&self, row: u32) -> bool {
-        self.handed
-            .get(row as usize / 64)
-            .is_some_and(|w| w >> (row % 64) & 1 == 1)
+        bit_of(self.handed, row)
     }
 
     /// The confidence of a row whose words ([`Narrow::weighted_words`]) are `words`.
@@ -705,8 +703,9 @@ impl<'a> Narrow<'a> {
 
     /// The height, rule and confidence of the row holding exactly these cells (as
     /// [`Narrow::find_record`]), of a view that may be weighted; but `Some(None)`
-    /// for a row handed out (see [`Narrow::with_handed`]), whose record is not
-    /// read: a derivation of its fact changes nothing.
+    /// for a row handed out (see [`Narrow::with_handed`]) that the grid finds,
+    /// whose record is not read: a derivation of its fact changes nothing. (A
+    /// dedup table's probe reads the row, record and all, anyway.)
     #[inline(always)]
     pub fn find_unhanded<const N: usize>(
         &self,
@@ -782,6 +781,14 @@ impl<'a> Narrow<'a> {
         let grid = self.grid.filter(|_| N == 2)?;
         grid.find(cells[0], cells[N - 1]).map(|r| self.record(r))
     }
+}
+
+/// Bit `row` of a set of rows kept as bits, 64 a word (rows past its words are
+/// not in it).
+#[inline(always)]
+pub(crate) fn bit_of(bits: &[u64], row: u32) -> bool {
+    bits.get(row as usize / 64)
+        .is_some_and(|w| w >> (row % 64) & 1 == 1)
 }
 
 /// Whether every cell fits in a 32-bit word.
