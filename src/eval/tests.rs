@@ -1875,6 +1875,48 @@ proptest::proptest! {
     }
 }
 
+/// A closure whose head grows past the size where look-ups into it miss the cache
+/// (`PROBE_ROWS`): on two threads, its rule is trusted to look up when a quarter of
+/// its derivations would be dropped (see `Engine::shares_looks`), and its waves are
+/// shared; what it derives, in which rows, with which records, stays what one thread
+/// derives.
+#[test]
+fn a_closure_past_the_cache_gives_on_two_threads_what_it_gives_on_one() {
+    let (tc, edge, path) = tc_with_confidence(1.0);
+    // A random graph of 360 nodes and 800 edges (a fixed-seed generator).
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut below = |n: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
+        ((state >> 33) % n) as i64
+    };
+    let inputs: Vec<InputFact> = (0..800)
+        .map(|_| input(edge, &[below(360), below(360)], 1.0))
+        .collect();
+    for provenance in [true, false] {
+        let run = |threads: usize| {
+            let options = EvalOptions {
+                provenance,
+                ..EvalOptions::default()
+            }
+            .with_threads(threads);
+            evaluate(tc.clone(), &inputs, &options).unwrap()
+        };
+        let one = run(1);
+        let paths = one.len(path);
+        assert!(
+            paths > super::fixpoint::PROBE_ROWS as usize,
+            "{paths} paths: the head must outgrow the cache"
+        );
+        assert_eq!(
+            all_records(&run(2)),
+            all_records(&one),
+            "provenance {provenance}"
+        );
+    }
+}
+
 /// Evaluations running at once, from several threads and from inside another thread
 /// pool, each on 2 or 3 threads: one at a time runs on a thread of the workers' pool
 /// (see `Engine::run`), the others on their own; each gives what one thread gives.
