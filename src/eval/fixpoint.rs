@@ -200,7 +200,9 @@ pub(super) const PROBE_ROWS: u32 = 1 << 16;
 /// Whether `drops` of `probes` look-ups dropping their derivation pay, in a head
 /// relation past [`PROBE_ROWS`] (`large`) or not: a quarter in a small one (most
 /// of a look-up's cost is the probe the merge would make anyway), seven eighths in
-/// a large one (where that probe is prefetched, and a look-up's is not).
+/// a large one (where that probe is prefetched, and a look-up's is not). (The
+/// merge's trust in a rule takes a large head as a small one where look-ups are
+/// shared out: see [`Engine::shares_looks`].)
 fn pays(probes: u64, drops: u64, large: bool) -> bool {
     if large {
         nearly_all(drops, probes)

@@ -906,21 +906,25 @@ fn least_height_after_a_premise_rises_through_a_taller_derivation() {
     check(&base.extend(&inputs[..1], &prov()).unwrap());
 }
 
+/// The next value of a fixed-seed linear congruential generator at `x`: its high
+/// 31 bits, and its state's (for tests that need random but repeatable inputs).
+fn next_random(x: &mut u64) -> (u64, u64) {
+    *x = x
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (*x >> 33, *x)
+}
+
 #[test]
 fn evaluation_is_deterministic() {
     let (p, edge, path) = tc_program(false);
     let mut inputs = Vec::new();
     let mut x: u64 = 7;
     for _ in 0..300 {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let a = (x >> 33) % 60;
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let c = (x >> 33) % 60;
-        let conf = ((x >> 20) % 100) as f64 / 100.0;
+        let a = next_random(&mut x).0 % 60;
+        let (c, state) = next_random(&mut x);
+        let c = c % 60;
+        let conf = ((state >> 20) % 100) as f64 / 100.0;
         inputs.push(input(edge, &[a as i64, c as i64], conf));
     }
     let one = evaluate(p.clone(), &inputs, &prov()).unwrap();
@@ -1883,16 +1887,11 @@ proptest::proptest! {
 #[test]
 fn a_closure_past_the_cache_gives_on_two_threads_what_it_gives_on_one() {
     let (tc, edge, path) = tc_with_confidence(1.0);
-    // A random graph of 360 nodes and 800 edges (a fixed-seed generator).
-    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut below = |n: u64| {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1);
-        ((state >> 33) % n) as i64
-    };
+    // A random graph of 360 nodes and 800 edges.
+    let mut x = 7;
+    let mut node = || (next_random(&mut x).0 % 360) as i64;
     let inputs: Vec<InputFact> = (0..800)
-        .map(|_| input(edge, &[below(360), below(360)], 1.0))
+        .map(|_| input(edge, &[node(), node()], 1.0))
         .collect();
     for provenance in [true, false] {
         let run = |threads: usize| {
