@@ -2197,40 +2197,61 @@ impl<'a> Engine<'a> {
         false
     }
 
-    /// Start a round of a stratum that hands its facts out best first: queue the
-    /// facts that changed in the round before (every fact of `rels`, in the first)
-    /// at their rank, and make the facts queued at the best rank this round's delta.
+    /// In a stratum that hands its facts out best first, queue the facts of
+    /// relation `r` that changed since the last call (`next_delta[r]`) at their
+    /// ranks, and clear their queued bits. Called after each merge of a round, the
+    /// rows it changed are still in the caches. (A fact that changes again in a
+    /// later merge of the round is queued again, at its new, better rank; the
+    /// entry at the old one is stale.)
+    fn queue_changed(&mut self, r: usize) {
+        let Some(order) = self.order.as_mut() else {
+            return;
+        };
+        // A fact queued at a rank no worse than the current delta's was handed out
+        // and has risen since (a new fact always ranks below the delta that derived
+        // it; without provenance it may rank level, and rises do not matter). Known
+        // to the rounds from the next one on: `Order::rose`.
+        let handed = order.current.filter(|_| self.options.provenance);
+        let (rel, next, queued) = (&self.rels[r], &mut self.next_delta[r], &mut self.queued[r]);
+        for (i, &row) in next.iter().enumerate() {
+            if let Some(&ahead) = next.get(i + RELEASE_AHEAD) {
+                rel.prefetch_meta(ahead);
+            }
+            queued.set(row, false);
+            let at = rank(rel.meta(row));
+            order.rose |= handed.is_some_and(|k| at <= k);
+            order.queued.push(at, FactId { rel: r as u32, row });
+        }
+        next.clear();
+    }
+
+    /// Start a round of a stratum that hands its facts out best first: in the
+    /// first, queue every fact of `rels` at its rank (in the others, the merges
+    /// queued the facts that changed: [`Engine::queue_changed`]), and make the
+    /// facts queued at the best rank this round's delta.
     ///
     /// Out of line, as the merge is (see [`Engine::merge`]): 0.9 % fewer
     /// instructions on a weighted closure than inlined into the rounds' loop.
     #[inline(never)]
     fn release(&mut self, rels: &[u32], first: bool, delta_rels: &mut Vec<usize>) {
+        if self.order.is_none() {
+            return;
+        }
+        // The facts that changed in the last round were queued after each merge
+        // (see `Engine::queue_changed`); in the first, every fact is queued here.
+        if first {
+            for &r in rels {
+                let r = r as usize;
+                let next = &mut self.next_delta[r];
+                next.clear();
+                next.extend(0..self.rels[r].len());
+                self.queue_changed(r);
+            }
+        }
         let Some(order) = self.order.as_mut() else {
             return;
         };
-        // A fact queued at a rank no worse than the last delta's was handed out and
-        // has risen since (a new fact always ranks below the delta that derived it;
-        // without provenance it may rank level, and rises do not matter).
-        let handed = order.current.filter(|_| self.options.provenance);
-        for &r in rels {
-            let r = r as usize;
-            let (rel, next) = (&self.rels[r], &mut self.next_delta[r]);
-            if first {
-                next.clear();
-                next.extend(0..rel.len());
-            }
-            for (i, &row) in next.iter().enumerate() {
-                // (Improved facts lie anywhere in the rows.)
-                if let Some(&ahead) = next.get(i + RELEASE_AHEAD) {
-                    rel.prefetch_meta(ahead);
-                }
-                self.queued[r].set(row, false);
-                let at = rank(rel.meta(row));
-                self.conf_raised |= handed.is_some_and(|k| at <= k);
-                order.queued.push(at, FactId { rel: r as u32, row });
-            }
-            next.clear();
-        }
+        self.conf_raised |= std::mem::take(&mut order.rose);
         // The best rank queued with a fact still at it (the others moved up since,
         // and are queued again at their new rank).
         let mut taken = std::mem::take(&mut order.taken);
@@ -2679,6 +2700,10 @@ impl<'a> Engine<'a> {
         }
         pending.clear();
         self.rels[head].settle_grid();
+        // (Round 0's facts are queued with every other row by the first release.)
+        if self.order.as_ref().is_some_and(|o| o.rounds > 0) {
+            self.queue_changed(head);
+        }
         self.conf_raised |= raised;
         self.derived_total += new_facts;
         self.fact_count += new_facts;
@@ -4085,6 +4110,9 @@ struct Order {
     /// Rounds so far, and the facts they handed out.
     rounds: u64,
     handed: u64,
+    /// Whether a fact queued since the round began ranks no worse than its delta
+    /// (see `Engine::queue_changed`): `Engine::conf_raised` from the next round on.
+    rose: bool,
     /// The facts taken out at one rank (kept for its storage).
     taken: Vec<FactId>,
     /// The rows handed out so far, by relation (see [`Handed`]).
