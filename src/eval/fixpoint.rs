@@ -2213,10 +2213,8 @@ impl<'a> Engine<'a> {
         // to the rounds from the next one on: `Order::rose`.
         let handed = order.current.filter(|_| self.options.provenance);
         let (rel, next, queued) = (&self.rels[r], &mut self.next_delta[r], &mut self.queued[r]);
-        for (i, &row) in next.iter().enumerate() {
-            if let Some(&ahead) = next.get(i + RELEASE_AHEAD) {
-                rel.prefetch_meta(ahead);
-            }
+        // (Nothing fetched ahead: the merge just wrote these rows.)
+        for &row in next.iter() {
             queued.set(row, false);
             let at = rank(rel.meta(row));
             order.rose |= handed.is_some_and(|k| at <= k);
@@ -4169,9 +4167,6 @@ impl Handed {
         self.bits.capacity() * 8
     }
 }
-
-/// How far ahead of the facts it queues [`Engine::release`] fetches their records.
-const RELEASE_AHEAD: usize = 8;
 
 /// Rounds a stratum hands its facts out best first before it checks that they are
 /// not too few a round (see [`Engine::keeps_order`]).

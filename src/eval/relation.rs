@@ -3457,16 +3457,6 @@ impl Relation {
         }
     }
 
-    /// Start loading an own row's record ([`Relation::meta`] reads it next).
-    #[inline(always)]
-    pub fn prefetch_meta(&self, row: u32) {
-        if row >= self.base_len
-            && let Some(x) = self.data.get(self.record_at(row))
-        {
-            prefetch(x);
-        }
-    }
-
     /// Start loading an own row's record (with the end of its cells) and derivation
     /// word, for a read or an update soon.
     #[inline]
