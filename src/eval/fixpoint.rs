@@ -32,7 +32,7 @@ use std::time::Instant;
 
 use crate::diag::{Diagnostic, Limit, Result};
 use crate::eval::exec::{self, Ctx, Cursor, Fault, Faults, Frame, PairScan, Stop, Syms, TailScan};
-use crate::eval::order::{Rank, RankQueue, rank};
+use crate::eval::order::{FactQueue, Rank, rank};
 use crate::eval::plan::{CExpr, Pair, Plan, Planner, Premise, Src, Step, TAIL_CELLS, Version};
 use crate::eval::relation::{
     AGG_MARK, Meta, NO_EVIDENCE, Narrow, Relation, RowList, dense_rows, inline_limit, past_heap,
@@ -1833,7 +1833,10 @@ impl<'a> Engine<'a> {
             && !forced_unordered()
             && variants.iter().all(|p| reads_one_of(p, &in_stratum))
             && self.confidences_differ(si, &read))
-        .then(Order::default);
+        .then(|| Order {
+            queued: FactQueue::new(&stratum.relations),
+            ..Order::default()
+        });
         // An earlier fact whose confidence rose before this stratum counts as raised.
         self.conf_raised = seed.is_some_and(|s| {
             s.changed
@@ -4102,7 +4105,7 @@ pub(crate) fn negation_probe(rule: &crate::ir::Rule, i: usize) -> crate::ir::Rul
 struct Order {
     /// The facts queued, at their ranks. A fact whose rank rose after it was queued
     /// is also queued at its new rank, the entry at the old one is stale.
-    queued: RankQueue,
+    queued: FactQueue,
     /// The rank of the current round's delta (`None` before the first).
     current: Option<Rank>,
     /// Rounds so far, and the facts they handed out.
