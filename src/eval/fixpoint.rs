@@ -428,9 +428,17 @@ fn handed_bits_decide(conf_raised: bool) -> bool {
 /// The rows handed out, by relation, where they decide (none elsewhere).
 #[inline]
 fn deciding_handed(order: Option<&Order>, conf_raised: bool) -> &[Handed] {
-    match order {
-        Some(order) if handed_bits_decide(conf_raised) => &order.handed_rows,
-        _ => &[],
+    order.map_or(&[], |o| deciding_rows(&o.handed_rows, conf_raised))
+}
+
+/// `rows`, an ordered stratum's rows handed out, where they decide (see
+/// [`Handed`]); none elsewhere.
+#[inline]
+fn deciding_rows(rows: &[Handed], conf_raised: bool) -> &[Handed] {
+    if handed_bits_decide(conf_raised) {
+        rows
+    } else {
+        &[]
     }
 }
 
@@ -2208,22 +2216,19 @@ impl<'a> Engine<'a> {
     /// in a later merge of the round is queued again, at its new, better rank;
     /// the entry at the old one is stale.)
     fn queue_changed(&mut self, r: usize) {
+        let provenance = self.options.provenance;
         let Some(order) = self.order.as_mut() else {
             return;
         };
-        // A fact queued at a rank no worse than the current delta's was handed out
-        // and has risen since (a new fact always ranks below the delta that derived
-        // it; without provenance it may rank level, and rises do not matter). Known
-        // to the rounds from the next one on: `Order::rose`.
-        let handed = order.current.filter(|_| self.options.provenance);
+        let (mut ranked, _) = order.split(r as u32, provenance, self.conf_raised);
         let (rel, next, queued) = (&self.rels[r], &mut self.next_delta[r], &mut self.queued[r]);
         // (Nothing fetched ahead: the merge just wrote these rows.)
         for &row in next.iter() {
             queued.set(row, false);
-            let at = rank(rel.meta(row));
-            order.rose |= handed.is_some_and(|k| at <= k);
-            order.queued.push(at, FactId { rel: r as u32, row });
+            ranked.push(row, rel.meta(row));
         }
+        let rose = ranked.rose;
+        order.rose |= rose;
         next.clear();
     }
 
@@ -2629,22 +2634,20 @@ impl<'a> Engine<'a> {
         // Handing facts out best first, a fact is read only once it is handed out:
         // a rise of one is found as it is queued again (see `Engine::release`).
         let unread = if self.order.is_some() { 0 } else { unread };
-        // The rows handed out decide while the ranks handed out only fall.
-        let decide = handed_bits_decide(self.conf_raised);
         // The facts that change go to the next delta, or, in an ordered stratum
         // from its first round on, to its queue: as they change, in a weighted
         // relation of two cells, else as the merge ends (`queue_changed`). Round
-        // 0's are queued with every other row by the first release.
+        // 0's are queued with every other row by the first release. (The rows
+        // handed out decide while the ranks handed out only fall.)
+        let narrow = self.rels[head]
+            .narrow_layout()
+            .filter(|_| (1..=NARROW_MERGE).contains(&arity));
         let (mut ranked, handed) = match self.order.as_mut() {
             Some(o) => {
-                let handed = o.handed_rows.get(head).filter(|_| decide);
-                let ranked = (o.rounds > 0).then_some(Ranked {
-                    queue: &mut o.queued,
-                    rel: head as u32,
-                    handed: o.current.filter(|_| provenance),
-                    rose: false,
-                });
-                (ranked, handed.unwrap_or(&NONE_HANDED))
+                let rounds = o.rounds;
+                let (ranked, handed) = o.split(head as u32, provenance, self.conf_raised);
+                let ranked = (rounds > 0 && narrow == Some(true) && arity == 2).then_some(ranked);
+                (ranked, handed.get(head).unwrap_or(&NONE_HANDED))
             }
             None => (None, &NONE_HANDED),
         };
@@ -2670,16 +2673,11 @@ impl<'a> Engine<'a> {
             new_facts,
             idle,
             raised,
-        } = match (
-            rel.narrow_layout()
-                .filter(|_| (1..=NARROW_MERGE).contains(&arity)),
-            &mut ranked,
-        ) {
-            (Some(true), Some(to)) if arity == 2 => {
-                merge_width::<2, true, _>(rel, queued, to, pending, ctx, st)?
-            }
-            (Some(c), _) => merge_narrow(arity, c, rel, queued, next, pending, ctx, st)?,
-            (None, _) => merge_rows::<0, false, _>(rel, queued, next, pending, ctx, st)?,
+        } = match (narrow, &mut ranked) {
+            // (Only a weighted relation of two cells: see `Changes`.)
+            (_, Some(to)) => merge_width::<2, true, _>(rel, queued, to, pending, ctx, st)?,
+            (Some(c), None) => merge_narrow(arity, c, rel, queued, next, pending, ctx, st)?,
+            (None, None) => merge_rows::<0, false, _>(rel, queued, next, pending, ctx, st)?,
         };
         let rose = ranked.map(|r| r.rose);
         if let Some(order) = self.order.as_mut().filter(|o| o.rounds > 0) {
@@ -4219,6 +4217,18 @@ struct Order {
 }
 
 impl Order {
+    /// The queue as a merge into relation `rel` fills it, and the rows handed
+    /// out where they decide ([`deciding_rows`]).
+    fn split(&mut self, rel: u32, provenance: bool, conf_raised: bool) -> (Ranked<'_>, &[Handed]) {
+        let ranked = Ranked {
+            queue: &mut self.queued,
+            rel,
+            handed: self.current.filter(|_| provenance),
+            rose: false,
+        };
+        (ranked, deciding_rows(&self.handed_rows, conf_raised))
+    }
+
     /// Bytes allocated, counted against the memory limit.
     fn bytes(&self) -> usize {
         self.queued.bytes()
